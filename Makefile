@@ -1,0 +1,107 @@
+# hpcc-ra top-level Makefile.
+#   make            build everything into bin/ (objects in build/<mpi>/)
+#   make run        install what is missing, build, run the main job on all cores
+#   make test       install what is missing, build, run the whole test suite
+#   make deps       install missing Debian packages (root) or say which ones
+#   MPI=mpich|openmpi   MPI implementation (default mpich)
+#   SANITIZE=address,undefined   sanitizer build (separate object dir)
+#   WERROR=1        warnings are errors (on by default when CI=true)
+
+MPI ?= mpich
+ifeq ($(filter $(MPI),mpich openmpi),)
+$(error MPI=$(MPI) is not supported: allowed MPI=mpich or MPI=openmpi)
+endif
+MPICC  ?= mpicc.$(MPI)
+MPIRUN ?= mpirun.$(MPI)
+CC := $(MPICC)
+
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+PKGS_mpich   := mpich libmpich-dev
+PKGS_openmpi := openmpi-bin libopenmpi-dev
+PKGS := make gcc $(PKGS_$(MPI))
+
+OPT ?= -O3
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wformat=2
+ifeq ($(CI),true)
+WERROR ?= 1
+endif
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+SAN_FLAGS :=
+BUILD := build/$(MPI)
+ifneq ($(SANITIZE),)
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g
+BUILD := build/$(MPI)-san
+OPT := -O1
+endif
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) \
+              -Ihpcc_ra -Itorus -MMD -MP
+LDFLAGS += -fopenmp $(SAN_FLAGS)
+LDLIBS += -lm
+
+HARNESS_SRC := $(wildcard hpcc_ra/*.c)
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
+LIBRA := $(BUILD)/libhpcc_ra.a
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BIN := $(BUILD)/tests/ra_seq
+
+PROGS := bin/ra_base
+# bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
+FLAVOUR := $(BUILD)/flavour
+
+.PHONY: all deps run test unit mpi-test clean distclean check-flavour
+all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
+
+check-flavour:
+	@mkdir -p $(BUILD)
+	@echo "$(MPI) $(SANITIZE) $(CFLAGS)" > $(FLAVOUR).new
+	@cmp -s $(FLAVOUR).new bin/.flavour 2>/dev/null || (cp $(FLAVOUR).new $(FLAVOUR); mkdir -p bin; cp $(FLAVOUR).new bin/.flavour)
+	@rm -f $(FLAVOUR).new
+$(FLAVOUR): check-flavour
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBRA): $(HARNESS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/baseline/ra_base.o $(LIBRA) $(LDLIBS)
+
+$(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBRA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
+
+deps:
+	@MPI=$(MPI) sh tests/deps.sh $(PKGS)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(MPIRUN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -n $(NPROC) bin/ra_base --log2-table 25
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/run_tests.sh
+
+clean:
+	rm -rf build bin
+
+distclean: clean
+
+# Open MPI refuses root and oversubscription unless told; both are normal here.
+ifeq ($(MPI),openmpi)
+MPIRUN_FLAGS ?= --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
+MPIRUN_ENV ?= OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+endif
+
+-include $(shell find build -name '*.d' 2>/dev/null)

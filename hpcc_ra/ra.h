@@ -1,0 +1,131 @@
+/*
+ * ra.h - the HPCC RandomAccess harness: what every algorithm plugs into.
+ *
+ * An algorithm is a struct ra_algorithm { name, options, setup, update,
+ * teardown }.  The driver (ra_main.c) parses options, sizes and distributes
+ * the table, calls setup once, then update() for the timed run (and, with a
+ * time bound, once more for the 1% sample), and owns timing, verification,
+ * fingerprint and reporting.  update() must apply every update of its slice
+ * of the stream exactly once, to the owning rank's table, before it returns
+ * on every rank.
+ */
+#ifndef RA_H
+#define RA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#include "ra_dist.h"
+#include "ra_gen.h"
+
+#define RA_VERSION "0.1.0"
+
+enum {
+    RA_EXIT_OK = 0,
+    RA_EXIT_VERIFY = 1,   /* verification found errors */
+    RA_EXIT_USAGE = 2,    /* bad option or input */
+    RA_EXIT_RESOURCE = 3, /* memory or MPI failure */
+};
+
+/* HPCC: at most 1024 updates looked ahead or stored per process. */
+#define RA_MAX_PENDING 1024
+
+enum { RA_SUITE_MPI = 1, RA_SUITE_STAR = 2, RA_SUITE_SINGLE = 4 };
+enum { RA_GENS_LFSR = 1, RA_GENS_LCG = 2 };
+
+/* An algorithm-specific option: --name VALUE (or a flag when !has_arg). */
+typedef struct ra_option_def {
+    const char *name;
+    int has_arg;
+    const char *defval; /* shown in --help; NULL = none */
+    const char *help;
+} ra_option_def;
+
+#define RA_MAX_ALGO_OPTS 16
+
+typedef struct ra_config {
+    int log2_table;       /* -1: derive from mem_bytes */
+    uint64_t mem_bytes;   /* memory per process; 0: machine default */
+    uint64_t updates;     /* total updates; 0: 4 * TableSize */
+    double time_bound;    /* seconds; 0 = off */
+    int verify;
+    int gens;             /* RA_GENS_* mask */
+    int suite;            /* RA_SUITE_* mask */
+    const char *output;   /* hpccoutf-style file to append, or NULL */
+    const char *json;     /* JSON file to write, or NULL */
+    int progress;         /* -1 auto (stderr is a tty), 0 off, 1 on */
+    int quiet;            /* no preamble */
+    int n_algo_opts;
+    const char *algo_opt_name[RA_MAX_ALGO_OPTS];
+    const char *algo_opt_value[RA_MAX_ALGO_OPTS];
+} ra_config;
+
+/* Counters an algorithm fills in during update(); reduced over ranks by the
+ * driver (max for max_pending, sums for the rest). */
+typedef struct ra_stats {
+    uint64_t max_pending;   /* largest number of updates held at once */
+    uint64_t send_tests;    /* "may I send?" checks of a busy/free channel */
+    uint64_t send_blocked;  /* ... that found it busy (SBF numerator) */
+    uint64_t packets_sent;  /* update packets (not finish marks) */
+    uint64_t updates_sent;  /* updates carried by those packets */
+    uint64_t hops;          /* software-routing hops taken by updates */
+    uint64_t bytes_sent;    /* payload + header bytes put on the wire */
+} ra_stats;
+
+typedef struct ra_progress ra_progress;
+
+typedef struct ra_run {
+    MPI_Comm comm;
+    int rank, nprocs;
+    const ra_config *cfg;
+    ra_gen_kind gen;
+    int log2_table;
+    uint64_t table_size;  /* global words */
+    ra_dist table_dist;
+    uint64_t *table;      /* this rank's block */
+    uint64_t local_start; /* global index of table[0] */
+    uint64_t local_size;
+    uint64_t upd_start;   /* stream element before this rank's first update */
+    uint64_t upd_count;   /* updates this rank generates in this update() */
+    ra_stats stats;
+    char shape[64];       /* routing shape used, "" when not applicable */
+    void *algo_state;
+    ra_progress *progress;
+} ra_run;
+
+typedef struct ra_algorithm {
+    const char *name;           /* printed as "algorithm:" */
+    const char *summary;        /* one line for --help */
+    int hpcc_algorithm_id;      /* MPIRandomAccess_Algorithm value */
+    const ra_option_def *options; /* terminated by {NULL} */
+    /* Once, collectively, after the table is allocated: read options from
+     * run->cfg, build communicators.  Returns an RA_EXIT_* code; on error
+     * writes one line into err (same on every rank). */
+    int (*setup)(ra_run *run, char *err, size_t errlen);
+    int (*update)(ra_run *run);  /* RA_EXIT_OK or RA_EXIT_RESOURCE */
+    void (*teardown)(ra_run *run);
+} ra_algorithm;
+
+/* The driver: returns the process exit code. */
+int ra_main(int argc, char **argv, const ra_algorithm *algo);
+
+/* Value of an algorithm option, or NULL if it was not given. */
+const char *ra_algo_option(const ra_config *cfg, const char *name);
+
+/* Progress: call now and then (every few thousand updates) with the number of
+ * updates this rank has generated in the current update().  Cheap. */
+void ra_progress_tick(ra_progress *p, uint64_t generated);
+
+/* Every MPI call goes through this: on failure, name file:line and the MPI
+ * error, then abort the whole job with exit code 3. */
+#define RA_MPI_CHECK(call)                                                   \
+    do {                                                                     \
+        int ra__rc = (call);                                                 \
+        if (ra__rc != MPI_SUCCESS)                                           \
+            ra__mpi_fail(ra__rc, #call, __FILE__, __LINE__);                 \
+    } while (0)
+
+void ra__mpi_fail(int rc, const char *what, const char *file, int line);
+
+#endif

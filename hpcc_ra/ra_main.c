@@ -1,0 +1,499 @@
+/*
+ * ra_main.c - the one driver every ra_* binary runs.
+ *
+ * Order of a run: options -> table size (HPCC: largest power of two taking at
+ * most half the memory) -> memory check on every node before allocating ->
+ * table allocated and initialised -> algorithm setup -> for each generator:
+ * MPI test [time-bound sample; barrier, clock, update(), barrier, clock;
+ * fingerprint; verification by bulk replay], Star and Single tests -> key
+ * block on stdout, HPCC sections/Summary and JSON on request.
+ */
+#include "ra.h"
+#include "ra_local.h"
+#include "ra_options.h"
+#include "ra_progress.h"
+#include "ra_report.h"
+#include "ra_table.h"
+#include "ra_verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *g_prog = "ra";
+
+void ra__mpi_fail(int rc, const char *what, const char *file, int line)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "%s: MPI error on rank %d at %s:%d in %s: %s\n", g_prog, rank, file, line, what, msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, RA_EXIT_RESOURCE);
+    exit(RA_EXIT_RESOURCE);
+}
+
+/* One line from rank 0 (errors every rank agrees on). */
+static void say0(int rank, const char *fmt, ...)
+{
+    if (rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", g_prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+static int ilog2_floor(uint64_t v)
+{
+    int k = -1;
+    while (v) {
+        v >>= 1;
+        k++;
+    }
+    return k;
+}
+
+static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
+
+typedef struct driver {
+    ra_run run;
+    const ra_algorithm *algo;
+    ra_config cfg;
+    uint64_t my_default_start, my_default_count; /* this rank's stream slice */
+    uint64_t default_updates;                   /* total, HPCC's 4*TableSize or --updates */
+    int huge;
+    int show_progress;
+} driver;
+
+static void reduce_stats(ra_run *run, ra_stats *out)
+{
+    uint64_t sums[6] = {run->stats.send_tests, run->stats.send_blocked, run->stats.packets_sent,
+                        run->stats.updates_sent, run->stats.hops, run->stats.bytes_sent};
+    uint64_t tot[6];
+    RA_MPI_CHECK(MPI_Allreduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&run->stats.max_pending, &out->max_pending, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    out->send_tests = tot[0];
+    out->send_blocked = tot[1];
+    out->packets_sent = tot[2];
+    out->updates_sent = tot[3];
+    out->hops = tot[4];
+    out->bytes_sent = tot[5];
+}
+
+static int timed_update(driver *d, double *secs, const char *label)
+{
+    ra_run *run = &d->run;
+    memset(&run->stats, 0, sizeof run->stats);
+    run->progress = ra_progress_begin(d->show_progress && label, run->upd_count, label);
+    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    double t0 = MPI_Wtime();
+    int rc = d->algo->update(run);
+    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    *secs = MPI_Wtime() - t0;
+    ra_progress_end(run->progress);
+    run->progress = NULL;
+    return rc;
+}
+
+static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
+{
+    ra_run *run = &d->run;
+    const ra_config *cfg = &d->cfg;
+    run->gen = gen;
+    run->upd_start = d->my_default_start;
+    run->upd_count = d->my_default_count;
+    ra_table_init(run->table, run->local_size, run->local_start);
+
+    memset(res, 0, sizeof *res);
+    res->test = RA_TEST_MPI;
+    res->gen = gen;
+    res->algorithm = d->algo->name;
+    res->hpcc_algorithm_id = d->algo->hpcc_algorithm_id;
+    res->ranks = run->nprocs;
+    res->log2_table = run->log2_table;
+    res->table_words = run->table_size;
+    res->default_updates = d->default_updates;
+    res->time_bound = cfg->time_bound;
+    res->huge_pages = d->huge;
+
+    if (cfg->time_bound > 0) {
+        /* HPCC 1.4 time bound: time 1% of each rank's updates, estimate how
+         * many fit in the bound, take the minimum over ranks, start over. */
+        run->upd_count = d->my_default_count / 100 ? d->my_default_count / 100 : (d->my_default_count ? 1 : 0);
+        double ts;
+        int rc = timed_update(d, &ts, NULL);
+        if (rc)
+            return rc;
+        res->sample_time_s = ts;
+        double est = ts > 0 ? (double)run->upd_count * cfg->time_bound / ts : 1e30;
+        int fits = est >= (double)d->my_default_count, all_fit;
+        uint64_t mine = fits ? d->my_default_count : (uint64_t)est, m;
+        RA_MPI_CHECK(MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, run->comm));
+        RA_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+        run->upd_count = all_fit ? d->my_default_count : (m < d->my_default_count ? m : d->my_default_count);
+        ra_table_init(run->table, run->local_size, run->local_start);
+    }
+
+    char label[96];
+    snprintf(label, sizeof label, "[%s mpi %s]", d->algo->name, ra_gen_name(gen));
+    int rc = timed_update(d, &res->time_s, label);
+    if (rc)
+        return rc;
+    reduce_stats(run, &res->stats);
+    snprintf(res->shape, sizeof res->shape, "%s", run->shape);
+    RA_MPI_CHECK(MPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+    res->gups = res->time_s > 0 ? 1e-9 * (double)res->updates / res->time_s : 0;
+
+    uint64_t fp = ra_table_fingerprint(run->table, run->local_size, run->local_start);
+    RA_MPI_CHECK(MPI_Allreduce(&fp, &res->fingerprint, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+
+    res->errors = -1;
+    res->check_time_s = -1;
+    if (cfg->verify) {
+        RA_MPI_CHECK(MPI_Barrier(run->comm));
+        double t0 = MPI_Wtime();
+        rc = ra_verify_replay(run);
+        if (rc)
+            return rc;
+        uint64_t e = ra_table_errors(run->table, run->local_size, run->local_start), te;
+        RA_MPI_CHECK(MPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+        RA_MPI_CHECK(MPI_Barrier(run->comm));
+        res->check_time_s = MPI_Wtime() - t0;
+        res->errors = (int64_t)te;
+    }
+    return RA_EXIT_OK;
+}
+
+/* Star (single = 0) or Single (single = 1) on a per-process table of
+ * 2^floor(log2(smallest local block)) words. */
+static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res)
+{
+    ra_run *run = &d->run;
+    int log2 = ilog2_floor(run->table_dist.base);
+    uint64_t n = 1ULL << log2;
+    uint64_t upd = d->cfg.updates ? (d->cfg.updates / (uint64_t)run->nprocs ? d->cfg.updates / (uint64_t)run->nprocs : 1) : 4 * n;
+    int active = !single || run->rank == 0;
+
+    memset(res, 0, sizeof *res);
+    res->test = single ? RA_TEST_SINGLE : RA_TEST_STAR;
+    res->gen = gen;
+    res->algorithm = "hpcc-sequential";
+    res->ranks = run->nprocs;
+    res->log2_table = log2;
+    res->table_words = n;
+    res->default_updates = 4 * n;
+    res->threads = ra_local_threads();
+    res->huge_pages = d->huge;
+
+    if (active)
+        ra_table_init(run->table, n, 0);
+    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    double t = 0;
+    if (active) {
+        double t0 = MPI_Wtime();
+        ra_local_run(run->table, log2, gen, upd);
+        t = MPI_Wtime() - t0;
+    }
+    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
+    double gmin, gmax, gsum, tmax;
+    double ginf = active ? g : 1e300;
+    RA_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    int nact = single ? 1 : run->nprocs;
+    res->updates = upd * (uint64_t)nact;
+    res->time_s = tmax;
+    res->gups = gsum / nact; /* HPCC: Star is the mean per process */
+    res->gups_min = gmin;
+    res->gups_max = gmax;
+    res->gups_sum = gsum;
+    uint64_t fp = active ? ra_table_fingerprint(run->table, n, 0) : 0;
+    RA_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, 0, run->comm));
+    res->fingerprint = fp;
+    res->errors = -1;
+    res->check_time_s = -1;
+    if (d->cfg.verify) {
+        double t0 = MPI_Wtime();
+        uint64_t e = 0, te;
+        if (active) {
+            ra_local_replay(run->table, log2, gen, upd);
+            e = ra_table_errors(run->table, n, 0);
+        }
+        RA_MPI_CHECK(MPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+        res->errors = (int64_t)te;
+        res->check_time_s = MPI_Wtime() - t0;
+    }
+    return RA_EXIT_OK;
+}
+
+static void preamble(const driver *d, int nodes, int per_node)
+{
+    const ra_run *run = &d->run;
+    const ra_config *cfg = &d->cfg;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = 0;
+    printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
+    printf("# ranks: %d on %d node(s), %d per node\n", run->nprocs, nodes, per_node);
+    printf("# table: 2^%d words = %.3f GiB total, %llu words (%.3f GiB) on rank 0, huge pages %s\n",
+           run->log2_table, gib(run->table_size * 8), (unsigned long long)run->local_size,
+           gib(run->local_size * 8), d->huge ? "advised" : "not available");
+    printf("# updates: %llu%s\n", (unsigned long long)d->default_updates,
+           cfg->updates ? " (--updates)" : " (4 x table, HPCC default)");
+    printf("# generator: %s  suite:%s%s%s  time bound: ",
+           cfg->gens == (RA_GENS_LFSR | RA_GENS_LCG) ? "lfsr+lcg" : cfg->gens == RA_GENS_LCG ? "lcg" : "lfsr",
+           cfg->suite & RA_SUITE_MPI ? " mpi" : "", cfg->suite & RA_SUITE_STAR ? " star" : "",
+           cfg->suite & RA_SUITE_SINGLE ? " single" : "");
+    if (cfg->time_bound > 0)
+        printf("%g s\n", cfg->time_bound);
+    else
+        printf("off\n");
+    printf("# verification: %s  OpenMP threads (star/single): %d\n",
+           cfg->verify ? "bulk replay (MPI_Alltoallv)" : "off", ra_local_threads());
+    printf("# timer: MPI_Wtime, resolution %.3g s\n", MPI_Wtick());
+    printf("# MPI: %s\n", lib);
+    fflush(stdout);
+}
+
+int ra_main(int argc, char **argv, const ra_algorithm *algo)
+{
+    const char *slash = strrchr(argv[0], '/');
+    g_prog = slash ? slash + 1 : argv[0];
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
+        return RA_EXIT_RESOURCE;
+    }
+    RA_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    driver dd;
+    memset(&dd, 0, sizeof dd);
+    driver *d = &dd;
+    d->algo = algo;
+    ra_run *run = &d->run;
+    run->comm = MPI_COMM_WORLD;
+    RA_MPI_CHECK(MPI_Comm_rank(run->comm, &run->rank));
+    RA_MPI_CHECK(MPI_Comm_size(run->comm, &run->nprocs));
+    run->cfg = &d->cfg;
+    int rank = run->rank, P = run->nprocs;
+    int code = RA_EXIT_OK;
+
+    char err[512] = "";
+    int pr = ra_options_parse(argc, argv, algo, &d->cfg, err, sizeof err);
+    if (pr == RA_PARSE_HELP || pr == RA_PARSE_VERSION) {
+        if (rank == 0) {
+            if (pr == RA_PARSE_HELP)
+                ra_options_help(stdout, g_prog, algo);
+            else
+                printf("%s (hpcc-ra) %s\n", g_prog, RA_VERSION);
+        }
+        MPI_Finalize();
+        return RA_EXIT_OK;
+    }
+    if (pr == RA_PARSE_ERROR) {
+        say0(rank, "%s", err);
+        MPI_Finalize();
+        return RA_EXIT_USAGE;
+    }
+    const ra_config *cfg = &d->cfg;
+
+    /* Node facts: ranks sharing this node's memory. */
+    MPI_Comm node;
+    int node_rank, per_node, nodes, is_root;
+    RA_MPI_CHECK(MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    RA_MPI_CHECK(MPI_Comm_rank(node, &node_rank));
+    RA_MPI_CHECK(MPI_Comm_size(node, &per_node));
+    is_root = node_rank == 0;
+    RA_MPI_CHECK(MPI_Allreduce(&is_root, &nodes, 1, MPI_INT, MPI_SUM, run->comm));
+    int max_per_node;
+    RA_MPI_CHECK(MPI_Allreduce(&per_node, &max_per_node, 1, MPI_INT, MPI_MAX, run->comm));
+
+    /* Table size. */
+    int k = cfg->log2_table;
+    if (k < 0) {
+        uint64_t mem = cfg->mem_bytes, mine, minmem;
+        if (!mem) {
+            /* Default: half of this node's RAM is "given to the benchmark",
+             * shared by its ranks; HPCC puts the table in half of that. */
+            mine = ra_mem_total() / 2 / (uint64_t)per_node;
+            RA_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+            mem = minmem;
+        }
+        uint64_t total = mem > UINT64_MAX / (uint64_t)P ? UINT64_MAX : mem * (uint64_t)P;
+        uint64_t words = total / 2 / 8;
+        k = ilog2_floor(words);
+        if (k > 62)
+            k = 62;
+        if (k < 1) {
+            say0(rank, "--mem %llu bytes per process gives no table: allowed at least 16 bytes per process in total",
+                 (unsigned long long)mem);
+            MPI_Finalize();
+            return RA_EXIT_USAGE;
+        }
+    }
+    run->log2_table = k;
+    run->table_size = 1ULL << k;
+    if (run->table_size < (uint64_t)P) {
+        say0(rank, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here",
+             k, P, ilog2_floor((uint64_t)P - 1) + 1);
+        MPI_Finalize();
+        return RA_EXIT_USAGE;
+    }
+    ra_dist_init(&run->table_dist, run->table_size, P);
+    run->local_start = ra_dist_start(&run->table_dist, rank);
+    run->local_size = ra_dist_count(&run->table_dist, rank);
+
+    /* Memory check before allocating, on every node: the ranks of a node
+     * must fit their blocks into what the kernel says is available. */
+    uint64_t need = run->local_size * 8, node_need, avail = ra_mem_available();
+    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_UINT64_T, MPI_SUM, node));
+    int bad = avail && node_need > avail / 10 * 9, worst_rank;
+    int cand = bad ? rank : P;
+    RA_MPI_CHECK(MPI_Allreduce(&cand, &worst_rank, 1, MPI_INT, MPI_MIN, run->comm));
+    if (worst_rank < P) {
+        if (rank == worst_rank) {
+            fprintf(stderr,
+                    "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
+                    "allowed --log2-table <= %d here (or a smaller --mem)\n",
+                    g_prog, k, gib(node_need), per_node, gib(avail),
+                    ilog2_floor(avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)per_node));
+            fflush(stderr);
+        }
+        MPI_Finalize();
+        return RA_EXIT_RESOURCE;
+    }
+    run->table = ra_table_alloc(run->local_size, &d->huge);
+    int ok = run->table != NULL, all_ok;
+    RA_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, run->comm));
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "%s: error: rank %d could not allocate %.2f GiB for its table block\n", g_prog,
+                    rank, gib(need));
+        MPI_Finalize();
+        return RA_EXIT_RESOURCE;
+    }
+
+    /* Update stream slices: HPCC gives rank p the 4*LocalSize(p) elements
+     * after element 4*GlobalStart(p); --updates N splits elements 1..N the
+     * same block way.  Either way the union is a prefix of the stream, so the
+     * final table does not depend on the process count. */
+    if (cfg->updates) {
+        ra_dist ud;
+        ra_dist_init(&ud, cfg->updates, P);
+        d->my_default_start = ra_dist_start(&ud, rank);
+        d->my_default_count = ra_dist_count(&ud, rank);
+        d->default_updates = cfg->updates;
+    } else {
+        d->my_default_start = 4 * run->local_start;
+        d->my_default_count = 4 * run->local_size;
+        d->default_updates = 4 * run->table_size;
+    }
+    d->show_progress = rank == 0 && (cfg->progress == 1 || (cfg->progress < 0 && isatty(2)));
+
+    /* A result file that cannot be written is a usage error found now, not
+     * after a long run. */
+    int out_ok = 1;
+    if (rank == 0 && cfg->output) {
+        FILE *f = fopen(cfg->output, "a");
+        out_ok = f != NULL;
+        if (f)
+            fclose(f);
+    }
+    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, run->comm));
+    if (!out_ok) {
+        say0(rank, "--output '%s' cannot be opened for appending: allowed a writable file path", cfg->output);
+        ra_table_free(run->table, run->local_size);
+        MPI_Finalize();
+        return RA_EXIT_USAGE;
+    }
+    /* Test hook: prove that a failing MPI call names its place and aborts. */
+    if (getenv("RA_INJECT_MPI_ERROR"))
+        RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, P + 7, 0, run->comm));
+
+    memset(err, 0, sizeof err);
+    code = algo->setup ? algo->setup(run, err, sizeof err) : RA_EXIT_OK;
+    if (code) {
+        say0(rank, "%s", err);
+        ra_table_free(run->table, run->local_size);
+        MPI_Comm_free(&node);
+        MPI_Finalize();
+        return code;
+    }
+
+    if (rank == 0 && !cfg->quiet)
+        preamble(d, nodes, max_per_node);
+
+    ra_result results[6];
+    int nres = 0;
+    for (int g = RA_GEN_LFSR; g <= RA_GEN_LCG && !code; g++) {
+        if (!(cfg->gens & (g == RA_GEN_LFSR ? RA_GENS_LFSR : RA_GENS_LCG)))
+            continue;
+        for (int t = 0; t < 3 && !code; t++) {
+            int want = t == 0 ? RA_SUITE_MPI : t == 1 ? RA_SUITE_STAR : RA_SUITE_SINGLE;
+            if (!(cfg->suite & want))
+                continue;
+            ra_result *res = &results[nres];
+            code = t == 0 ? run_mpi_test(d, (ra_gen_kind)g, res)
+                          : run_local_test(d, (ra_gen_kind)g, t == 2, res);
+            if (code)
+                break;
+            nres++;
+            if (rank == 0) {
+                if (nres > 1)
+                    printf("\n");
+                ra_report_keys(stdout, res);
+                fflush(stdout);
+            }
+        }
+    }
+
+    int failed = 0;
+    for (int i = 0; i < nres; i++)
+        if (results[i].errors > 0)
+            failed = 1;
+    if (!code && rank == 0) {
+        if (cfg->output) {
+            FILE *f = fopen(cfg->output, "a");
+            if (!f) {
+                fprintf(stderr, "%s: error: cannot open --output file '%s' for appending\n", g_prog, cfg->output);
+                code = RA_EXIT_USAGE;
+            } else {
+                for (int i = 0; i < nres; i++)
+                    ra_report_hpcc_section(f, &results[i]);
+                ra_report_hpcc_summary(f, results, nres, P, MPI_Wtick(), !failed);
+                fclose(f);
+            }
+        }
+        if (cfg->json) {
+            FILE *f = fopen(cfg->json, "w");
+            if (!f) {
+                fprintf(stderr, "%s: error: cannot open --json file '%s' for writing\n", g_prog, cfg->json);
+                code = RA_EXIT_USAGE;
+            } else {
+                ra_report_json(f, results, nres);
+                fclose(f);
+            }
+        }
+    }
+    RA_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, run->comm));
+    if (algo->teardown)
+        algo->teardown(run);
+    ra_table_free(run->table, run->local_size);
+    MPI_Comm_free(&node);
+    MPI_Finalize();
+    if (code)
+        return code;
+    return failed ? RA_EXIT_VERIFY : RA_EXIT_OK;
+}

@@ -1,0 +1,62 @@
+# tests/lib.sh - shared helpers for the shell test suites (sourced, not run).
+# Counts results, runs MPI jobs under a hang timeout, reads key blocks.
+: "${MPI:=mpich}"
+: "${MPIRUN:=mpirun.$MPI}"
+: "${BUILD:=build/$MPI}"
+MPIRUN_FLAGS=""
+if [ "$MPI" = openmpi ]; then
+    MPIRUN_FLAGS="--oversubscribe"
+    [ "$(id -u)" = 0 ] && MPIRUN_FLAGS="$MPIRUN_FLAGS --allow-run-as-root"
+fi
+T_PASS=0
+T_FAIL=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { T_PASS=$((T_PASS + 1)); echo "ok - $*"; }
+bad() { T_FAIL=$((T_FAIL + 1)); echo "not ok - $*"; }
+
+# run_mpi N CMD... : runs under mpirun with a hang guard; stdout -> $TMP/out, stderr -> $TMP/err
+run_mpi() {
+    local n=$1
+    shift
+    timeout -k 10 300 $MPIRUN $MPIRUN_FLAGS -n "$n" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+
+# key NAME [FILE] : value of "NAME: value" from the first key block
+key() { grep -m1 "^$1: " "${2:-$TMP/out}" | cut -d' ' -f2-; }
+
+# expect_run DESC EXPECTED_FP : checks the last run's exit code, errors, pending and fingerprint
+expect_exact() {
+    local desc=$1 want=$2 rc=$3
+    local got errs pend
+    got=$(key fingerprint)
+    errs=$(key errors)
+    pend=$(key max_pending)
+    if [ "$rc" = 0 ] && [ "$errs" = 0 ] && [ -n "$pend" ] && [ "$pend" -le 1024 ] && [ "$got" = "$want" ]; then
+        ok "$desc (fingerprint $got, max_pending $pend)"
+    else
+        bad "$desc: rc=$rc errors=$errs max_pending=$pend fingerprint=$got want=$want"
+        sed 's/^/    /' "$TMP/err" | head -5
+    fi
+}
+
+# expect_fail DESC CODE TEXT N CMD... : a bad input exits CODE with TEXT on stderr, no hang
+expect_fail() {
+    local desc=$1 code=$2 text=$3 n=$4
+    shift 4
+    run_mpi "$n" "$@"
+    local rc=$?
+    local lines
+    lines=$(grep -c "$text" "$TMP/err")
+    if [ "$rc" = "$code" ] && [ "$lines" -ge 1 ]; then
+        ok "$desc -> exit $rc: $(grep -m1 "$text" "$TMP/err")"
+    else
+        bad "$desc: exit $rc (want $code), stderr: $(head -c 300 "$TMP/err")"
+    fi
+}
+
+finish() {
+    echo "$T_PASS passed, $T_FAIL failed"
+    [ "$T_FAIL" = 0 ]
+}

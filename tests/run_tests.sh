@@ -1,0 +1,20 @@
+#!/bin/bash
+# tests/run_tests.sh - the whole suite behind `make test`: unit tests, then
+# MPI integration runs of every binary over 1..8 processes and both
+# generators, bad-input checks, and the report formats.  Ends with the line
+# "N passed, N failed"; exit 0 only when nothing failed.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+echo "# hpcc-ra test suite, MPI=$MPI ($($MPIRUN --version 2>&1 | head -1))"
+
+echo "# unit tests"
+for t in "$BUILD"/tests/test_*; do
+    if "$t" >"$TMP/u" 2>&1; then ok "$(tail -1 "$TMP/u")"; else bad "$(basename "$t")"; sed 's/^/    /' "$TMP/u"; fi
+done
+
+for suite in tests/suite_*.sh; do
+    echo "# $(basename "$suite")"
+    . "$suite"
+done
+finish

@@ -1,0 +1,76 @@
+/* test_options.c - option parsing: values, defaults, and one-line errors. */
+#include "../test.h"
+#include "ra_options.h"
+
+static const ra_option_def opts[] = {{"dims", 1, "auto", "shape"}, {"flag", 0, NULL, "a flag"},
+                                     {NULL, 0, NULL, NULL}};
+static const ra_algorithm algo = {.name = "t", .options = opts};
+
+static int parse(ra_config *c, char *err, int argc, const char **argv)
+{
+    char *v[32];
+    for (int i = 0; i < argc && i < 32; i++)
+        v[i] = (char *)(uintptr_t)argv[i]; /* the parser never writes to argv */
+    return ra_options_parse(argc, v, &algo, c, err, 256);
+}
+
+#define ARGV(...) (const char *[]){"prog", __VA_ARGS__}
+#define NARGS(...) (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(char *))
+#define P(...) parse(&c, err, NARGS(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+int main(void)
+{
+    ra_config c;
+    char err[256];
+    uint64_t u;
+    ASSERT_EQ_INT(ra_parse_bytes("4G", &u), 0);
+    ASSERT_EQ_U64(u, 4ULL << 30);
+    ASSERT_EQ_INT(ra_parse_bytes("512MiB", &u), 0);
+    ASSERT_EQ_U64(u, 512ULL << 20);
+    ASSERT_EQ_INT(ra_parse_bytes("-5", &u), -1);
+    ASSERT_EQ_INT(ra_parse_bytes("5X", &u), -1);
+    ASSERT_EQ_INT(ra_parse_bytes("99999999999999T", &u), -1);
+    ASSERT_EQ_INT(ra_parse_u64("18446744073709551616", &u), -1);
+    ASSERT_EQ_INT(ra_parse_u64(" 5", &u), -1);
+
+    ASSERT_EQ_INT(P("--log2-table", "20", "--lcg", "--updates=1000", "--no-verify"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.log2_table, 20);
+    ASSERT_EQ_INT(c.gens, RA_GENS_LCG);
+    ASSERT_EQ_U64(c.updates, 1000);
+    ASSERT_EQ_INT(c.verify, 0);
+    ASSERT_EQ_INT(P("--suite", "star,single", "--gen", "both", "--time-bound", "60"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.suite, RA_SUITE_STAR | RA_SUITE_SINGLE);
+    ASSERT_EQ_INT(c.gens, RA_GENS_LFSR | RA_GENS_LCG);
+    ASSERT_TRUE(c.time_bound == 60.0);
+    ASSERT_EQ_INT(P("--dims", "4x2", "--flag"), RA_PARSE_OK);
+    ASSERT_STR_CONTAINS(ra_algo_option(&c, "dims"), "4x2");
+    ASSERT_STR_CONTAINS(ra_algo_option(&c, "flag"), "1");
+    ASSERT_TRUE(ra_algo_option(&c, "nothing") == NULL);
+    ASSERT_EQ_INT(P("--mem", "1G"), RA_PARSE_OK);
+    ASSERT_EQ_U64(c.mem_bytes, 1ULL << 30);
+    ASSERT_EQ_INT(P("--help"), RA_PARSE_HELP);
+    ASSERT_EQ_INT(P("--version"), RA_PARSE_VERSION);
+
+    ASSERT_EQ_INT(P("--bogus"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "unknown option '--bogus'");
+    ASSERT_EQ_INT(P("--log2-table", "63"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "allowed an integer 1..62");
+    ASSERT_EQ_INT(P("--log2-table", "0"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--log2-table", "ten"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "'ten'");
+    ASSERT_EQ_INT(P("--log2-table"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "needs a value");
+    ASSERT_EQ_INT(P("--updates", "0"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--updates", "-3"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--mem", "0"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--mem", "-1G"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--time-bound", "-1"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--time-bound", "nan"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--suite", "mpi,bogus"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--gen", "xorshift"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--no-verify=1"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("stray"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--log2-table", "20", "--mem", "1G"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "use one of them");
+    TEST_MAIN_END("test_options");
+}
