@@ -37,19 +37,23 @@ OPT := -O1
 endif
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) \
-              -Ihpcc_ra -Itorus -MMD -MP
+              -Ihpcc_ra -Itorus -Ioptimized -MMD -MP
 LDFLAGS += -fopenmp $(SAN_FLAGS)
 LDLIBS += -lm
 
 HARNESS_SRC := $(wildcard hpcc_ra/*.c)
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
 LIBRA := $(BUILD)/libhpcc_ra.a
+TORUS_SRC := $(wildcard torus/*.c)
+TORUS_OBJ := $(TORUS_SRC:%.c=$(BUILD)/%.o)
+LIBTORUS := $(BUILD)/libtorus.a
+ROPT_OBJ := $(BUILD)/optimized/ropt.o $(BUILD)/optimized/ropt_sim.o
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-PROGS := bin/ra_base
+PROGS := bin/ra_base bin/ra_opt
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
@@ -71,6 +75,14 @@ $(LIBRA): $(HARNESS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(LIBTORUS): $(TORUS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/ra_opt: $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
+
 bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/baseline/ra_base.o $(LIBRA) $(LDLIBS)
@@ -78,9 +90,9 @@ bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
 $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBRA)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
 
 deps:
 	@MPI=$(MPI) sh tests/deps.sh $(PKGS)

@@ -1,0 +1,296 @@
+/*
+ * ropt.c - software-routed, dimension-ordered RandomAccess.
+ *
+ * Algorithm: paper 002 sec. 5.2-5.5 (Figures 1 and 2, FinishLogic,
+ * per-dimension receive buckets), generalised to d dimensions.
+ *   1. Send: for each dimension whose (single) full bucket can go, send it.
+ *   2. Receive: for each dimension d, take a packet only into an empty
+ *      receive bucket d; route its updates (local -> XOR, else into the
+ *      bucket of the next router along a higher dimension); stop at the
+ *      first update whose dimension already has a full bucket.
+ *   3. Form: only when no bucket is full, generate updates and route them.
+ *   4. Finish: when generation is over, dimension d closes once dimensions
+ *      < d are closed, have delivered all their finish marks and hold no
+ *      packet: every router along d gets its last bucket with the mark.
+ * Pending updates <= sum_i k_i * cap + lookahead <= 1024 by the capacity.
+ * Deadlock freedom: an update in receive bucket d needs only buckets of
+ * dimensions > d, and receive bucket d-1 (the last) needs none.
+ * Cost per update (torusmodel's routed model): t_local + H * (t_hop +
+ * (t_s + t_r) / fill), H = sum(1 - 1/k_i), fill <= cap.
+ */
+#include "ropt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ropt_capacity(const torus_shape *s, const ropt_params *p)
+{
+    int sum = torus_shape_sum_k(s);
+    return sum > 0 ? (p->budget - p->lookahead) / sum : 0;
+}
+
+int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
+              const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
+              int log2, ra_gen_kind gen, const ra_dist *td)
+{
+    memset(o, 0, sizeof *o);
+    o->route = route;
+    o->tp = tp;
+    o->prm = *p;
+    o->ndims = shape->ndims;
+    memcpy(o->k, shape->k, sizeof o->k);
+    o->cap = ropt_capacity(shape, p);
+    if (o->cap < 1)
+        return -2;
+    o->nb = route->nbuckets;
+    o->bucket = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->bucket);
+    o->fill = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->fill);
+    if (!o->bucket || !o->fill)
+        return -1;
+    for (int b = 0; b < o->nb; b++)
+        if (route->peer[b] >= 0 && !(o->bucket[b] = malloc((size_t)o->cap * sizeof(uint64_t) + 8)))
+            return -1;
+    o->table = table;
+    o->local_start = local_start;
+    o->local_size = local_size;
+    o->log2 = log2;
+    o->gen = gen;
+    o->td = td;
+    return 0;
+}
+
+void ropt_free(ropt *o)
+{
+    if (o->bucket)
+        for (int b = 0; b < o->nb; b++)
+            free(o->bucket[b]);
+    free(o->bucket);
+    free(o->fill);
+    o->bucket = NULL;
+    o->fill = NULL;
+}
+
+void ropt_start(ropt *o, uint64_t start, uint64_t count)
+{
+    for (int b = 0; b < o->nb; b++)
+        o->fill[b] = 0;
+    for (int d = 0; d < o->ndims; d++) {
+        o->full[d] = -1;
+        o->have[d] = 0;
+        o->closed[d] = 0;
+        o->close_next[d] = 0;
+        o->fin_recv[d] = 0;
+    }
+    o->nfull = 0;
+    o->nheld = 0;
+    o->in_buckets = o->in_recv = 0;
+    o->ran = ra_gen_jump(o->gen, start);
+    o->remaining = count;
+    o->generated = 0;
+    o->ran_ahead = o->ran;
+    for (int i = 0; i < o->prm.lookahead && (uint64_t)i < count; i++)
+        o->ran_ahead = ra_gen_next(o->gen, o->ran_ahead);
+    o->done = 0;
+    memset(&o->st, 0, sizeof o->st);
+}
+
+static inline void note_pending(ropt *o)
+{
+    uint64_t p = o->in_buckets + o->in_recv + (o->remaining ? (uint64_t)o->prm.lookahead : 0);
+    if (p > o->st.max_pending)
+        o->st.max_pending = p;
+}
+
+/* Routes one update; 0 = done (applied or bucketed), 1 = blocked (the
+ * dimension of its next hop already has a full bucket). */
+static inline int route_one(ropt *o, uint64_t v)
+{
+    uint64_t gi = ra_gen_index(o->gen, v, o->log2);
+    uint64_t off = gi - o->local_start;
+    if (off < o->local_size) {
+        o->table[off] ^= v;
+        return 0;
+    }
+    int b = o->route->next[ra_dist_owner(o->td, gi)];
+    int d = o->route->bucket_dim[b];
+    if (o->full[d] >= 0)
+        return 1;
+    o->bucket[b][o->fill[b]++] = v;
+    o->in_buckets++;
+    if (o->fill[b] == o->cap) {
+        o->full[d] = b;
+        o->nfull++;
+    }
+    return 0;
+}
+
+static inline void prefetch_if_local(const ropt *o, uint64_t v)
+{
+    uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
+    if (off < o->local_size)
+        __builtin_prefetch(&o->table[off], 1, 0);
+}
+
+/* Sends bucket b (n updates) along dimension d; the caller checked can_send. */
+static void send_bucket(ropt *o, int d, int b, int last)
+{
+    int n = o->fill[b];
+    int to = b - o->route->offset[d];
+    o->tp->send(o->tp->impl, d, to, &o->bucket[b], n, last);
+    if (n) {
+        o->st.packets_sent++;
+        o->st.updates_sent += (uint64_t)n;
+        o->st.hops += (uint64_t)n;
+        o->st.bytes_sent += 8 * (uint64_t)n;
+    }
+    o->in_buckets -= (uint64_t)n;
+    o->fill[b] = 0;
+    if (o->full[d] == b) {
+        o->full[d] = -1;
+        o->nfull--;
+    }
+}
+
+static int can_send(ropt *o, int d)
+{
+    o->st.send_tests++;
+    if (o->tp->can_send(o->tp->impl, d))
+        return 1;
+    o->st.send_blocked++;
+    return 0;
+}
+
+/* Routes what is left of receive bucket d; releases it when empty. */
+static int drain_recv(ropt *o, int d)
+{
+    torus_packet *pk = &o->pkt[d];
+    int moved = 0;
+    const int la = 8;
+    while (o->pos[d] < pk->n) {
+        if (o->pos[d] + la < pk->n)
+            prefetch_if_local(o, pk->data[o->pos[d] + la]);
+        if (route_one(o, pk->data[o->pos[d]]))
+            break;
+        o->pos[d]++;
+        o->in_recv--;
+        moved = 1;
+    }
+    if (o->pos[d] == pk->n) {
+        o->tp->release(o->tp->impl, d);
+        o->have[d] = 0;
+        o->nheld--;
+        moved = 1;
+    }
+    return moved;
+}
+
+static int take_packet(ropt *o, int d)
+{
+    if (!o->tp->poll(o->tp->impl, d, &o->pkt[d]))
+        return 0;
+    o->have[d] = 1;
+    o->nheld++;
+    o->pos[d] = 0;
+    o->in_recv += (uint64_t)o->pkt[d].n;
+    if (o->pkt[d].last)
+        o->fin_recv[d]++;
+    note_pending(o);
+    return 1;
+}
+
+#define FORM_BATCH 256
+
+int ropt_step(ropt *o)
+{
+    int progress = 0;
+    int D = o->ndims;
+
+    /* 1. Send logic: at most one full bucket per dimension. */
+    for (int d = 0; d < D; d++)
+        if (o->full[d] >= 0 && can_send(o, d)) {
+            send_bucket(o, d, o->full[d], 0);
+            progress = 1;
+        }
+
+    /* 2. Receive logic. */
+    if (!o->prm.shared_recv) {
+        for (int d = 0; d < D; d++) {
+            if (o->k[d] < 2)
+                continue;
+            for (;;) {
+                if (!o->have[d] && !take_packet(o, d))
+                    break;
+                progress |= drain_recv(o, d);
+                if (o->have[d])
+                    break;
+            }
+        }
+    } else {
+        /* One receive bucket shared by all dimensions (Figure 3a). */
+        for (int i = 0; i < D && !o->nheld; i++) {
+            int d = (o->rr + i) % D;
+            if (o->k[d] >= 2 && take_packet(o, d)) {
+                o->rr = d + 1;
+                progress = 1;
+            }
+        }
+        for (int d = 0; d < D; d++)
+            if (o->have[d])
+                progress |= drain_recv(o, d);
+    }
+
+    /* 3. Form new updates only when no bucket is full. */
+    if (o->remaining && !o->nfull) {
+        uint64_t n = o->remaining < FORM_BATCH ? o->remaining : FORM_BATCH, i = 0;
+        for (; i < n && !o->nfull; i++) {
+            o->ran = ra_gen_next(o->gen, o->ran);
+            o->ran_ahead = ra_gen_next(o->gen, o->ran_ahead);
+            prefetch_if_local(o, o->ran_ahead);
+            route_one(o, o->ran);
+        }
+        o->remaining -= i;
+        o->generated += i;
+        note_pending(o);
+        progress = 1;
+    }
+
+    /* 4. FinishLogic. */
+    if (!o->remaining && !o->done) {
+        for (int d = 0; d < D; d++) {
+            if (o->closed[d])
+                continue;
+            int ready = 1;
+            for (int e = 0; e < d; e++)
+                if (o->fin_recv[e] < o->k[e] - 1 || o->have[e])
+                    ready = 0;
+            if (!ready)
+                break;
+            int me = o->route->my_coord[d];
+            while (o->close_next[d] < o->k[d]) {
+                int c = o->close_next[d];
+                if (c == me) {
+                    o->close_next[d]++;
+                    continue;
+                }
+                if (!can_send(o, d))
+                    break;
+                send_bucket(o, d, o->route->offset[d] + c, 1);
+                o->close_next[d]++;
+                progress = 1;
+            }
+            if (o->close_next[d] < o->k[d])
+                break;
+            o->closed[d] = 1;
+            progress = 1;
+        }
+        int all = 1;
+        for (int d = 0; d < D; d++)
+            if (!o->closed[d] || o->fin_recv[d] < o->k[d] - 1 || o->have[d])
+                all = 0;
+        if (all && o->tp->quiescent(o->tp->impl)) {
+            o->done = 1;
+            progress = 1;
+        }
+    }
+    return progress;
+}

@@ -1,0 +1,65 @@
+/* ropt.h - the software-routed RandomAccess state machine (one rank). */
+#ifndef ROPT_H
+#define ROPT_H
+
+#include "ra.h"
+#include "torus.h"
+
+typedef struct ropt_params {
+    int budget;      /* HPCC limit on held + looked-ahead updates: 1024 */
+    int lookahead;   /* generator prefetch distance, counted in the budget */
+    int shared_recv; /* 1: one receive bucket for all dimensions (paper 002
+                        Figure 3a; can deadlock, kept to show why not) */
+} ropt_params;
+
+typedef struct ropt {
+    /* wiring */
+    const torus_route *route;
+    torus_transport *tp;
+    ropt_params prm;
+    int ndims, cap, nb;
+    int k[TORUS_MAX_DIMS];
+    /* buckets: bucket[b] holds fill[b] updates; full[d] = the full bucket of dim d or -1 */
+    uint64_t **bucket;
+    int *fill;
+    int full[TORUS_MAX_DIMS];
+    int nfull;
+    /* receive buckets */
+    torus_packet pkt[TORUS_MAX_DIMS];
+    int have[TORUS_MAX_DIMS], pos[TORUS_MAX_DIMS];
+    int nheld, rr;
+    /* table block and stream */
+    uint64_t *table;
+    uint64_t local_start, local_size;
+    int log2;
+    ra_gen_kind gen;
+    const ra_dist *td;
+    uint64_t ran, ran_ahead, remaining, generated;
+    /* FinishLogic */
+    int closed[TORUS_MAX_DIMS], close_next[TORUS_MAX_DIMS], fin_recv[TORUS_MAX_DIMS];
+    int done;
+    /* accounting */
+    uint64_t in_buckets, in_recv;
+    ra_stats st;
+} ropt;
+
+/* Bucket capacity for a shape: floor((budget - lookahead) / sum k_i); the
+ * k_i slots of dimension i are its k_i - 1 send buckets and 1 receive bucket. */
+int ropt_capacity(const torus_shape *s, const ropt_params *p);
+
+/* Sets up one rank; the route and transport must outlive it.  Returns 0,
+ * -1 on out of memory, -2 when the shape leaves no room (capacity < 1). */
+int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
+              const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
+              int log2, ra_gen_kind gen, const ra_dist *td);
+void ropt_free(ropt *o);
+
+/* Starts a phase: this rank generates elements start+1 .. start+count. */
+void ropt_start(ropt *o, uint64_t start, uint64_t count);
+
+/* One pass of the main loop (send, receive, form, finish).  Returns 1 if
+ * anything moved, 0 if this rank is idle; o->done is set when this rank has
+ * finished and every rank it talks to has told it so. */
+int ropt_step(ropt *o);
+
+#endif

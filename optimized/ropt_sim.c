@@ -1,0 +1,130 @@
+/*
+ * ropt_sim.c - drives N copies of the ropt state machine over the simulated
+ * transport.  The scheduler steps randomly chosen ranks; when a round makes
+ * no progress it runs a strict pass (every rank, every packet visible); if
+ * that also moves nothing while some rank is unfinished, it is a deadlock.
+ */
+#include "ropt_sim.h"
+#include "ra_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const torus_shape *s = &c->shape;
+    int N = s->n;
+    uint64_t TS = 1ULL << c->log2_table;
+    if (TS < (uint64_t)N)
+        return -2;
+    int cap = ropt_capacity(s, &c->prm);
+    if (cap < 1)
+        return -2;
+    res->cap = cap;
+    torus_map map;
+    if (torus_map_xyzt(&map, s))
+        return -1;
+    ra_dist td;
+    ra_dist_init(&td, TS, N);
+    uint64_t *table = malloc(TS * sizeof *table);
+    torus_route *routes = calloc((size_t)N, sizeof *routes);
+    ropt *ranks = calloc((size_t)N, sizeof *ranks);
+    torus_transport *tps = calloc((size_t)N, sizeof *tps);
+    torus_sim_params tp = c->tp;
+    tp.cap = cap;
+    torus_sim *sim = torus_sim_create(&map, &tp);
+    int rc = 0;
+    if (!table || !routes || !ranks || !tps || !sim) {
+        rc = -1;
+        goto out;
+    }
+    for (uint64_t i = 0; i < TS; i++)
+        table[i] = i;
+    uint64_t total = c->updates ? c->updates : 4 * TS;
+    ra_dist ud;
+    ra_dist_init(&ud, total, N);
+    for (int r = 0; r < N; r++) {
+        if (torus_route_build(&routes[r], &map, r)) {
+            rc = -1;
+            goto out;
+        }
+        torus_sim_bind(sim, r, &tps[r]);
+        uint64_t st = ra_dist_start(&td, r);
+        if (ropt_init(&ranks[r], &routes[r], s, &tps[r], &c->prm, table + st, st, ra_dist_count(&td, r),
+                      c->log2_table, c->gen, &td)) {
+            rc = -1;
+            goto out;
+        }
+        /* HPCC's slices when the count is the default, else an even split. */
+        if (c->updates)
+            ropt_start(&ranks[r], ra_dist_start(&ud, r), ra_dist_count(&ud, r));
+        else
+            ropt_start(&ranks[r], 4 * st, 4 * ra_dist_count(&td, r));
+    }
+    int left = N;
+    char *fin = calloc((size_t)N, 1);
+    if (!fin) {
+        rc = -1;
+        goto out;
+    }
+    while (left > 0) {
+        int moved = 0;
+        for (int i = 0; i < N; i++) {
+            int r = (int)(torus_sim_rand(sim) % (uint64_t)N);
+            if (fin[r])
+                continue;
+            moved |= ropt_step(&ranks[r]);
+            res->steps++;
+            if (ranks[r].done) {
+                fin[r] = 1;
+                left--;
+            }
+        }
+        if (moved || !left)
+            continue;
+        torus_sim_set_strict(sim, 1);
+        for (int r = 0; r < N; r++)
+            if (!fin[r]) {
+                moved |= ropt_step(&ranks[r]);
+                res->steps++;
+                if (ranks[r].done) {
+                    fin[r] = 1;
+                    left--;
+                }
+            }
+        torus_sim_set_strict(sim, 0);
+        if (!moved && left) {
+            res->deadlock = 1;
+            break;
+        }
+    }
+    free(fin);
+    for (int r = 0; r < N; r++) {
+        ra_stats *a = &ranks[r].st;
+        if (a->max_pending > res->max_pending)
+            res->max_pending = a->max_pending;
+        res->stats.send_tests += a->send_tests;
+        res->stats.send_blocked += a->send_blocked;
+        res->stats.packets_sent += a->packets_sent;
+        res->stats.updates_sent += a->updates_sent;
+        res->stats.hops += a->hops;
+        res->stats.bytes_sent += a->bytes_sent;
+    }
+    res->stats.max_pending = res->max_pending;
+    res->fingerprint = ra_table_fingerprint(table, TS, 0);
+out:
+    if (ranks)
+        for (int r = 0; r < N; r++)
+            ropt_free(&ranks[r]);
+    if (routes)
+        for (int r = 0; r < N; r++)
+            torus_route_free(&routes[r]);
+    torus_sim_destroy(sim);
+    free(ranks);
+    free(routes);
+    free(tps);
+    free(table);
+    torus_map_free(&map);
+    return rc;
+}

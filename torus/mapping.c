@@ -1,0 +1,133 @@
+/*
+ * mapping.c - rank <-> coordinates: XYZT order (dimension 0 fastest, the
+ * BlueGene/L default of paper 003 sec. 5) or a mapping file, one line of
+ * coordinates per rank in rank order.
+ */
+#include "torus.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int torus_map_linear(const torus_shape *s, const int *c)
+{
+    int lin = 0;
+    for (int i = s->ndims - 1; i >= 0; i--)
+        lin = lin * s->k[i] + c[i];
+    return lin;
+}
+
+static int map_alloc(torus_map *m, const torus_shape *s)
+{
+    m->shape = *s;
+    m->coords = malloc((size_t)s->n * (size_t)(s->ndims ? s->ndims : 1) * sizeof(int));
+    m->rank_of = malloc((size_t)s->n * sizeof(int));
+    if (!m->coords || !m->rank_of) {
+        torus_map_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void torus_map_free(torus_map *m)
+{
+    free(m->coords);
+    free(m->rank_of);
+    m->coords = NULL;
+    m->rank_of = NULL;
+}
+
+int torus_map_xyzt(torus_map *m, const torus_shape *s)
+{
+    if (map_alloc(m, s))
+        return -1;
+    for (int r = 0; r < s->n; r++) {
+        int v = r;
+        for (int i = 0; i < s->ndims; i++) {
+            m->coords[r * s->ndims + i] = v % s->k[i];
+            v /= s->k[i];
+        }
+        m->rank_of[r] = r;
+    }
+    return 0;
+}
+
+int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "mapping file '%s' cannot be read: %s", path, strerror(errno));
+        return -1;
+    }
+    if (map_alloc(m, s)) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory for a mapping of %d ranks", s->n);
+        return -1;
+    }
+    for (int i = 0; i < s->n; i++)
+        m->rank_of[i] = -1;
+    char line[4096];
+    int r = 0, lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            continue;
+        if (r >= s->n) {
+            snprintf(err, errlen, "mapping file '%s' line %d: more lines than the %d ranks", path, lineno, s->n);
+            rc = -1;
+            break;
+        }
+        int c[TORUS_MAX_DIMS];
+        for (int i = 0; i < s->ndims; i++) {
+            char *end;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || errno) {
+                snprintf(err, errlen, "mapping file '%s' line %d: expected %d coordinates, found %d", path, lineno, s->ndims, i);
+                rc = -1;
+                break;
+            }
+            if (v < 0 || v >= s->k[i]) {
+                snprintf(err, errlen, "mapping file '%s' line %d: coordinate %ld of dimension %d out of range: allowed 0..%d", path, lineno, v, i, s->k[i] - 1);
+                rc = -1;
+                break;
+            }
+            c[i] = (int)v;
+            p = end;
+        }
+        if (rc)
+            break;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p) {
+            snprintf(err, errlen, "mapping file '%s' line %d: more than %d coordinates", path, lineno, s->ndims);
+            rc = -1;
+            break;
+        }
+        int lin = torus_map_linear(s, c);
+        if (m->rank_of[lin] >= 0) {
+            snprintf(err, errlen, "mapping file '%s' line %d: coordinates already used by rank %d (line for rank %d)", path, lineno, m->rank_of[lin], r);
+            rc = -1;
+            break;
+        }
+        m->rank_of[lin] = r;
+        memcpy(&m->coords[r * s->ndims], c, (size_t)s->ndims * sizeof(int));
+        r++;
+    }
+    fclose(f);
+    if (!rc && r < s->n) {
+        snprintf(err, errlen, "mapping file '%s' has %d coordinate lines but there are %d ranks: every rank needs one", path, r, s->n);
+        rc = -1;
+    }
+    if (rc)
+        torus_map_free(m);
+    return rc;
+}

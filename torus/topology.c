@@ -1,0 +1,184 @@
+/*
+ * topology.c - shapes: parsing, balanced factorisation and the cost-model
+ * choice of dimensionality used by "auto".
+ */
+#include "torus.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void torus_shape_format(const torus_shape *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < s->ndims && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d%s", i ? "x" : "", s->k[i], s->mesh[i] ? "m" : "");
+}
+
+double torus_expected_hops(const torus_shape *s)
+{
+    double h = 0;
+    for (int i = 0; i < s->ndims; i++)
+        h += 1.0 - 1.0 / s->k[i];
+    return h;
+}
+
+int torus_shape_sum_k(const torus_shape *s)
+{
+    int t = 0;
+    for (int i = 0; i < s->ndims; i++)
+        t += s->k[i];
+    return t;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    return *(const int *)b - *(const int *)a;
+}
+
+int torus_shape_balanced(int n, int d, torus_shape *out)
+{
+    if (n < 1 || d < 1 || d > TORUS_MAX_DIMS)
+        return -1;
+    int primes[64], np = 0, m = n;
+    for (int p = 2; (long)p * p <= m; p++)
+        while (m % p == 0) {
+            primes[np++] = p;
+            m /= p;
+        }
+    if (m > 1)
+        primes[np++] = m;
+    if (d > 1 && np < d)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->ndims = d;
+    out->n = n;
+    for (int i = 0; i < d; i++)
+        out->k[i] = 1;
+    /* Largest primes first, each onto the currently smallest factor. */
+    qsort(primes, (size_t)np, sizeof *primes, cmp_desc);
+    for (int j = 0; j < np; j++) {
+        int s = 0;
+        for (int i = 1; i < d; i++)
+            if (out->k[i] < out->k[s])
+                s = i;
+        out->k[s] *= primes[j];
+    }
+    qsort(out->k, (size_t)d, sizeof(int), cmp_desc);
+    return 0;
+}
+
+double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t_msg)
+{
+    int fill = budget / torus_shape_sum_k(s);
+    if (fill < 1)
+        return 1e300;
+    return torus_expected_hops(s) * (t_hop + t_msg / fill);
+}
+
+void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out)
+{
+    torus_shape best, cand;
+    torus_shape_balanced(n, 1, &best);
+    double bc = torus_shape_cost(&best, budget, t_hop, t_msg);
+    for (int d = 2; d <= TORUS_MAX_DIMS; d++) {
+        if (torus_shape_balanced(n, d, &cand))
+            break;
+        double c = torus_shape_cost(&cand, budget, t_hop, t_msg);
+        if (c < bc) {
+            bc = c;
+            best = cand;
+        }
+    }
+    *out = best;
+}
+
+int torus_shape_append(torus_shape *s, int m)
+{
+    if (s->ndims >= TORUS_MAX_DIMS || m < 1)
+        return -1;
+    s->k[s->ndims] = m;
+    s->mesh[s->ndims] = 0;
+    s->ndims++;
+    s->n *= m;
+    return 0;
+}
+
+int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!str || !*str) {
+        snprintf(err, errlen, "empty shape: allowed auto, flat, hypercube or sizes like 4x4x2 (m suffix = mesh)");
+        return -1;
+    }
+    if (!strcmp(str, "flat"))
+        return torus_shape_balanced(n, 1, out);
+    if (!strcmp(str, "hypercube")) {
+        if (n < 2 || (n & (n - 1))) {
+            snprintf(err, errlen, "--dims hypercube needs a power-of-two process count of at least 2, got %d", n);
+            return -1;
+        }
+        int d = 0;
+        while ((1 << d) < n)
+            d++;
+        if (d > TORUS_MAX_DIMS) {
+            snprintf(err, errlen, "--dims hypercube: %d dimensions exceed the maximum of %d", d, TORUS_MAX_DIMS);
+            return -1;
+        }
+        out->ndims = d;
+        out->n = n;
+        for (int i = 0; i < d; i++)
+            out->k[i] = 2;
+        return 0;
+    }
+    const char *p = str;
+    long prod = 1;
+    while (*p) {
+        if (out->ndims >= TORUS_MAX_DIMS) {
+            snprintf(err, errlen, "shape '%s' has more than %d dimensions", str, TORUS_MAX_DIMS);
+            return -1;
+        }
+        if (!isdigit((unsigned char)*p)) {
+            snprintf(err, errlen, "malformed shape '%s': allowed auto, flat, hypercube or sizes like 4x4x2 (m suffix = mesh)", str);
+            return -1;
+        }
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (v < 1 || v > 1 << 20) {
+            snprintf(err, errlen, "shape '%s': dimension size %ld out of range: allowed 1..1048576", str, v);
+            return -1;
+        }
+        out->k[out->ndims] = (int)v;
+        p = end;
+        if (*p == 'm' || *p == 'M') {
+            out->mesh[out->ndims] = 1;
+            p++;
+        } else if (*p == 't' || *p == 'T') {
+            p++;
+        }
+        out->ndims++;
+        prod *= v;
+        if (prod > 1L << 30) {
+            snprintf(err, errlen, "shape '%s' has more than 2^30 positions", str);
+            return -1;
+        }
+        if (*p == 'x' || *p == 'X') {
+            p++;
+            if (!*p) {
+                snprintf(err, errlen, "malformed shape '%s': trailing 'x'", str);
+                return -1;
+            }
+        } else if (*p) {
+            snprintf(err, errlen, "malformed shape '%s': unexpected '%c'; allowed sizes like 4x4x2 (m suffix = mesh)", str, *p);
+            return -1;
+        }
+    }
+    out->n = (int)prod;
+    if (n > 0 && prod != n) {
+        snprintf(err, errlen, "shape '%s' has %ld positions but there are %d processes: the product must equal the process count", str, prod, n);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * torus.h - the torus/collective library: shapes of any number of
+ * dimensions, rank <-> coordinate mapping, dimension-ordered software
+ * routing, and a transport interface with an MPI and a simulated
+ * implementation.  Knows nothing of RandomAccess.  Functions return 0 on
+ * success and a negative value on error, with one line in `err`.
+ */
+#ifndef TORUS_H
+#define TORUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TORUS_MAX_DIMS 24
+
+/* A shape: ndims dimensions of k[i] positions, each a torus ring or a mesh
+ * line (mesh[i]); n = product.  Dimension 0 is routed first ("x"). */
+typedef struct torus_shape {
+    int ndims;
+    int k[TORUS_MAX_DIMS];
+    int mesh[TORUS_MAX_DIMS];
+    int n;
+} torus_shape;
+
+/* Parses "4x4x2", "4x4x2m" (per-dimension mesh suffix), "flat" (one
+ * dimension of n), "hypercube" (all 2s; n a power of two) or "auto" (the
+ * cost-model choice of torus_shape_auto).  n is the process count the shape
+ * must cover; a product that differs is an error. */
+int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t errlen);
+
+/* Balanced factorisation of n into exactly d factors >= 2 (largest first);
+ * -1 when n has fewer than d prime factors. */
+int torus_shape_balanced(int n, int d, torus_shape *out);
+
+/* Per-update software-routing cost model used by "auto": an update makes
+ * H = sum(1 - 1/k_i) hops; each hop costs t_hop plus its share of a message,
+ * t_msg / fill, where fill = floor(budget / sum k_i).  Returns H*(t_hop +
+ * t_msg/fill), or a huge value when fill < 1. */
+double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t_msg);
+
+/* The balanced shape of n minimising torus_shape_cost (ties: fewer dims). */
+void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out);
+
+/* Appends one extra dimension of size m (the node-local hop); mesh = 0. */
+int torus_shape_append(torus_shape *s, int m);
+
+void torus_shape_format(const torus_shape *s, char *buf, size_t len);
+double torus_expected_hops(const torus_shape *s); /* sum(1 - 1/k_i) */
+int torus_shape_sum_k(const torus_shape *s);       /* sum k_i */
+
+/* Mapping: coords[r*ndims + i] is rank r's coordinate i; rank_of[lin] the
+ * rank at linear position lin = c0 + k0*(c1 + k1*(c2 ...)). */
+typedef struct torus_map {
+    torus_shape shape;
+    int *coords;
+    int *rank_of;
+} torus_map;
+
+/* XYZT order: rank r sits at linear position r (dimension 0 fastest). */
+int torus_map_xyzt(torus_map *m, const torus_shape *s);
+/* One line per rank, in rank order, of ndims whitespace-separated
+ * coordinates; '#' starts a comment; blank lines ignored.  Every coordinate
+ * in range and every position used exactly once. */
+int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen);
+void torus_map_free(torus_map *m);
+int torus_map_linear(const torus_shape *s, const int *c);
+
+/* Dimension-ordered routing for one rank.  Buckets are numbered per
+ * dimension: bucket offset[d] + c is "the router at coordinate c along d"
+ * (c == own coordinate is the dimension's receive slot, never a target).
+ * next[dest] is the bucket of the next hop towards dest, or -1 if dest is
+ * this rank.  peer[b] is the rank of bucket b's router. */
+typedef struct torus_route {
+    int me, n, ndims, nbuckets;
+    int offset[TORUS_MAX_DIMS + 1];
+    int my_coord[TORUS_MAX_DIMS];
+    int16_t *bucket_dim; /* nbuckets */
+    int *peer;           /* nbuckets: rank, -1 for own slots */
+    int32_t *next;       /* n */
+} torus_route;
+
+int torus_route_build(torus_route *r, const torus_map *m, int me);
+void torus_route_free(torus_route *r);
+
+/* ---- transport: what the routing algorithm talks to ------------------- */
+
+typedef struct torus_packet {
+    uint64_t *data; /* owned by the transport until release() */
+    int n;          /* words */
+    int last;       /* the sender's finish mark on this dimension */
+    int src_coord;  /* sender's coordinate along the dimension */
+} torus_packet;
+
+/* Per dimension d: may I send (a send slot is free)?  send a buffer of n
+ * words to the router at coordinate `to` (the transport takes the buffer
+ * and hands back an empty one of the same capacity through *buf, so no
+ * copy is made); is a packet waiting (fills pkt, holds it); release it.
+ * quiescent(): every send has completed. */
+typedef struct torus_transport {
+    void *impl;
+    int (*can_send)(void *impl, int d);
+    int (*send)(void *impl, int d, int to, uint64_t **buf, int n, int last);
+    int (*poll)(void *impl, int d, torus_packet *pkt);
+    void (*release)(void *impl, int d);
+    int (*quiescent)(void *impl);
+} torus_transport;
+
+#endif

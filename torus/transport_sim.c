@@ -1,0 +1,255 @@
+/*
+ * transport_sim.c - simulated transport: the whole machine in one process.
+ *
+ * Each (rank, dimension) has an inbound queue of packets.  A send takes a
+ * slot of the sender's dimension; the slot is freed either at once ("eager",
+ * with probability eager_prob while the destination queue is short) or only
+ * when the receiver takes the packet ("rendezvous", the adversarial case
+ * that exposes buffer-dependency deadlocks).  poll() picks a random sender
+ * among the queue's packets while keeping each sender's packets in order
+ * (MPI's non-overtaking rule), and with probability delay_prob pretends
+ * nothing has arrived yet.
+ */
+#include "torus_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sim_pkt {
+    uint64_t *data;
+    int n, last, src_coord;
+    int src_rank;   /* sender, for its slot */
+    int holds_slot; /* rendezvous: the sender's slot is freed on receipt */
+} sim_pkt;
+
+typedef struct sim_queue {
+    sim_pkt *q;
+    int len, cap;
+    int held; /* index 0 is held by the receiver */
+} sim_queue;
+
+typedef struct sim_ep {
+    torus_sim *sim;
+    int rank;
+} sim_ep;
+
+struct torus_sim {
+    torus_map map;
+    torus_sim_params p;
+    int n, ndims;
+    sim_queue *in;   /* n * ndims */
+    int *slots_used; /* n * ndims */
+    sim_ep *ep;
+    uint64_t **pool;
+    int pool_len, pool_cap;
+    uint64_t rng;
+    int strict;
+    uint64_t packets, words;
+};
+
+uint64_t torus_sim_rand(torus_sim *s)
+{
+    uint64_t x = s->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+static double urand(torus_sim *s)
+{
+    return (double)(torus_sim_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint64_t *buf_get(torus_sim *s)
+{
+    if (s->pool_len)
+        return s->pool[--s->pool_len];
+    return malloc((size_t)s->p.cap * sizeof(uint64_t) + 8);
+}
+
+static void buf_put(torus_sim *s, uint64_t *b)
+{
+    if (s->pool_len == s->pool_cap) {
+        int nc = s->pool_cap ? 2 * s->pool_cap : 64;
+        uint64_t **np = realloc(s->pool, (size_t)nc * sizeof *np);
+        if (!np) {
+            free(b);
+            return;
+        }
+        s->pool = np;
+        s->pool_cap = nc;
+    }
+    s->pool[s->pool_len++] = b;
+}
+
+static int sim_can_send(void *impl, int d)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    return s->slots_used[e->rank * s->ndims + d] < s->p.outstanding;
+}
+
+static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    const int *mc = &s->map.coords[e->rank * s->ndims];
+    int c[TORUS_MAX_DIMS];
+    memcpy(c, mc, (size_t)s->ndims * sizeof(int));
+    c[d] = to;
+    int dest = s->map.rank_of[torus_map_linear(&s->map.shape, c)];
+    sim_queue *q = &s->in[dest * s->ndims + d];
+    if (q->len == q->cap) {
+        int nc = q->cap ? 2 * q->cap : 8;
+        sim_pkt *np = realloc(q->q, (size_t)nc * sizeof *np);
+        if (!np)
+            return -1;
+        q->q = np;
+        q->cap = nc;
+    }
+    uint64_t *fresh = buf_get(s);
+    if (!fresh)
+        return -1;
+    sim_pkt *pk = &q->q[q->len++];
+    pk->data = *buf;
+    *buf = fresh;
+    pk->n = n;
+    pk->last = last;
+    pk->src_coord = mc[d];
+    pk->src_rank = e->rank;
+    pk->holds_slot = !(q->len <= s->p.eager_queue && urand(s) < s->p.eager_prob);
+    if (pk->holds_slot)
+        s->slots_used[e->rank * s->ndims + d]++;
+    s->packets++;
+    s->words += (uint64_t)n;
+    return 0;
+}
+
+static int sim_poll(void *impl, int d, torus_packet *pkt)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    sim_queue *q = &s->in[e->rank * s->ndims + d];
+    if (!q->held) {
+        if (q->len == 0 || (!s->strict && urand(s) < s->p.delay_prob))
+            return 0;
+        /* Candidates: the first queued packet of each sender. */
+        int cand[64], nc = 0;
+        for (int i = 0; i < q->len && nc < 64; i++) {
+            int first = 1;
+            for (int j = 0; j < i; j++)
+                if (q->q[j].src_rank == q->q[i].src_rank) {
+                    first = 0;
+                    break;
+                }
+            if (first)
+                cand[nc++] = i;
+        }
+        int pick = cand[torus_sim_rand(s) % (uint64_t)nc];
+        sim_pkt chosen = q->q[pick];
+        memmove(&q->q[1], &q->q[0], (size_t)pick * sizeof(sim_pkt));
+        q->q[0] = chosen;
+        q->held = 1;
+        if (chosen.holds_slot) {
+            s->slots_used[chosen.src_rank * s->ndims + d]--;
+            q->q[0].holds_slot = 0;
+        }
+    }
+    sim_pkt *h = &q->q[0];
+    pkt->data = h->data;
+    pkt->n = h->n;
+    pkt->last = h->last;
+    pkt->src_coord = h->src_coord;
+    return 1;
+}
+
+static void sim_release(void *impl, int d)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    sim_queue *q = &s->in[e->rank * s->ndims + d];
+    if (!q->held)
+        return;
+    buf_put(s, q->q[0].data);
+    memmove(&q->q[0], &q->q[1], (size_t)(q->len - 1) * sizeof(sim_pkt));
+    q->len--;
+    q->held = 0;
+}
+
+static int sim_quiescent(void *impl)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    for (int d = 0; d < s->ndims; d++)
+        if (s->slots_used[e->rank * s->ndims + d])
+            return 0;
+    return 1;
+}
+
+torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
+{
+    torus_sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->map = *m; /* borrowed arrays: the caller keeps m alive */
+    s->p = *p;
+    s->n = m->shape.n;
+    s->ndims = m->shape.ndims;
+    s->rng = p->seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
+    if (!s->rng)
+        s->rng = 1;
+    size_t nq = (size_t)s->n * (size_t)(s->ndims ? s->ndims : 1);
+    s->in = calloc(nq, sizeof *s->in);
+    s->slots_used = calloc(nq, sizeof *s->slots_used);
+    s->ep = calloc((size_t)s->n, sizeof *s->ep);
+    if (!s->in || !s->slots_used || !s->ep) {
+        torus_sim_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+void torus_sim_destroy(torus_sim *s)
+{
+    if (!s)
+        return;
+    if (s->in) {
+        for (size_t i = 0; i < (size_t)s->n * (size_t)s->ndims; i++) {
+            for (int j = 0; j < s->in[i].len; j++)
+                free(s->in[i].q[j].data);
+            free(s->in[i].q);
+        }
+    }
+    for (int i = 0; i < s->pool_len; i++)
+        free(s->pool[i]);
+    free(s->pool);
+    free(s->in);
+    free(s->slots_used);
+    free(s->ep);
+    free(s);
+}
+
+void torus_sim_bind(torus_sim *s, int r, torus_transport *t)
+{
+    s->ep[r].sim = s;
+    s->ep[r].rank = r;
+    t->impl = &s->ep[r];
+    t->can_send = sim_can_send;
+    t->send = sim_send;
+    t->poll = sim_poll;
+    t->release = sim_release;
+    t->quiescent = sim_quiescent;
+}
+
+void torus_sim_set_strict(torus_sim *s, int strict)
+{
+    s->strict = strict;
+}
+
+void torus_sim_counts(const torus_sim *s, uint64_t *packets, uint64_t *words)
+{
+    *packets = s->packets;
+    *words = s->words;
+}
