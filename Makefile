@@ -99,7 +99,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	$(MPIRUN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -n $(NPROC) bin/ra_base --log2-table 25
+	$(MPIRUN) $(MPIRUN_FLAGS) -n $(NPROC) bin/ra_opt --log2-table 27
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -113,7 +113,6 @@ distclean: clean
 # Open MPI refuses root and oversubscription unless told; both are normal here.
 ifeq ($(MPI),openmpi)
 MPIRUN_FLAGS ?= --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
-MPIRUN_ENV ?= OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
 endif
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -419,7 +419,7 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
         return RA_EXIT_USAGE;
     }
     /* Test hook: prove that a failing MPI call names its place and aborts. */
-    if (getenv("RA_INJECT_MPI_ERROR"))
+    if (getenv("RA_INJECT_MPI_ERROR") && rank == 0)
         RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, P + 7, 0, run->comm));
 
     memset(err, 0, sizeof err);

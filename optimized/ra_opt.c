@@ -19,7 +19,7 @@
 #define AUTO_T_HOP 25e-9
 #define AUTO_T_MSG 1.5e-6
 #define DEFAULT_OUTSTANDING 4
-#define DEFAULT_LOOKAHEAD 16
+#define DEFAULT_LOOKAHEAD 64
 #define IDLE_POLLS 16
 
 typedef struct opt_state {
@@ -215,7 +215,7 @@ static const ra_option_def opt_options[] = {
     {"map", 1, NULL, "mapping file: one line of coordinates per rank, in rank order"},
     {"node-dim", 0, NULL, "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
     {"outstanding", 1, "4", "send slots per dimension (1..64)"},
-    {"lookahead", 1, "16", "generator prefetch distance, counted in the 1024 budget (0..256)"},
+    {"lookahead", 1, "64", "generator prefetch distance, counted in the 1024 budget (0..256)"},
     {NULL, 0, NULL, NULL},
 };
 

@@ -70,6 +70,13 @@ void ropt_free(ropt *o)
     o->fill = NULL;
 }
 
+static inline void prefetch_if_local(const ropt *o, uint64_t v)
+{
+    uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
+    if (off < o->local_size)
+        __builtin_prefetch(&o->table[off], 1, 0);
+}
+
 void ropt_start(ropt *o, uint64_t start, uint64_t count)
 {
     for (int b = 0; b < o->nb; b++)
@@ -87,9 +94,18 @@ void ropt_start(ropt *o, uint64_t start, uint64_t count)
     o->ran = ra_gen_jump(o->gen, start);
     o->remaining = count;
     o->generated = 0;
-    o->ran_ahead = o->ran;
-    for (int i = 0; i < o->prm.lookahead && (uint64_t)i < count; i++)
-        o->ran_ahead = ra_gen_next(o->gen, o->ran_ahead);
+    /* Fill the look-ahead ring: each value is generated once, prefetched
+     * if local, and routed lookahead steps later. */
+    o->ring_n = (uint64_t)o->prm.lookahead < count ? o->prm.lookahead : (int)count;
+    if (o->ring_n > 256)
+        o->ring_n = 256;
+    o->ring_h = 0;
+    for (int i = 0; i < o->ring_n; i++) {
+        o->ran = ra_gen_next(o->gen, o->ran);
+        o->ring[i] = o->ran;
+        prefetch_if_local(o, o->ran);
+    }
+    o->ahead_left = count - (uint64_t)o->ring_n;
     o->done = 0;
     memset(&o->st, 0, sizeof o->st);
 }
@@ -124,12 +140,6 @@ static inline int route_one(ropt *o, uint64_t v)
     return 0;
 }
 
-static inline void prefetch_if_local(const ropt *o, uint64_t v)
-{
-    uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
-    if (off < o->local_size)
-        __builtin_prefetch(&o->table[off], 1, 0);
-}
 
 /* Sends bucket b (n updates) along dimension d; the caller checked can_send. */
 static void send_bucket(ropt *o, int d, int b, int last)
@@ -165,7 +175,7 @@ static int drain_recv(ropt *o, int d)
 {
     torus_packet *pk = &o->pkt[d];
     int moved = 0;
-    const int la = 8;
+    const int la = o->prm.lookahead > 8 ? o->prm.lookahead : 8;
     while (o->pos[d] < pk->n) {
         if (o->pos[d] + la < pk->n)
             prefetch_if_local(o, pk->data[o->pos[d] + la]);
@@ -243,10 +253,22 @@ int ropt_step(ropt *o)
     if (o->remaining && !o->nfull) {
         uint64_t n = o->remaining < FORM_BATCH ? o->remaining : FORM_BATCH, i = 0;
         for (; i < n && !o->nfull; i++) {
-            o->ran = ra_gen_next(o->gen, o->ran);
-            o->ran_ahead = ra_gen_next(o->gen, o->ran_ahead);
-            prefetch_if_local(o, o->ran_ahead);
-            route_one(o, o->ran);
+            uint64_t v;
+            if (o->ring_n == 0) {
+                o->ran = ra_gen_next(o->gen, o->ran);
+                v = o->ran;
+            } else {
+                v = o->ring[o->ring_h];
+                if (o->ahead_left) {
+                    o->ran = ra_gen_next(o->gen, o->ran);
+                    o->ring[o->ring_h] = o->ran;
+                    prefetch_if_local(o, o->ran);
+                    o->ahead_left--;
+                }
+                if (++o->ring_h == o->ring_n)
+                    o->ring_h = 0;
+            }
+            route_one(o, v);
         }
         o->remaining -= i;
         o->generated += i;

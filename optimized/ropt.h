@@ -34,7 +34,10 @@ typedef struct ropt {
     int log2;
     ra_gen_kind gen;
     const ra_dist *td;
-    uint64_t ran, ran_ahead, remaining, generated;
+    uint64_t ran, remaining, generated;
+    uint64_t ring[256]; /* the look-ahead: generated, prefetched, not yet routed */
+    int ring_n, ring_h;
+    uint64_t ahead_left; /* updates still to be generated into the ring */
     /* FinishLogic */
     int closed[TORUS_MAX_DIMS], close_next[TORUS_MAX_DIMS], fin_recv[TORUS_MAX_DIMS];
     int done;
