@@ -110,35 +110,19 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     if (mapfile) {
         rc = torus_map_file(&s->map, &s->shape, mapfile, err, errlen);
     } else if (node_dim) {
-        /* Nodes take XYZT positions in the node shape; the last coordinate is
-         * the index on the node, so the last hop stays inside a node. */
-        rc = torus_map_xyzt(&s->map, &s->shape) ? -1 : 0;
-        if (!rc) {
-            int pair[2] = {node, local}, *all = malloc(2 * (size_t)P * sizeof(int));
-            if (!all)
-                rc = -1;
-            else {
-                RA_MPI_CHECK(MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, run->comm));
-                int D = s->shape.ndims;
-                for (int r = 0; r < P; r++) {
-                    int lin = all[2 * r] + nodes * all[2 * r + 1];
-                    int v = lin;
-                    for (int i = 0; i < D; i++) {
-                        s->map.coords[r * D + i] = v % s->shape.k[i];
-                        v /= s->shape.k[i];
-                    }
-                    s->map.rank_of[lin] = r;
-                }
-                free(all);
-            }
-        }
-        if (rc)
-            snprintf(err, errlen, "out of memory for the rank mapping");
+        /* Agree on the buffer first: the all-gather is collective. */
+        int pair[2] = {node, local}, *all = malloc(2 * (size_t)P * sizeof(int));
+        int have = all != NULL, all_have;
+        RA_MPI_CHECK(MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, run->comm));
+        if (all_have)
+            RA_MPI_CHECK(MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, run->comm));
+        rc = !all_have || torus_map_nodes(&s->map, &s->shape, nodes, all) ? -1 : 0;
+        free(all);
     } else {
         rc = torus_map_xyzt(&s->map, &s->shape);
-        if (rc)
-            snprintf(err, errlen, "out of memory for the rank mapping");
     }
+    if (rc && !mapfile)
+        snprintf(err, errlen, "out of memory for the rank mapping");
     /* Every rank read the same file; agree before going on. */
     int bad = rc != 0, anybad;
     RA_MPI_CHECK(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, run->comm));
@@ -177,8 +161,7 @@ static int opt_update(ra_run *run)
 {
     opt_state *s = run->algo_state;
     ropt *o = &s->core;
-    o->gen = run->gen;
-    o->table = run->table;
+    o->gen = run->gen; /* the table is fixed at setup, the generator per test */
     ropt_start(o, run->upd_start, run->upd_count);
     int idle = 0;
     uint64_t next_tick = 1 << 16;

@@ -39,18 +39,33 @@ void torus_map_free(torus_map *m)
     m->rank_of = NULL;
 }
 
+/* Puts rank r at linear position lin (the inverse of torus_map_linear). */
+static void map_place(torus_map *m, int r, int lin)
+{
+    const torus_shape *s = &m->shape;
+    int v = lin;
+    for (int i = 0; i < s->ndims; i++) {
+        m->coords[r * s->ndims + i] = v % s->k[i];
+        v /= s->k[i];
+    }
+    m->rank_of[lin] = r;
+}
+
 int torus_map_xyzt(torus_map *m, const torus_shape *s)
 {
     if (map_alloc(m, s))
         return -1;
-    for (int r = 0; r < s->n; r++) {
-        int v = r;
-        for (int i = 0; i < s->ndims; i++) {
-            m->coords[r * s->ndims + i] = v % s->k[i];
-            v /= s->k[i];
-        }
-        m->rank_of[r] = r;
-    }
+    for (int r = 0; r < s->n; r++)
+        map_place(m, r, r);
+    return 0;
+}
+
+int torus_map_nodes(torus_map *m, const torus_shape *s, int nnodes, const int *node_local)
+{
+    if (map_alloc(m, s))
+        return -1;
+    for (int r = 0; r < s->n; r++)
+        map_place(m, r, node_local[2 * r] + nnodes * node_local[2 * r + 1]);
     return 0;
 }
 

@@ -58,6 +58,12 @@ typedef struct torus_map {
 
 /* XYZT order: rank r sits at linear position r (dimension 0 fastest). */
 int torus_map_xyzt(torus_map *m, const torus_shape *s);
+/* Node-local last dimension: s is (node shape) x (ranks per node), the
+ * product of the node shape is nnodes, and node_local[2r], node_local[2r+1]
+ * are rank r's node number and index on its node.  Nodes take XYZT
+ * positions in the node shape; the last coordinate is the index on the
+ * node, so the last hop stays inside a node. */
+int torus_map_nodes(torus_map *m, const torus_shape *s, int nnodes, const int *node_local);
 /* One line per rank, in rank order, of ndims whitespace-separated
  * coordinates; '#' starts a comment; blank lines ignored.  Every coordinate
  * in range and every position used exactly once. */

@@ -98,6 +98,21 @@ int main(void)
         torus_map_free(&m);
     }
 
+    /* Node-local last dimension: 2 nodes x 2 ranks, ranks interleaved over
+     * the nodes; the last coordinate is the index on the node. */
+    {
+        torus_shape nshape;
+        torus_map nm;
+        ASSERT_EQ_INT(torus_shape_parse("2x2", 4, &nshape, err, sizeof err), 0);
+        const int node_local[8] = {0, 0, 1, 0, 0, 1, 1, 1}; /* ranks 0,2 on node 0 */
+        ASSERT_EQ_INT(torus_map_nodes(&nm, &nshape, 2, node_local), 0);
+        ASSERT_EQ_INT(nm.coords[2 * 2 + 0], 0); /* rank 2: node 0 */
+        ASSERT_EQ_INT(nm.coords[2 * 2 + 1], 1); /* index 1 on it */
+        ASSERT_EQ_INT(nm.rank_of[1], 1);        /* position (1,0): node 1, index 0 */
+        ASSERT_EQ_INT(nm.rank_of[3], 3);
+        torus_map_free(&nm);
+    }
+
     /* Mapping files. */
     char path[] = "/tmp/torus_map_XXXXXX";
     int fd = mkstemp(path);
