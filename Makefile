@@ -57,15 +57,16 @@ PROGS := bin/ra_base bin/ra_opt
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
-.PHONY: all deps run test unit mpi-test clean distclean check-flavour
+.PHONY: all deps run test clean distclean FORCE
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
 
-check-flavour:
-	@mkdir -p $(BUILD)
-	@echo "$(MPI) $(SANITIZE) $(CFLAGS)" > $(FLAVOUR).new
-	@cmp -s $(FLAVOUR).new bin/.flavour 2>/dev/null || (cp $(FLAVOUR).new $(FLAVOUR); mkdir -p bin; cp $(FLAVOUR).new bin/.flavour)
-	@rm -f $(FLAVOUR).new
-$(FLAVOUR): check-flavour
+# The flavour file is rewritten (new mtime) only when the flavour changed; it
+# has a recipe of its own so make re-reads its time before deciding to link.
+$(FLAVOUR): FORCE
+	@mkdir -p $(BUILD) bin
+	@echo "$(MPI) $(SANITIZE) $(CFLAGS)" > $@.new
+	@if cmp -s $@.new bin/.flavour; then rm -f $@.new; else mv $@.new $@; cp $@ bin/.flavour; fi
+FORCE:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
