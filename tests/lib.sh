@@ -41,6 +41,18 @@ expect_exact() {
     fi
 }
 
+# exact_at_ranks BIN K GEN LABEL ARGS... : BIN at 1, 2, 3, 4, 5 and 8 ranks must
+# equal the sequential run of 2^K words; LABEL may use $n.
+exact_at_ranks() {
+    local bin=$1 k=$2 gen=$3 label=$4 ref n
+    shift 4
+    ref=$("$BUILD/tests/ra_seq" "$k" "$gen")
+    for n in 1 2 3 4 5 8; do
+        run_mpi $n "$bin" --log2-table "$k" --gen "$gen" --quiet "$@"
+        expect_exact "$(basename "$bin") n=$n $gen $label" "$ref" $?
+    done
+}
+
 # expect_fail DESC CODE TEXT N CMD... : a bad input exits CODE with TEXT on stderr, no hang
 expect_fail() {
     local desc=$1 code=$2 text=$3 n=$4
