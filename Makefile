@@ -18,8 +18,9 @@ CC := $(MPICC)
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 PKGS_mpich   := mpich libmpich-dev
 PKGS_openmpi := openmpi-bin libopenmpi-dev
-PKGS := make gcc $(PKGS_$(MPI))
+PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
 
+VERSION := 0.2.0
 OPT ?= -O3
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wformat=2
 ifeq ($(CI),true)
@@ -37,7 +38,8 @@ OPT := -O1
 endif
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) \
-              -Ihpcc_ra -Itorus -Ioptimized -MMD -MP
+              -Ihpcc_ra -Itorus -Ioptimized -Isparsest_cut -Itorusmodel -MMD -MP \
+              -DHPCC_RA_VERSION='"$(VERSION)"'
 LDFLAGS += -fopenmp $(SAN_FLAGS)
 LDLIBS += -lm
 
@@ -48,12 +50,16 @@ TORUS_SRC := $(wildcard torus/*.c)
 TORUS_OBJ := $(TORUS_SRC:%.c=$(BUILD)/%.o)
 LIBTORUS := $(BUILD)/libtorus.a
 ROPT_OBJ := $(BUILD)/optimized/ropt.o $(BUILD)/optimized/ropt_sim.o
+SC_SRC := $(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c))
+SC_OBJ := $(SC_SRC:%.c=$(BUILD)/%.o)
+LIBSC := $(BUILD)/libsparsest.a
+SC_LIBS := -lmetis -llapack -lblas
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-PROGS := bin/ra_base bin/ra_opt
+PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
@@ -80,6 +86,14 @@ $(LIBTORUS): $(TORUS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(LIBSC): $(SC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/sparsest_cut: $(BUILD)/sparsest_cut/sparsest_cut.o $(LIBSC) $(LIBTORUS) $(FLAVOUR)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBSC) $(LIBTORUS) $(SC_LIBS) $(LDLIBS)
+
 bin/ra_opt: $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
@@ -91,9 +105,9 @@ bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
 $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
 
 deps:
 	@MPI=$(MPI) sh tests/deps.sh $(PKGS)

@@ -19,7 +19,11 @@
 #include "ra_dist.h"
 #include "ra_gen.h"
 
-#define RA_VERSION "0.1.0"
+#ifdef HPCC_RA_VERSION
+#define RA_VERSION HPCC_RA_VERSION
+#else
+#define RA_VERSION "unknown"
+#endif
 
 enum {
     RA_EXIT_OK = 0,

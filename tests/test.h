@@ -55,6 +55,17 @@ static int t_pass, t_fail;
         }                                                                         \
     } while (0)
 
+#define ASSERT_NEAR(a, b, tol)                                                    \
+    do {                                                                          \
+        double ta_ = (double)(a), tb_ = (double)(b);                              \
+        if (ta_ - tb_ <= (tol) && tb_ - ta_ <= (tol)) t_pass++;                   \
+        else {                                                                    \
+            t_fail++;                                                             \
+            fprintf(stderr, "%s:%d: %s ~= %s failed: %.12g != %.12g\n",           \
+                    __FILE__, __LINE__, #a, #b, ta_, tb_);                        \
+        }                                                                         \
+    } while (0)
+
 #define TEST_MAIN_END(name)                                                       \
     do {                                                                          \
         printf("%s: %d passed, %d failed\n", name, t_pass, t_fail);               \

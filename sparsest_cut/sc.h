@@ -1,0 +1,103 @@
+/*
+ * sc.h - smallest edge expansion (the sparsest cut of paper 002 sec. 4.2)
+ * of a network, from a torus/mesh shape or a general capacitated graph.
+ *
+ *   alpha(G) = min over S with 0 < w(S) <= W/2 of C(S, S-bar) / w(S)
+ *
+ * w(v) is a node's number of endpoints (1 by default, 0 for a switch that
+ * carries none), W the total.  For a directed graph a cut's capacity is the
+ * smaller of its two directions, C(S->S-bar) and C(S-bar->S): traffic is
+ * uniform, so the weaker direction binds.  Capacities are in units of one
+ * link.  Functions return 0 on success and a negative value on error, with
+ * one line in `err`.
+ */
+#ifndef SC_H
+#define SC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torus.h"
+
+/* A graph in compressed rows.  Out-edges (off/adj/cap) and in-edges
+ * (ioff/iadj/icap; the same arrays when undirected), parallel links merged
+ * into one edge carrying their summed capacity, no self-loops. */
+typedef struct sc_graph {
+    int n;
+    int directed;
+    int weights_integral; /* every w(v) is a whole number */
+    double wtotal;
+    double *w;
+    int *off, *adj;
+    double *cap;
+    int *ioff, *iadj;
+    double *icap;
+} sc_graph;
+
+/* Edge collection before sc_graph_build. */
+typedef struct sc_edges {
+    int n, directed;
+    size_t count, room;
+    int *u, *v;
+    double *c;
+    double *w; /* n node weights, default 1 */
+} sc_edges;
+
+int sc_edges_init(sc_edges *e, int n, int directed);
+int sc_edges_add(sc_edges *e, int u, int v, double c);
+void sc_edges_free(sc_edges *e);
+/* Builds g from e (e stays owned by the caller).  Checks the graph is
+ * connected (strongly, when directed) and has two endpoints. */
+int sc_graph_build(sc_graph *g, const sc_edges *e, char *err, size_t errlen);
+void sc_graph_free(sc_graph *g);
+
+/* The torus/mesh graph of a shape: ring links in each torus dimension (a
+ * ring of 2 has its two links in parallel, as a 2-node torus is cabled),
+ * line links in a mesh dimension, one endpoint per node.  Node id is the
+ * linear position c0 + k0*(c1 + k1*(...)). */
+int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t errlen);
+
+/* Parses "64x32x32", "8x4x2m" (per-dimension mesh), "hypercube:D" (D
+ * dimensions of 2 joined by single links); mesh_all turns every dimension
+ * into a mesh. */
+int sc_shape_parse(const char *str, int mesh_all, torus_shape *s, char *err, size_t errlen);
+
+/* Plain-text edge list (see README "Graph files") or METIS graph format. */
+int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
+
+/* Cut of a set (in[v] != 0 means v in S): both directions. */
+void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS);
+/* C(S)/min(w(S), W - w(S)), or -1 when one side has no endpoint. */
+double sc_ratio(const sc_graph *g, const unsigned char *in);
+
+typedef struct sc_result {
+    const char *method;    /* closed-form, exact, bounds */
+    double alpha, alpha_lower, alpha_upper;
+    double bisection, bisection_lower; /* links across the best balanced cut */
+    const char *bisection_method;      /* closed-form, exact, upper-bound, none */
+    double lambda2;        /* bounds: second eigenvalue behind alpha_lower */
+    const char *upper_from; /* bounds: which search found alpha_upper */
+    unsigned char *set;    /* n: the set achieving alpha_upper (caller frees) */
+    int n;
+    double wtotal;
+} sc_result;
+
+/* Closed form for a torus/mesh shape: the best slab (half of one
+ * dimension).  Needs s->n >= 2. */
+int sc_closed_form(const torus_shape *s, sc_result *r, int want_set, char *err, size_t errlen);
+/* Every cut, by Gray code; n <= SC_EXACT_MAX. */
+#define SC_EXACT_MAX 30
+int sc_exact(const sc_graph *g, sc_result *r, char *err, size_t errlen);
+/* Certified bounds: upper from spectral sweeps, METIS bisections and local
+ * refinement; lower from Cheeger (lambda2 / 2).  n <= SC_BOUNDS_MAX. */
+#define SC_BOUNDS_MAX 8192
+int sc_bounds(const sc_graph *g, sc_result *r, char *err, size_t errlen);
+
+/* Local refinement of a set: single-node moves while the ratio drops.
+ * Returns the final ratio. */
+double sc_refine(const sc_graph *g, unsigned char *in, int max_passes);
+
+void sc_result_free(sc_result *r);
+
+#endif
