@@ -54,12 +54,15 @@ SC_SRC := $(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c))
 SC_OBJ := $(SC_SRC:%.c=$(BUILD)/%.o)
 LIBSC := $(BUILD)/libsparsest.a
 SC_LIBS := -lmetis -llapack -lblas
+TM_SRC := $(filter-out torusmodel/torusmodel.c torusmodel/ra_calibrate.c,$(wildcard torusmodel/*.c))
+TM_OBJ := $(TM_SRC:%.c=$(BUILD)/%.o)
+LIBTM := $(BUILD)/libtorusmodel.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut
+PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
@@ -90,6 +93,14 @@ $(LIBSC): $(SC_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(LIBTM): $(TM_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/torusmodel: $(BUILD)/torusmodel/torusmodel.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
+
 bin/sparsest_cut: $(BUILD)/sparsest_cut/sparsest_cut.o $(LIBSC) $(LIBTORUS) $(FLAVOUR)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBSC) $(LIBTORUS) $(SC_LIBS) $(LDLIBS)
@@ -105,9 +116,9 @@ bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
 $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
 
 deps:
 	@MPI=$(MPI) sh tests/deps.sh $(PKGS)

@@ -127,7 +127,7 @@ static inline int route_one(ropt *o, uint64_t v)
         o->table[off] ^= v;
         return 0;
     }
-    int b = o->route->next[ra_dist_owner(o->td, gi)];
+    int b = torus_route_next(o->route, (int)ra_dist_owner(o->td, gi));
     int d = o->route->bucket_dim[b];
     if (o->full[d] >= 0)
         return 1;

@@ -19,7 +19,7 @@ void torus_route_free(torus_route *r)
     r->next = NULL;
 }
 
-int torus_route_build(torus_route *r, const torus_map *m, int me)
+static int build(torus_route *r, const torus_map *m, int me, int compact)
 {
     const torus_shape *s = &m->shape;
     memset(r, 0, sizeof *r);
@@ -31,8 +31,9 @@ int torus_route_build(torus_route *r, const torus_map *m, int me)
     r->nbuckets = r->offset[s->ndims];
     r->bucket_dim = malloc((size_t)(r->nbuckets ? r->nbuckets : 1) * sizeof *r->bucket_dim);
     r->peer = malloc((size_t)(r->nbuckets ? r->nbuckets : 1) * sizeof *r->peer);
-    r->next = malloc((size_t)s->n * sizeof *r->next);
-    if (!r->bucket_dim || !r->peer || !r->next) {
+    r->next = compact ? NULL : malloc((size_t)s->n * sizeof *r->next);
+    r->coords = m->coords;
+    if (!r->bucket_dim || !r->peer || (!compact && !r->next)) {
         torus_route_free(r);
         return -1;
     }
@@ -47,7 +48,7 @@ int torus_route_build(torus_route *r, const torus_map *m, int me)
             c[d] = v;
             r->peer[b] = v == mine[d] ? -1 : m->rank_of[torus_map_linear(s, c)];
         }
-    for (int dest = 0; dest < s->n; dest++) {
+    for (int dest = 0; !compact && dest < s->n; dest++) {
         const int *dc = &m->coords[dest * s->ndims];
         r->next[dest] = -1;
         for (int d = 0; d < s->ndims; d++)
@@ -57,4 +58,14 @@ int torus_route_build(torus_route *r, const torus_map *m, int me)
             }
     }
     return 0;
+}
+
+int torus_route_build(torus_route *r, const torus_map *m, int me)
+{
+    return build(r, m, me, 0);
+}
+
+int torus_route_build_compact(torus_route *r, const torus_map *m, int me)
+{
+    return build(r, m, me, 1);
 }

@@ -82,10 +82,26 @@ typedef struct torus_route {
     int my_coord[TORUS_MAX_DIMS];
     int16_t *bucket_dim; /* nbuckets */
     int *peer;           /* nbuckets: rank, -1 for own slots */
-    int32_t *next;       /* n */
+    int32_t *next;       /* n, or NULL: computed from coords (compact) */
+    const int *coords;   /* compact routes: the map's coordinates, shared */
 } torus_route;
 
 int torus_route_build(torus_route *r, const torus_map *m, int me);
+/* The same without the n-entry table (for simulating 64K ranks in one
+ * process): next hops are computed from the map, which must outlive r. */
+int torus_route_build_compact(torus_route *r, const torus_map *m, int me);
+
+/* Bucket of the next hop towards dest, -1 when dest is this rank. */
+static inline int torus_route_next(const torus_route *r, int dest)
+{
+    if (r->next)
+        return r->next[dest];
+    const int *dc = r->coords + (size_t)dest * (size_t)r->ndims;
+    for (int d = 0; d < r->ndims; d++)
+        if (dc[d] != r->my_coord[d])
+            return r->offset[d] + dc[d];
+    return -1;
+}
 void torus_route_free(torus_route *r);
 
 /* ---- transport: what the routing algorithm talks to ------------------- */

@@ -1,0 +1,66 @@
+/*
+ * model.h - the CPU and network bottleneck model of paper 002 (sec. 4-6):
+ * from machine parameters and a topology to GUPS bounds, plus the
+ * baseline's bucket-size simulator (sec. 5.1, Table 6).
+ */
+#ifndef TM_MODEL_H
+#define TM_MODEL_H
+
+#include <stdio.h>
+
+#include "torus.h"
+
+#define TM_MAX_SHAPES 64
+
+typedef enum { TM_DIRECT = 0, TM_ROUTED = 1 } tm_algorithm;
+
+/* Cycle figures are in cycles of clock_hz; a calibrated machine writes
+ * clock_hz = 1e9 so that every cycle is a nanosecond. */
+typedef struct tm_params {
+    double clock_hz;
+    double t_local;    /* t_g + t_u + t_o^s: generate, update, loop */
+    double t_send;     /* per message call */
+    double t_recv;
+    double t_overhead; /* t_o^p: per remote update beyond send/recv */
+    double t_hop;      /* per software-routing hop (routed) */
+    double bytes_per_update; /* b, on the wire, headers shared */
+    double link_bw;    /* bytes/s per link and direction */
+    double updates_per_message; /* direct: updates sharing one send/recv */
+    tm_algorithm algorithm;
+    int nshapes;
+    torus_shape shapes[TM_MAX_SHAPES];
+    char preset[32];
+} tm_params;
+
+/* Applies one `key = value` (keys as in the params file; dashes and
+ * underscores are the same).  Returns 0, or -2 with a line in err. */
+int tm_param_set(tm_params *p, const char *key, const char *value, char *err, size_t errlen);
+/* Reads a params file: `key = value` lines, '#' comments. */
+int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen);
+/* Named presets: bgl-mpi, bgl-raw, bgl-routed.  -2 for an unknown name. */
+int tm_preset(tm_params *p, const char *name, char *err, size_t errlen);
+/* Writes every parameter as a params file. */
+void tm_params_write(const tm_params *p, FILE *f);
+void tm_params_defaults(tm_params *p);
+/* Whether a key names a parameter (for the command line). */
+int tm_param_known(const char *key);
+
+typedef struct tm_row {
+    int n;
+    double alpha;        /* links per node */
+    double hops;         /* expected software hops per update (routed) */
+    double cycles_per_update;
+    double cpu_gups, net_gups, bound_gups;
+    const char *binding; /* "cpu" or "network" */
+} tm_row;
+
+/* The bounds of eq. 1 / eq. 2 (direct) or of the routed algorithm (sec. 6.2). */
+int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
+
+/* Mean number of updates per message of the baseline when `pending`
+ * updates are spread over P-1 destinations and the largest bucket is sent
+ * each time the limit is reached (paper 002 sec. 5.1).  Deterministic for a
+ * given seed. */
+double tm_bucket_sim(int P, int pending, long sends, unsigned long long seed);
+
+#endif
