@@ -62,7 +62,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel
+PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
@@ -100,6 +100,10 @@ $(LIBTM): $(TM_OBJ)
 bin/torusmodel: $(BUILD)/torusmodel/torusmodel.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
+
+bin/ra_calibrate: $(BUILD)/torusmodel/ra_calibrate.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
 
 bin/sparsest_cut: $(BUILD)/sparsest_cut/sparsest_cut.o $(LIBSC) $(LIBTORUS) $(FLAVOUR)
 	@mkdir -p bin

@@ -1,0 +1,109 @@
+# tests/suite_model.sh - bin/sparsest_cut, bin/torusmodel and bin/ra_calibrate
+# from the command line: key blocks, JSON, paper 002's numbers, and every
+# bad input giving one line and exit 2.  Sourced by run_tests.sh.
+
+# serial_fail DESC CODE TEXT CMD... : a serial command fails with CODE and one stderr line containing TEXT
+serial_fail() {
+    local desc=$1 code=$2 text=$3
+    shift 3
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" = "$code" ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "$text" "$TMP/err"; then
+        ok "$desc -> exit $rc: $(cat "$TMP/err")"
+    else
+        bad "$desc: exit $rc (want $code), stderr: $(head -3 "$TMP/err")"
+    fi
+}
+
+# sparsest_cut: BlueGene/L 64K partition, closed form and the bound of eq. 2
+bin/sparsest_cut 64x32x32 --link-bw 175e6 --bytes-per-update 78 >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.0625 ] && [ "$(key method)" = closed-form ] && [ "$(key bisection_links)" = 2048 ] \
+    && [ "$(key gups_bound)" = 18.3795 ] && [ "$(key bisection_gups_bound)" = 18.3795 ]; then
+    ok "sparsest_cut 64x32x32: alpha 1/16, bisection 2048 links, gups_bound 18.3795 (Table 3)"
+else
+    bad "sparsest_cut 64x32x32: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/sparsest_cut --mesh 4x4x2 --show-cut >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.5 ] && [ "$(key cut_set)" = "0-1,4-5,8-9,12-13,16-17,20-21,24-25,28-29" ]; then
+    ok "sparsest_cut --mesh 4x4x2 --show-cut: alpha 1/2, the x-half slab"
+else
+    bad "sparsest_cut --mesh 4x4x2: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/sparsest_cut --method exact 4x3m --json >"$TMP/out" 2>&1
+if grep -q '"alpha": 1,' "$TMP/out" && grep -q '"method": "exact"' "$TMP/out"; then
+    ok "sparsest_cut --method exact --json 4x3m"
+else
+    bad "sparsest_cut --json: $(cat "$TMP/out")"
+fi
+printf '%% a 6-ring in METIS format\n6 6\n2 6\n1 3\n2 4\n3 5\n4 6\n5 1\n' >"$TMP/ring.graph"
+bin/sparsest_cut --file "$TMP/ring.graph" >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.6666666667 ] && [ "$(key method)" = exact ]; then
+    ok "sparsest_cut --file ring.graph (METIS by extension): alpha 2/3 exact"
+else
+    bad "sparsest_cut METIS ring: $(tr '\n' ' ' <"$TMP/out")"
+fi
+awk 'BEGIN { for (i = 0; i < 40; i++) { print i, (i + 1) % 40; print i, (i + 7) % 40 } }' >"$TMP/c40.txt"
+bin/sparsest_cut --file "$TMP/c40.txt" >"$TMP/out" 2>&1
+lo=$(key alpha_lower) hi=$(key alpha_upper)
+if [ "$(key method)" = bounds ] && awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l > 0 && l <= h) }'; then
+    ok "sparsest_cut 40-node circulant: bounds $lo <= alpha <= $hi"
+else
+    bad "sparsest_cut bounds: $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "sparsest_cut malformed shape" 2 "malformed shape" bin/sparsest_cut 4x4y2
+serial_fail "sparsest_cut one node" 2 "at least 2" bin/sparsest_cut 1x1
+serial_fail "sparsest_cut huge shape" 2 "2^30" bin/sparsest_cut 4096x4096x4096
+serial_fail "sparsest_cut exact on 64 nodes" 2 "allowed at most 30" bin/sparsest_cut --method exact 4x4x4
+printf '0 1\n1 2 -2\n' >"$TMP/neg.txt"
+serial_fail "sparsest_cut negative capacity" 2 "neg.txt:2: capacity -2" bin/sparsest_cut --file "$TMP/neg.txt"
+printf '0 1\n2 3\n' >"$TMP/dis.txt"
+serial_fail "sparsest_cut disconnected graph" 2 "not connected" bin/sparsest_cut --file "$TMP/dis.txt"
+serial_fail "sparsest_cut half a bound" 2 "go together" bin/sparsest_cut 8x8 --link-bw 1e9
+serial_fail "sparsest_cut unknown option" 2 "unknown option" bin/sparsest_cut --frobnicate 8x8
+
+# torusmodel: Table 3's last row, Table 6, presets overridden from the command line
+bin/torusmodel --preset bgl-mpi --shape 64x32x32 >"$TMP/out" 2>&1
+if [ "$(key cpu_bound_gups)" = 15.3585 ] && [ "$(key network_bound_gups)" = 18.3795 ] && [ "$(key binding)" = cpu ]; then
+    ok "torusmodel bgl-mpi 64x32x32: CPU 15.3585, network 18.3795 GUPS (Table 3)"
+else
+    bad "torusmodel bgl-mpi: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/torusmodel --preset bgl-mpi --shapes bgl >"$TMP/out" 2>&1
+if [ "$(grep -c '^ ' "$TMP/out")" = 12 ] && grep -q '^# .*cpu_gups' "$TMP/out"; then
+    ok "torusmodel --shapes bgl: 12 rows under a #-header"
+else
+    bad "torusmodel --shapes bgl: $(cat "$TMP/out")"
+fi
+bin/torusmodel --bucket-sim 1024 >"$TMP/out" 2>&1
+if awk -v m="$(key mean_bucket_size)" 'BEGIN { exit !(m > 2.82 && m < 3.12) }'; then
+    ok "torusmodel --bucket-sim 1024: mean bucket $(key mean_bucket_size) (Table 6: 2.97)"
+else
+    bad "torusmodel --bucket-sim: $(cat "$TMP/out")"
+fi
+bin/torusmodel --preset bgl-routed --t-hop 0 --shape 8x8x8 --json >"$TMP/out" 2>&1
+if grep -q '"cycles_per_update": 104,' "$TMP/out"; then
+    ok "torusmodel: a flag after the preset wins (t_hop 0 -> 104 cycles per update)"
+else
+    bad "torusmodel override: $(cat "$TMP/out")"
+fi
+bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-updates 512 >"$TMP/out" 2>&1
+if [ "$(key sim_exact)" = yes ] && awk -v s="$(key sim_gups)" -v c="$(key cpu_bound_gups)" 'BEGIN { exit !(s > 0 && s <= 1.05 * c) }'; then
+    ok "torusmodel --simulate 8x8: exact table, $(key sim_gups) GUPS <= CPU bound $(key cpu_bound_gups)"
+else
+    bad "torusmodel --simulate: $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "torusmodel no shape" 2 "no shape" bin/torusmodel --t-local 5
+serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset bgq
+serial_fail "torusmodel negative t_hop" 2 "allowed a number >= 0" bin/torusmodel --preset bgl-routed --t-hop -1
+printf 'clock_hz = 1e9\nt_local 5\n' >"$TMP/bad.params"
+serial_fail "torusmodel params parse error" 2 "bad.params:2: expected 'key = value'" bin/torusmodel --params "$TMP/bad.params"
+serial_fail "torusmodel --simulate direct" 2 "algorithm routed" bin/torusmodel --preset bgl-mpi --shape 8x8 --simulate
+
+# ra_calibrate -> params -> torusmodel prediction
+if run_mpi 2 bin/ra_calibrate --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop = ' "$TMP/cal.params" \
+    && bin/torusmodel --params "$TMP/cal.params" --algorithm routed >"$TMP/out" 2>&1 && [ -n "$(key cpu_bound_gups)" ]; then
+    ok "ra_calibrate -n 2 writes a params file; torusmodel predicts $(key cpu_bound_gups) GUPS from it"
+else
+    bad "ra_calibrate: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
+fi
+expect_fail "ra_calibrate on 1 process" 2 "at least 2 processes" 1 bin/ra_calibrate
