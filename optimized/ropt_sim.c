@@ -10,6 +10,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,
+                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, ra_gen_kind gen,
+                    int compact)
+{
+    for (int r = 0; r < map->shape.n; r++) {
+        if (compact ? torus_route_build_compact(&routes[r], map, r) : torus_route_build(&routes[r], map, r))
+            return -1;
+        uint64_t st = ra_dist_start(td, r);
+        if (ropt_init(&ranks[r], &routes[r], &map->shape, &tps[r], prm, table + st, st, ra_dist_count(td, r), log2,
+                      gen, td))
+            return -1;
+    }
+    return 0;
+}
+
+void ropt_ranks_free(ropt *ranks, torus_route *routes, int n)
+{
+    for (int r = 0; ranks && r < n; r++)
+        ropt_free(&ranks[r]);
+    for (int r = 0; routes && r < n; r++)
+        torus_route_free(&routes[r]);
+}
+
+void ropt_ranks_stats(const ropt *ranks, int n, ra_stats *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int r = 0; r < n; r++) {
+        const ra_stats *a = &ranks[r].st;
+        if (a->max_pending > sum->max_pending)
+            sum->max_pending = a->max_pending;
+        sum->send_tests += a->send_tests;
+        sum->send_blocked += a->send_blocked;
+        sum->packets_sent += a->packets_sent;
+        sum->updates_sent += a->updates_sent;
+        sum->hops += a->hops;
+        sum->bytes_sent += a->bytes_sent;
+    }
+}
+
 int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -44,23 +83,18 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     uint64_t total = c->updates ? c->updates : 4 * TS;
     ra_dist ud;
     ra_dist_init(&ud, total, N);
-    for (int r = 0; r < N; r++) {
-        if (torus_route_build(&routes[r], &map, r)) {
-            rc = -1;
-            goto out;
-        }
+    for (int r = 0; r < N; r++)
         torus_sim_bind(sim, r, &tps[r]);
-        uint64_t st = ra_dist_start(&td, r);
-        if (ropt_init(&ranks[r], &routes[r], s, &tps[r], &c->prm, table + st, st, ra_dist_count(&td, r),
-                      c->log2_table, c->gen, &td)) {
-            rc = -1;
-            goto out;
-        }
+    if (ropt_ranks_init(ranks, routes, tps, &map, &c->prm, table, &td, c->log2_table, c->gen, 0)) {
+        rc = -1;
+        goto out;
+    }
+    for (int r = 0; r < N; r++) {
         /* HPCC's slices when the count is the default, else an even split. */
         if (c->updates)
             ropt_start(&ranks[r], ra_dist_start(&ud, r), ra_dist_count(&ud, r));
         else
-            ropt_start(&ranks[r], 4 * st, 4 * ra_dist_count(&td, r));
+            ropt_start(&ranks[r], 4 * ra_dist_start(&td, r), 4 * ra_dist_count(&td, r));
     }
     int left = N;
     char *fin = calloc((size_t)N, 1);
@@ -100,26 +134,11 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
         }
     }
     free(fin);
-    for (int r = 0; r < N; r++) {
-        ra_stats *a = &ranks[r].st;
-        if (a->max_pending > res->max_pending)
-            res->max_pending = a->max_pending;
-        res->stats.send_tests += a->send_tests;
-        res->stats.send_blocked += a->send_blocked;
-        res->stats.packets_sent += a->packets_sent;
-        res->stats.updates_sent += a->updates_sent;
-        res->stats.hops += a->hops;
-        res->stats.bytes_sent += a->bytes_sent;
-    }
-    res->stats.max_pending = res->max_pending;
+    ropt_ranks_stats(ranks, N, &res->stats);
+    res->max_pending = res->stats.max_pending;
     res->fingerprint = ra_table_fingerprint(table, TS, 0);
 out:
-    if (ranks)
-        for (int r = 0; r < N; r++)
-            ropt_free(&ranks[r]);
-    if (routes)
-        for (int r = 0; r < N; r++)
-            torus_route_free(&routes[r]);
+    ropt_ranks_free(ranks, routes, N);
     torus_sim_destroy(sim);
     free(ranks);
     free(routes);

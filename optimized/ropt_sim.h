@@ -23,6 +23,19 @@ typedef struct ropt_sim_result {
     int cap;
 } ropt_sim_result;
 
+/* N ropt ranks over one in-process table (td distributes it), each wired to
+ * tps[r] with its own route (compact: next hops computed from the map, no
+ * N-entry table per rank).  The caller owns every array and calls
+ * ropt_start itself.  Returns 0 or -1 (out of memory; call
+ * ropt_ranks_free all the same). */
+int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,
+                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, ra_gen_kind gen,
+                    int compact);
+/* Frees what ropt_ranks_init built (arrays may be NULL). */
+void ropt_ranks_free(ropt *ranks, torus_route *routes, int n);
+/* The ranks' counters summed (max_pending: the maximum). */
+void ropt_ranks_stats(const ropt *ranks, int n, ra_stats *sum);
+
 /* Runs the whole machine in this process.  Returns 0, -1 on out of memory,
  * -2 when the shape leaves no bucket capacity. */
 int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res);

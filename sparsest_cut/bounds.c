@@ -46,8 +46,8 @@ static double sweep(const sc_graph *g, const double *x, int *order, unsigned cha
     int n = g->n;
     for (int i = 0; i < n; i++)
         order[i] = i;
-    /* insertion of a sort by key: qsort with a file-scope key pointer would
-     * not be reentrant, so sort indices by an explicit merge sort */
+    /* order by x: qsort would need the keys in a file-scope pointer (not
+     * reentrant), so a bottom-up merge sort of the indices */
     int *buf = malloc((size_t)n * sizeof *buf);
     if (!buf)
         return best;
@@ -205,22 +205,19 @@ int sc_bounds(const sc_graph *g, sc_result *r, char *err, size_t errlen)
     r->bisection = -1;
     r->bisection_method = "none";
     int *eidx = malloc((size_t)n * sizeof *eidx), *zidx = malloc((size_t)n * sizeof *zidx);
-    int *pos = malloc((size_t)n * sizeof *pos), *order = malloc((size_t)n * sizeof *order);
+    int *order = malloc((size_t)n * sizeof *order);
     unsigned char *cand = malloc((size_t)n), *tmp = malloc((size_t)n);
     r->set = calloc((size_t)n, 1);
     double *A = NULL, *Lzz = NULL, *X = NULL, *M = NULL, *z = NULL, *work = NULL, *x = NULL;
     int *isuppz = NULL, *iwork = NULL;
     int rc = 0, ne = 0, nz = 0;
-    if (!eidx || !zidx || !pos || !order || !cand || !tmp || !r->set)
+    if (!eidx || !zidx || !order || !cand || !tmp || !r->set)
         goto oom;
     for (int v = 0; v < n; v++) {
-        if (g->w[v] > 0) {
-            pos[v] = ne;
+        if (g->w[v] > 0)
             eidx[ne++] = v;
-        } else {
-            pos[v] = nz;
+        else
             zidx[nz++] = v;
-        }
     }
     /* Dense symmetric capacities, then the Laplacian blocks. */
     A = calloc((size_t)n * (size_t)n, sizeof *A);
@@ -352,7 +349,7 @@ oom:
     snprintf(err, errlen, "out of memory for the bounds of a %d-node graph (dense %d x %d matrices)", n, n, n);
     rc = -3;
 out:
-    free(eidx), free(zidx), free(pos), free(order), free(cand), free(tmp);
+    free(eidx), free(zidx), free(order), free(cand), free(tmp);
     free(A), free(Lzz), free(X), free(M), free(z), free(work), free(x), free(isuppz), free(iwork);
     if (rc)
         sc_result_free(r);

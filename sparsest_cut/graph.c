@@ -116,7 +116,7 @@ static int reach_all(int n, const int *off, const int *adj, const double *cap)
         free(seen), free(stack);
         return -2;
     }
-    int top = 0, count = 1;
+    int top = 0;
     stack[top++] = 0;
     seen[0] = 1;
     while (top) {
@@ -125,7 +125,6 @@ static int reach_all(int n, const int *off, const int *adj, const double *cap)
             if (cap[p] > 0 && !seen[adj[p]]) {
                 seen[adj[p]] = 1;
                 stack[top++] = adj[p];
-                count++;
             }
     }
     int first_missing = -1;
@@ -134,7 +133,6 @@ static int reach_all(int n, const int *off, const int *adj, const double *cap)
             first_missing = v;
     free(seen);
     free(stack);
-    (void)count;
     return first_missing;
 }
 

@@ -48,6 +48,17 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
+/* One error line, "FILE:LINE: ...", then out (both parsers keep path,
+ * lineno, err, errlen and rc in scope). */
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        int o_ = snprintf(err, errlen, "%s:%ld: ", path, lineno);                                                      \
+        if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
+            snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
+        rc = -2;                                                                                                       \
+        goto out;                                                                                                      \
+    } while (0)
+
 typedef struct pending_edge {
     long u, v;
     double c;
@@ -75,14 +86,6 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
         int nt = tokens(line, tok, 3);
         if (nt == 0)
             continue;
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        int o_ = snprintf(err, errlen, "%s:%ld: ", path, lineno);                                                      \
-        if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
-            snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
-        rc = -2;                                                                                                       \
-        goto out;                                                                                                      \
-    } while (0)
         if (nt > 3)
             FAIL("too many fields: allowed 'U V [CAP]', 'nodes N', 'weight V W' or 'directed'");
         if (!strcmp(tok[0], "directed")) {
@@ -167,7 +170,6 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
             goto out;
         }
 out:
-#undef FAIL
     free(line);
     free(edges);
     free(weights);
@@ -196,14 +198,6 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
         lineno++;
         if (line[0] == '%')
             continue;
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        int o_ = snprintf(err, errlen, "%s:%ld: ", path, lineno);                                                      \
-        if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
-            snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
-        rc = -2;                                                                                                       \
-        goto out;                                                                                                      \
-    } while (0)
         char *p = line, *end;
         if (n < 0) {
             char *tok[5];
@@ -311,7 +305,6 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
         goto out;
     }
 out:
-#undef FAIL
     if (rc && have_e)
         sc_edges_free(e);
     free(nums);

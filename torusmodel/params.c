@@ -244,9 +244,12 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
 
 void tm_params_write(const tm_params *p, FILE *f)
 {
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         if (keys[i].numeric)
             fprintf(f, "%-20s = %.10g   # %s\n", keys[i].key, *(const double *)((const char *)p + keys[i].offset),
                     keys[i].help);
-    fprintf(f, "%-20s = %s   # %s\n", "algorithm", p->algorithm == TM_ROUTED ? "routed" : "direct", keys[9].help);
+        else if (!strcmp(keys[i].key, "algorithm"))
+            fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
+                    keys[i].help);
+    }
 }

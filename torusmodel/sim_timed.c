@@ -24,7 +24,7 @@
 #include "ra_gen.h"
 #include "ra_local.h"
 #include "ra_table.h"
-#include "ropt.h"
+#include "ropt_sim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -344,12 +344,10 @@ int tm_simulate(const tm_sim_config *c, tm_sim_result *res, char *err, size_t er
     for (int r = 0; r < N; r++) {
         s.ep[r] = (tep){&s, r};
         tps[r] = (torus_transport){&s.ep[r], t_can_send, t_send, t_poll, t_release, t_quiescent};
-        if (torus_route_build_compact(&routes[r], &map, r))
-            goto out;
-        uint64_t st = ra_dist_start(&td, r);
-        if (ropt_init(&ranks[r], &routes[r], sh, &tps[r], &prm, table + st, st, ra_dist_count(&td, r), log2,
-                      RA_GEN_LFSR, &td))
-            goto out;
+    }
+    if (ropt_ranks_init(ranks, routes, tps, &map, &prm, table, &td, log2, RA_GEN_LFSR, 1))
+        goto out;
+    for (int r = 0; r < N; r++) {
         ropt_start(&ranks[r], ra_dist_start(&ud, r), ra_dist_count(&ud, r));
         heap_push(&h, s.clock, r);
     }
@@ -401,35 +399,26 @@ int tm_simulate(const tm_sim_config *c, tm_sim_result *res, char *err, size_t er
     ra_table_init(ref, TS, 0);
     ra_local_replay(ref, log2, RA_GEN_LFSR, total);
     res->fingerprint = ra_table_fingerprint(table, TS, 0);
-    res->exact = res->fingerprint == ra_table_fingerprint(ref, TS, 0) && !memcmp(ref, table, TS * sizeof *ref);
-    uint64_t tests = 0, blocked = 0, hops = 0;
-    for (int r = 0; r < N; r++) {
-        tests += ranks[r].st.send_tests;
-        blocked += ranks[r].st.send_blocked;
-        hops += ranks[r].st.hops;
-    }
+    res->exact = !memcmp(ref, table, TS * sizeof *ref);
+    ra_stats sum;
+    ropt_ranks_stats(ranks, N, &sum);
     res->updates = total;
     res->packets = s.packets;
     res->time_s = makespan;
     res->gups_total = makespan > 0 ? (double)total / makespan / 1e9 : 0;
     res->gups = t90 > t10 && t10 >= 0 ? 0.8 * (double)total / (t90 - t10) / 1e9 : res->gups_total;
-    res->sbf = tests ? (double)blocked / (double)tests : 0;
+    res->sbf = sum.send_tests ? (double)sum.send_blocked / (double)sum.send_tests : 0;
     long nlinks = 0;
     for (int d = 0; d < nd; d++)
         if (sh->k[d] > 1)
             nlinks += sh->mesh[d] ? 2L * (N / sh->k[d]) * (sh->k[d] - 1) : 2L * N;
     res->link_util = nlinks && makespan > 0 ? s.busy / ((double)nlinks * makespan) : 0;
     res->bytes_per_update = ((double)s.words * 8 + (double)s.packets * s.hdr) / (double)total;
-    res->hops_per_update = (double)hops / (double)total;
+    res->hops_per_update = (double)sum.hops / (double)total;
     rc = 0;
     err[0] = 0;
 out:
-    if (ranks)
-        for (int r = 0; r < N; r++)
-            ropt_free(&ranks[r]);
-    if (routes)
-        for (int r = 0; r < N; r++)
-            torus_route_free(&routes[r]);
+    ropt_ranks_free(ranks, routes, N);
     if (s.in)
         for (size_t i = 0; i < (size_t)N * nd; i++) {
             for (int j = 0; j < s.in[i].len; j++)
