@@ -6,6 +6,8 @@
 #   MPI=mpich|openmpi   MPI implementation (default mpich)
 #   SANITIZE=address,undefined   sanitizer build (separate object dir)
 #   WERROR=1        warnings are errors (on by default when CI=true)
+#   PAPI=0|1        hardware counters (--papi); default 1 when papi.h is found
+#   make install PREFIX=/usr/local   binaries, libtorus.a, torus headers, scripts
 
 MPI ?= mpich
 ifeq ($(filter $(MPI),mpich openmpi),)
@@ -36,12 +38,26 @@ SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g
 BUILD := build/$(MPI)-san
 OPT := -O1
 endif
+# PAPI is optional: built in when its header is found (a cluster's module
+# may put it on CPATH); PAPI=0 leaves it out.  Each choice has its objects.
+PAPI ?= $(shell echo '\#include <papi.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(filter $(PAPI),0 1),)
+$(error PAPI=$(PAPI) is not supported: allowed PAPI=0 or PAPI=1)
+endif
+ifeq ($(PAPI),1)
+PAPI_DEFS := -DHAVE_PAPI
+PAPI_LIBS := -lpapi
+else
+BUILD := $(BUILD)-nopapi
+endif
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) \
               -Ihpcc_ra -Itorus -Ioptimized -Isparsest_cut -Itorusmodel -MMD -MP \
-              -DHPCC_RA_VERSION='"$(VERSION)"'
+              -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
 LDFLAGS += -fopenmp $(SAN_FLAGS)
-LDLIBS += -lm
+LDLIBS += $(PAPI_LIBS) -lm
+# What --version and the hpccoutf.txt header say about the build.
+BUILD_INFO := $(strip $(subst ",,$(subst ',,$(CC) $(CFLAGS) $(SAN_FLAGS) MPI=$(MPI) PAPI=$(PAPI))))
 
 HARNESS_SRC := $(wildcard hpcc_ra/*.c)
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
@@ -66,20 +82,28 @@ PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
-.PHONY: all deps run test clean distclean FORCE
+PREFIX ?= /usr/local
+DESTDIR ?=
+SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh
+
+.PHONY: all deps run test clean distclean install FORCE
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
 # has a recipe of its own so make re-reads its time before deciding to link.
 $(FLAVOUR): FORCE
 	@mkdir -p $(BUILD) bin
-	@echo "$(MPI) $(SANITIZE) $(CFLAGS)" > $@.new
+	@echo "$(MPI) $(SANITIZE) $(CFLAGS) PAPI=$(PAPI)" > $@.new
 	@if cmp -s $@.new bin/.flavour; then rm -f $@.new; else mv $@.new $@; cp $@ bin/.flavour; fi
 FORCE:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The driver carries the build description; rebuild it when the flavour changes.
+$(BUILD)/hpcc_ra/ra_main.o: ALL_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
+$(BUILD)/hpcc_ra/ra_main.o: $(FLAVOUR)
 
 $(LIBRA): $(HARNESS_OBJ)
 	@rm -f $@
@@ -134,6 +158,20 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/run_tests.sh
+
+# Binaries, the torus library and its headers, and the run scripts (under
+# share/hpcc-ra, with hpcc-ra-* links in bin/ that find the binaries beside them).
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBTORUS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 torus/torus.h torus/torus_mpi.h torus/torus_sim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/
+	install -m 644 run_scripts/slurm/*.sbatch $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm/
+	for s in hpcc_submission sweep plot; do \
+	    ln -sf ../share/hpcc-ra/run_scripts/$$s.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-$$(echo $$s | tr _ -); done
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/ (ra_base ra_opt ... hpcc-ra-sweep), lib/libtorus.a, include/torus.h, share/hpcc-ra/run_scripts"
 
 clean:
 	rm -rf build bin

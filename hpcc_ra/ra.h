@@ -60,6 +60,8 @@ typedef struct ra_config {
     const char *json;     /* JSON file to write, or NULL */
     int progress;         /* -1 auto (stderr is a tty), 0 off, 1 on */
     int quiet;            /* no preamble */
+    int papi;             /* --papi given */
+    const char *papi_events; /* its comma list, NULL = the default set */
     int n_algo_opts;
     const char *algo_opt_name[RA_MAX_ALGO_OPTS];
     const char *algo_opt_value[RA_MAX_ALGO_OPTS];

@@ -11,6 +11,7 @@
 #include "ra.h"
 #include "ra_local.h"
 #include "ra_options.h"
+#include "ra_papi.h"
 #include "ra_progress.h"
 #include "ra_report.h"
 #include "ra_table.h"
@@ -20,7 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#ifndef HPCC_RA_BUILD
+#define HPCC_RA_BUILD "unknown"
+#endif
 
 static const char *g_prog = "ra";
 
@@ -71,7 +80,58 @@ typedef struct driver {
     uint64_t default_updates;                   /* total, HPCC's 4*TableSize or --updates */
     int huge;
     int show_progress;
+    ra_papi papi;                               /* counted events, if any */
+    uint64_t papi_counts[RA_PAPI_MAX];          /* this rank, last timed kernel */
+    double last_cpu;                            /* CPU seconds of the last kernel */
 } driver;
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+        return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* --papi: every rank opens the requested events; the set counted is the one
+ * all ranks could open, so the sums mean the same thing on every rank.  One
+ * notice line from rank 0 says what is not counted and why; never an error. */
+static void papi_setup(driver *d)
+{
+    ra_papi *p = &d->papi;
+    char err[256];
+    if (ra_papi_parse(p, d->cfg.papi_events, err, sizeof err))
+        return; /* already validated by the option parser */
+    unsigned all = (1u << p->n) - 1, mine = ra_papi_open(p, all), common;
+    RA_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+    if (common != mine) {
+        ra_papi_close(p);
+        mine = common ? ra_papi_open(p, common) : 0;
+        RA_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+        if (common != mine) {
+            ra_papi_close(p);
+            common = 0;
+            if (!p->why[0])
+                snprintf(p->why, sizeof p->why, "ranks disagree on which events can be counted");
+        }
+    }
+    /* Rank 0's reason may be empty when another rank lost the events. */
+    char why0[sizeof p->why];
+    snprintf(why0, sizeof why0, "%s", p->why[0] ? p->why : "not available on every rank");
+    if (d->run.rank == 0 && common != all) {
+        if (!common) {
+            fprintf(stderr, "%s: notice: --papi: hardware counters are not available here: %s; reporting wall-clock figures only\n",
+                    g_prog, why0);
+        } else {
+            char left[RA_PAPI_MAX * 48] = "";
+            for (int i = 0; i < p->n; i++)
+                if (!(common & (1u << i)))
+                    snprintf(left + strlen(left), sizeof left - strlen(left), "%s%s", left[0] ? "," : "", p->names[i]);
+            fprintf(stderr, "%s: notice: --papi: not counting %s: %s\n", g_prog, left, why0);
+        }
+        fflush(stderr);
+    }
+}
 
 static void reduce_stats(ra_run *run, ra_stats *out)
 {
@@ -93,9 +153,15 @@ static int timed_update(driver *d, double *secs, const char *label)
     ra_run *run = &d->run;
     memset(&run->stats, 0, sizeof run->stats);
     run->progress = ra_progress_begin(d->show_progress && label, run->upd_count, label);
+    int count = label && d->papi.counting;
     RA_MPI_CHECK(MPI_Barrier(run->comm));
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), c0 = cpu_seconds();
+    if (count)
+        ra_papi_start(&d->papi);
     int rc = d->algo->update(run);
+    if (count)
+        ra_papi_stop(&d->papi, d->papi_counts);
+    d->last_cpu = cpu_seconds() - c0;
     RA_MPI_CHECK(MPI_Barrier(run->comm));
     *secs = MPI_Wtime() - t0;
     ra_progress_end(run->progress);
@@ -147,7 +213,18 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     int rc = timed_update(d, &res->time_s, label);
     if (rc)
         return rc;
+    res->cpu_time_s = d->last_cpu;
     reduce_stats(run, &res->stats);
+    if (cfg->papi) {
+        res->papi_requested = 1;
+        uint64_t tot[RA_PAPI_MAX];
+        RA_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
+        for (int i = 0; i < d->papi.n; i++)
+            if (d->papi.counting & (1u << i)) {
+                snprintf(res->papi_names[res->papi_n], sizeof res->papi_names[0], "%s", d->papi.names[i]);
+                res->papi_counts[res->papi_n++] = tot[i];
+            }
+    }
     snprintf(res->shape, sizeof res->shape, "%s", run->shape);
     RA_MPI_CHECK(MPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
     res->gups = res->time_s > 0 ? 1e-9 * (double)res->updates / res->time_s : 0;
@@ -159,12 +236,13 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     res->check_time_s = -1;
     if (cfg->verify) {
         RA_MPI_CHECK(MPI_Barrier(run->comm));
-        double t0 = MPI_Wtime();
+        double t0 = MPI_Wtime(), c0 = cpu_seconds();
         rc = ra_verify_replay(run);
         if (rc)
             return rc;
         uint64_t e = ra_table_errors(run->table, run->local_size, run->local_start), te;
         RA_MPI_CHECK(MPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+        res->check_cpu_s = cpu_seconds() - c0;
         RA_MPI_CHECK(MPI_Barrier(run->comm));
         res->check_time_s = MPI_Wtime() - t0;
         res->errors = (int64_t)te;
@@ -198,9 +276,10 @@ static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res
     RA_MPI_CHECK(MPI_Barrier(run->comm));
     double t = 0;
     if (active) {
-        double t0 = MPI_Wtime();
+        double t0 = MPI_Wtime(), c0 = cpu_seconds();
         ra_local_run(run->table, log2, gen, upd);
         t = MPI_Wtime() - t0;
+        res->cpu_time_s = cpu_seconds() - c0;
     }
     RA_MPI_CHECK(MPI_Barrier(run->comm));
     double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
@@ -236,16 +315,22 @@ static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res
     return RA_EXIT_OK;
 }
 
-static void preamble(const driver *d, int nodes, int per_node)
+static void mpi_library(char *lib)
 {
-    const ra_run *run = &d->run;
-    const ra_config *cfg = &d->cfg;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
+    lib[0] = 0;
     MPI_Get_library_version(lib, &len);
     char *nl = strchr(lib, '\n');
     if (nl)
         *nl = 0;
+}
+
+static void preamble(const driver *d, int nodes, int per_node)
+{
+    const ra_run *run = &d->run;
+    const ra_config *cfg = &d->cfg;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    mpi_library(lib);
     printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
     printf("# ranks: %d on %d node(s), %d per node\n", run->nprocs, nodes, per_node);
     printf("# table: 2^%d words = %.3f GiB total, %llu words (%.3f GiB) on rank 0, huge pages %s\n",
@@ -264,8 +349,54 @@ static void preamble(const driver *d, int nodes, int per_node)
     printf("# verification: %s  OpenMP threads (star/single): %d\n",
            cfg->verify ? "bulk replay (MPI_Alltoallv)" : "off", ra_local_threads());
     printf("# timer: MPI_Wtime, resolution %.3g s\n", MPI_Wtick());
+    if (cfg->papi) {
+        printf("# papi:");
+        for (int i = 0; i < d->papi.n; i++)
+            if (d->papi.counting & (1u << i))
+                printf(" %s", d->papi.names[i]);
+        printf("%s\n", d->papi.counting ? " (counted around the timed MPI kernel, summed over ranks)" : " no counters (wall clock only)");
+    }
     printf("# MPI: %s\n", lib);
     fflush(stdout);
+}
+
+static void print_version(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    mpi_library(lib);
+    printf("%s (hpcc-ra) %s\n", g_prog, RA_VERSION);
+    printf("build: %s\n", HPCC_RA_BUILD);
+    printf("papi: %s\n", ra_papi_built_in() ? "built in (--papi)" : "not built in");
+    printf("mpi: %s\n", lib);
+}
+
+static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n, int success)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], host[256] = "unknown";
+    mpi_library(lib);
+    if (gethostname(host, sizeof host))
+        snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = 0;
+    ra_hpcc_env env = {
+        .prog = g_prog, .summary = d->algo->summary, .hostname = host, .mpi_library = lib,
+        .build = HPCC_RA_BUILD, .comm_procs = d->run.nprocs, .wtick = MPI_Wtick(), .success = success,
+        .mem_mib = d->cfg.mem_bytes ? (double)d->cfg.mem_bytes / (1 << 20) : -1.0, .openmp = -1,
+    };
+#ifdef _OPENMP
+    env.openmp = _OPENMP;
+    env.omp_max_threads = omp_get_max_threads();
+    env.omp_procs = omp_get_num_procs();
+#pragma omp parallel
+    {
+#pragma omp single
+        env.omp_threads = omp_get_num_threads();
+    }
+#endif
+    ra_report_hpcc_header(f, &env);
+    for (int i = 0; i < n; i++)
+        ra_report_hpcc_section(f, &rs[i]);
+    ra_report_hpcc_summary(f, rs, n, &env);
+    ra_report_hpcc_footer(f);
 }
 
 int ra_main(int argc, char **argv, const ra_algorithm *algo)
@@ -297,7 +428,7 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
             if (pr == RA_PARSE_HELP)
                 ra_options_help(stdout, g_prog, algo);
             else
-                printf("%s (hpcc-ra) %s\n", g_prog, RA_VERSION);
+                print_version();
         }
         MPI_Finalize();
         return RA_EXIT_OK;
@@ -432,6 +563,8 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
         return code;
     }
 
+    if (cfg->papi)
+        papi_setup(d);
     if (rank == 0 && !cfg->quiet)
         preamble(d, nodes, max_per_node);
 
@@ -470,9 +603,7 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
                 fprintf(stderr, "%s: error: cannot open --output file '%s' for appending\n", g_prog, cfg->output);
                 code = RA_EXIT_USAGE;
             } else {
-                for (int i = 0; i < nres; i++)
-                    ra_report_hpcc_section(f, &results[i]);
-                ra_report_hpcc_summary(f, results, nres, P, MPI_Wtick(), !failed);
+                write_hpcc_file(f, d, results, nres, !failed);
                 fclose(f);
             }
         }
@@ -490,6 +621,7 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     RA_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, run->comm));
     if (algo->teardown)
         algo->teardown(run);
+    ra_papi_close(&d->papi);
     ra_table_free(run->table, run->local_size);
     MPI_Comm_free(&node);
     MPI_Finalize();

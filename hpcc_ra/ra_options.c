@@ -3,6 +3,7 @@
  * work starts, so a typo costs one clear line and exit 2, never a hang.
  */
 #include "ra_options.h"
+#include "ra_papi.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -107,15 +108,17 @@ static const harness_opt harness_opts[] = {
     {"mem", 1, "1/2 of RAM / ranks per node", "memory per process (K/M/G/T suffixes); the table is the largest power of two taking at most half of the total"},
     {"updates", 1, "4*TableSize", "total updates over all processes (the first N elements of the stream)"},
     {"time-bound", 1, "0 (off)", "HPCC time bound in seconds: time a 1% sample, run what fits (submissions use 60)"},
-    {"no-verify", 0, NULL, "skip verification"},
+    {"no-verify", 0, "verify", "skip verification"},
     {"gen", 1, "lfsr", "generator: lfsr, lcg or both"},
-    {"lcg", 0, NULL, "same as --gen lcg (HPCC's _LCG variants)"},
+    {"lcg", 0, "off", "same as --gen lcg (HPCC's _LCG variants)"},
     {"suite", 1, "mpi", "tests to run: mpi, star, single, all (comma list allowed)"},
-    {"output", 1, NULL, "append HPCC-format sections and the Summary block to FILE"},
-    {"json", 1, NULL, "write results as JSON to FILE"},
+    {"output", 1, "none", "append an HPCC-format run (header, sections, Summary) to FILE, like hpccoutf.txt"},
+    {"json", 1, "none", "write results as JSON to FILE"},
+    {"papi", 2, "off; bare --papi counts " RA_PAPI_DEFAULT,
+     "read PAPI counters around the timed MPI kernel on every rank (comma list of events); without counters: one notice, wall-clock only"},
     {"progress", 0, "when stderr is a terminal", "force the progress line on stderr"},
-    {"no-progress", 0, NULL, "never print the progress line"},
-    {"quiet", 0, NULL, "omit the preamble, print only the key block"},
+    {"no-progress", 0, "off", "never print the progress line"},
+    {"quiet", 0, "off", "omit the preamble, print only the key block"},
     {"help", 0, NULL, "show this help"},
     {"version", 0, NULL, "print the version"},
     {NULL, 0, NULL, NULL},
@@ -166,7 +169,14 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
             FAIL("unknown option '--%s' (see --help)", name);
 
         const char *val = NULL;
-        if (has_arg) {
+        if (has_arg == 2) {
+            /* Optional value: --papi=LIST, or --papi LIST when LIST is not
+             * the next option. */
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+                val = argv[++i];
+        } else if (has_arg) {
             if (eq)
                 val = eq + 1;
             else if (i + 1 < argc)
@@ -236,6 +246,12 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
             cfg->progress = 0;
         } else if (!strcmp(name, "quiet")) {
             cfg->quiet = 1;
+        } else if (!strcmp(name, "papi")) {
+            ra_papi probe;
+            if (ra_papi_parse(&probe, val, err, errlen))
+                return RA_PARSE_ERROR;
+            cfg->papi = 1;
+            cfg->papi_events = val;
         }
     }
     if (cfg->log2_table >= 0 && cfg->mem_bytes)
@@ -247,7 +263,7 @@ static void help_line(FILE *f, const char *name, int has_arg, const char *defval
                       const char *help)
 {
     char left[64];
-    snprintf(left, sizeof left, "--%s%s", name, has_arg ? " V" : "");
+    snprintf(left, sizeof left, "--%s%s", name, has_arg == 2 ? " [V]" : has_arg ? " V" : "");
     fprintf(f, "  %-20s %s", left, help);
     if (defval)
         fprintf(f, " [default: %s]", defval);

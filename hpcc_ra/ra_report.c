@@ -5,6 +5,8 @@
  */
 #include "ra_report.h"
 
+#include <ctype.h>
+#include <float.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,6 +31,33 @@ double ra_result_sbf(const ra_result *r) { return ratio(r->stats.send_blocked, r
 double ra_result_mean_fill(const ra_result *r) { return ratio(r->stats.updates_sent, r->stats.packets_sent); }
 double ra_result_hops_per_update(const ra_result *r) { return ratio(r->stats.hops, r->updates); }
 double ra_result_bytes_per_update(const ra_result *r) { return ratio(r->stats.bytes_sent, r->updates); }
+
+/* "PAPI_TOT_CYC" -> "papi_tot_cyc"; native names keep their letters and
+ * digits, everything else becomes '_', so keys stay one word. */
+void ra_papi_key(const char *event, char *buf, size_t len)
+{
+    const char *e = strncmp(event, "PAPI_", 5) == 0 ? event + 5 : event;
+    size_t j = (size_t)snprintf(buf, len, "papi_");
+    for (; *e && j + 1 < len; e++)
+        buf[j++] = isalnum((unsigned char)*e) ? (char)tolower((unsigned char)*e) : '_';
+    buf[j < len ? j : len - 1] = 0;
+}
+
+static void papi_keys(FILE *f, const ra_result *r)
+{
+    if (!r->papi_requested)
+        return;
+    fprintf(f, "papi_events: ");
+    for (int i = 0; i < r->papi_n; i++)
+        fprintf(f, "%s%s", i ? "," : "", r->papi_names[i]);
+    fprintf(f, "%s\n", r->papi_n ? "" : "none");
+    for (int i = 0; i < r->papi_n; i++) {
+        char key[64];
+        ra_papi_key(r->papi_names[i], key, sizeof key);
+        fprintf(f, "%s: %llu\n", key, (unsigned long long)r->papi_counts[i]);
+        fprintf(f, "%s_per_update: %.3f\n", key, ratio(r->papi_counts[i], r->updates));
+    }
+}
 
 static const char *status_of(const ra_result *r)
 {
@@ -57,6 +86,7 @@ void ra_report_keys(FILE *f, const ra_result *r)
         fprintf(f, "threads: %d\n", r->threads);
     fprintf(f, "errors: %lld\n", (long long)r->errors);
     fprintf(f, "verify_time_s: %.6f\n", r->check_time_s);
+    fprintf(f, "cpu_time_s: %.6f\n", r->cpu_time_s);
     fprintf(f, "fingerprint: %016llx\n", (unsigned long long)r->fingerprint);
     fprintf(f, "time_bound_s: %g\n", r->time_bound);
     if (r->test == RA_TEST_MPI) {
@@ -66,6 +96,7 @@ void ra_report_keys(FILE *f, const ra_result *r)
         fprintf(f, "hops_per_update: %.4f\n", ra_result_hops_per_update(r));
         fprintf(f, "bytes_per_update: %.3f\n", ra_result_bytes_per_update(r));
         fprintf(f, "shape: %s\n", r->shape[0] ? r->shape : "-");
+        papi_keys(f, r);
     }
     fprintf(f, "huge_pages: %s\n", r->huge_pages ? "advised" : "no");
     fprintf(f, "status: %s\n", status_of(r));
@@ -79,6 +110,33 @@ static int ilog2(uint64_t v)
         k++;
     }
     return k;
+}
+
+/* HPCC ends every section with ctime()'s text, whose own newline leaves the
+ * blank line before "End of ... section.". */
+static void current_time(FILE *f)
+{
+    time_t now = time(NULL);
+    char tbuf[64];
+    if (!ctime_r(&now, tbuf))
+        snprintf(tbuf, sizeof tbuf, "unknown\n");
+    fprintf(f, "Current time (%lld) is %s\n", (long long)now, tbuf);
+}
+
+static const char *hash_line =
+    "########################################################################";
+
+void ra_report_hpcc_header(FILE *f, const ra_hpcc_env *env)
+{
+    fprintf(f, "%s\n", hash_line);
+    fprintf(f, "This is hpcc-ra %s, RandomAccess of the DARPA/DOE HPC Challenge Benchmark\n", RA_VERSION);
+    fprintf(f, "written in the output format of HPCC version 1.5.0 (October 2012).\n");
+    fprintf(f, "Program: %s - %s\n", env->prog, env->summary ? env->summary : "");
+    fprintf(f, "MPI: %s\n", env->mpi_library ? env->mpi_library : "unknown");
+    fprintf(f, "Compiled with: %s\n", env->build ? env->build : "unknown");
+    current_time(f);
+    fprintf(f, "Hostname: '%s'\n", env->hostname ? env->hostname : "unknown");
+    fprintf(f, "%s\n", hash_line);
 }
 
 void ra_report_hpcc_section(FILE *f, const ra_result *r)
@@ -104,41 +162,40 @@ void ra_report_hpcc_section(FILE *f, const ra_result *r)
                     (unsigned long long)r->updates, r->time_bound);
         else
             fprintf(f, "Number of updates EXECUTED = %llu\n", (unsigned long long)r->updates);
-        fprintf(f, "Algorithm = %s\n", r->algorithm);
+        fprintf(f, "CPU time used = %.6f seconds\n", r->cpu_time_s);
         fprintf(f, "Real time used = %.6f seconds\n", r->time_s);
         fprintf(f, "%.9f Billion(10^9) Updates    per second [GUP/s]\n", r->gups);
         fprintf(f, "%.9f Billion(10^9) Updates/PE per second [GUP/s]\n", r->gups / P);
         if (r->errors >= 0) {
+            fprintf(f, "Verification:  CPU time used = %.6f seconds\n", r->check_cpu_s);
             fprintf(f, "Verification:  Real time used = %.6f seconds\n", r->check_time_s);
             fprintf(f, "Found %lld errors in %llu locations (%s).\n", (long long)r->errors,
                     (unsigned long long)r->table_words, r->errors <= (int64_t)(r->table_words / 100) ? "passed" : "failed");
         } else {
             fprintf(f, "Verification skipped.\n");
         }
-    } else {
+    } else if (r->test == RA_TEST_STAR) {
+        /* HPCC prints rank 0's own run, then the min/avg/max over ranks. */
         fprintf(f, "Main table size   = 2^%d = %llu words\n", r->log2_table,
                 (unsigned long long)r->table_words);
-        fprintf(f, "Number of updates = %llu\n", (unsigned long long)(r->test == RA_TEST_STAR ? r->updates / (uint64_t)P : r->updates));
-        fprintf(f, "Threads = %d\n", r->threads);
-        if (r->test == RA_TEST_STAR) {
-            fprintf(f, "Minimum GUP/s %.6f\n", r->gups_min);
-            fprintf(f, "Average GUP/s %.6f\n", r->gups);
-            fprintf(f, "Maximum GUP/s %.6f\n", r->gups_max);
-        } else {
-            fprintf(f, "Real time used = %.6f seconds\n", r->time_s);
-            fprintf(f, "%.9f Billion(10^9) Updates    per second [GUP/s]\n", r->gups);
-        }
+        fprintf(f, "Number of updates = %llu\n", (unsigned long long)(r->updates / (uint64_t)P));
+        fprintf(f, "CPU time used  = %.6f seconds\n", r->cpu_time_s);
+        fprintf(f, "Real time used = %.6f seconds\n", r->time_s);
+        fprintf(f, "%.9f Billion(10^9) Updates    per second [GUP/s]\n",
+                r->time_s > 0 ? 1e-9 * (double)(r->updates / (uint64_t)P) / r->time_s : 0.0);
         if (r->errors >= 0)
             fprintf(f, "Found %lld errors in %llu locations (%s).\n", (long long)r->errors,
-                    (unsigned long long)(r->test == RA_TEST_STAR ? r->table_words * (uint64_t)P : r->table_words),
-                    r->errors == 0 ? "passed" : "failed");
-        else
-            fprintf(f, "Verification skipped.\n");
+                    (unsigned long long)r->table_words, r->errors == 0 ? "passed" : "failed");
+        fprintf(f, "Node(s) with error %d\n", r->errors > 0);
+        fprintf(f, "Minimum GUP/s %.6f\n", r->gups_min);
+        fprintf(f, "Average GUP/s %.6f\n", r->gups);
+        fprintf(f, "Maximum GUP/s %.6f\n", r->gups_max);
+    } else {
+        fprintf(f, "Node(s) with error %d\n", r->errors > 0);
+        fprintf(f, "Node selected %d\n", 0);
+        fprintf(f, "Single GUP/s %.6f\n", r->gups);
     }
-    time_t now = time(NULL);
-    char tbuf[64];
-    strftime(tbuf, sizeof tbuf, "%a %b %e %H:%M:%S %Y", localtime(&now));
-    fprintf(f, "Current time (%lld) is %s\n\n", (long long)now, tbuf);
+    current_time(f);
     fprintf(f, "End of %s section.\n", pre);
 }
 
@@ -171,34 +228,108 @@ static void mpi_keys(FILE *f, const ra_result *r, const char *pre)
     fprintf(f, "%s_Algorithm=%d\n", pre, r->hpcc_algorithm_id);
 }
 
-void ra_report_hpcc_summary(FILE *f, const ra_result *rs, int n, int comm_procs,
-                            double wtick, int success)
+static void local_keys(FILE *f, const ra_result *rs, int n, ra_gen_kind g)
+{
+    const char *infix = g == RA_GEN_LCG ? "_LCG" : "";
+    const ra_result *st = find(rs, n, RA_TEST_STAR, g);
+    const ra_result *si = find(rs, n, RA_TEST_SINGLE, g);
+    const ra_result *any = st ? st : si;
+    if (any)
+        fprintf(f, "RandomAccess%s_N=%llu\n", infix, (unsigned long long)any->table_words);
+    else
+        fprintf(f, "RandomAccess%s_N=-1\n", infix);
+    fprintf(f, "StarRandomAccess%s_GUPs=%g\n", infix, st ? st->gups : -1.0);
+    fprintf(f, "SingleRandomAccess%s_GUPs=%g\n", infix, si ? si->gups : -1.0);
+}
+
+/* Keys of the benchmarks this kit does not run, in HPCC 1.5's order; HPCC
+ * leaves a test that did not run at -1. */
+static const char *const hpl_keys[] = {
+    "HPL_Tflops", "HPL_time", "HPL_eps", "HPL_RnormI", "HPL_Anorm1", "HPL_AnormI", "HPL_Xnorm1",
+    "HPL_XnormI", "HPL_BnormI", "HPL_N", "HPL_NB", "HPL_nprow", "HPL_npcol", "HPL_depth",
+    "HPL_nbdiv", "HPL_nbmin", "HPL_cpfact", "HPL_crfact", "HPL_ctop", "HPL_order", NULL};
+static const char *const dgemm_ptrans_keys[] = {
+    "HPLMaxProcs", "HPLMinProcs", "DGEMM_N", "StarDGEMM_Gflops", "SingleDGEMM_Gflops",
+    "PTRANS_GBs", "PTRANS_time", "PTRANS_residual", "PTRANS_n", "PTRANS_nb", "PTRANS_nprow",
+    "PTRANS_npcol", NULL};
+static const char *const stream_fft_net_keys[] = {
+    "STREAM_VectorSize", "STREAM_Threads", "StarSTREAM_Copy", "StarSTREAM_Scale", "StarSTREAM_Add",
+    "StarSTREAM_Triad", "SingleSTREAM_Copy", "SingleSTREAM_Scale", "SingleSTREAM_Add",
+    "SingleSTREAM_Triad", "FFT_N", "StarFFT_Gflops", "SingleFFT_Gflops", "MPIFFT_N",
+    "MPIFFT_Gflops", "MPIFFT_maxErr", "MPIFFT_Procs", "MaxPingPongLatency_usec",
+    "RandomlyOrderedRingLatency_usec", "MinPingPongBandwidth_GBytes",
+    "NaturallyOrderedRingBandwidth_GBytes", "RandomlyOrderedRingBandwidth_GBytes",
+    "MinPingPongLatency_usec", "AvgPingPongLatency_usec", "MaxPingPongBandwidth_GBytes",
+    "AvgPingPongBandwidth_GBytes", "NaturallyOrderedRingLatency_usec", "FFTEnblk", "FFTEnp",
+    "FFTEl2size", NULL};
+
+static void unset_keys(FILE *f, const char *const *k)
+{
+    for (; *k; k++)
+        fprintf(f, "%s=-1\n", *k);
+}
+
+/* HPL's machine constants (LAPACK xLAMCH) for IEEE binary64/binary32: eps is
+ * half the distance from 1 to the next number (rounding), prec = eps * base. */
+static void mach_keys(FILE *f, char t, double eps, double sfmin, int mant, int emin, int emax, double rmax)
+{
+    fprintf(f, "HPL_%cMACH_EPS=%e\n", t, eps);
+    fprintf(f, "HPL_%cMACH_SFMIN=%e\n", t, sfmin);
+    fprintf(f, "HPL_%cMACH_BASE=%e\n", t, 2.0);
+    fprintf(f, "HPL_%cMACH_PREC=%e\n", t, eps * 2);
+    fprintf(f, "HPL_%cMACH_MLEN=%e\n", t, (double)mant);
+    fprintf(f, "HPL_%cMACH_RND=%e\n", t, 1.0);
+    fprintf(f, "HPL_%cMACH_EMIN=%e\n", t, (double)emin);
+    fprintf(f, "HPL_%cMACH_RMIN=%e\n", t, sfmin);
+    fprintf(f, "HPL_%cMACH_EMAX=%e\n", t, (double)emax);
+    fprintf(f, "HPL_%cMACH_RMAX=%e\n", t, rmax);
+}
+
+void ra_report_hpcc_summary(FILE *f, const ra_result *rs, int n, const ra_hpcc_env *env)
 {
     fprintf(f, "Begin of Summary section.\n");
-    fprintf(f, "CommWorldProcs=%d\n", comm_procs);
-    fprintf(f, "MPI_Wtick=%e\n", wtick);
+    fprintf(f, "VersionMajor=1\nVersionMinor=5\nVersionMicro=0\nVersionRelease=f\n");
+    fprintf(f, "LANG=C\n");
+    fprintf(f, "Success=%d\n", env->success);
+    fprintf(f, "sizeof_char=%d\nsizeof_short=%d\nsizeof_int=%d\nsizeof_long=%d\n", (int)sizeof(char),
+            (int)sizeof(short), (int)sizeof(int), (int)sizeof(long));
+    fprintf(f, "sizeof_void_ptr=%d\nsizeof_size_t=%d\nsizeof_float=%d\nsizeof_double=%d\n",
+            (int)sizeof(void *), (int)sizeof(size_t), (int)sizeof(float), (int)sizeof(double));
+    fprintf(f, "sizeof_s64Int=%d\nsizeof_u64Int=%d\nsizeof_struct_double_double=%d\n", (int)sizeof(int64_t),
+            (int)sizeof(uint64_t), (int)(2 * sizeof(double)));
+    fprintf(f, "CommWorldProcs=%d\n", env->comm_procs);
+    fprintf(f, "MPI_Wtick=%e\n", env->wtick);
+    unset_keys(f, hpl_keys);
+    mach_keys(f, 'd', DBL_EPSILON / 2, DBL_MIN, DBL_MANT_DIG, DBL_MIN_EXP, DBL_MAX_EXP, DBL_MAX);
+    mach_keys(f, 's', FLT_EPSILON / 2, FLT_MIN, FLT_MANT_DIG, FLT_MIN_EXP, FLT_MAX_EXP, FLT_MAX);
+    fprintf(f, "dweps=%e\nsweps=%e\n", DBL_EPSILON / 2, (double)(FLT_EPSILON / 2));
+    unset_keys(f, dgemm_ptrans_keys);
     mpi_keys(f, find(rs, n, RA_TEST_MPI, RA_GEN_LCG), "MPIRandomAccess_LCG");
     mpi_keys(f, find(rs, n, RA_TEST_MPI, RA_GEN_LFSR), "MPIRandomAccess");
-    for (int g = RA_GEN_LCG; g >= RA_GEN_LFSR; g--) {
-        const char *infix = g == RA_GEN_LCG ? "_LCG" : "";
-        const ra_result *st = find(rs, n, RA_TEST_STAR, (ra_gen_kind)g);
-        const ra_result *si = find(rs, n, RA_TEST_SINGLE, (ra_gen_kind)g);
-        const ra_result *any = st ? st : si;
-        if (any)
-            fprintf(f, "RandomAccess%s_N=%llu\n", infix, (unsigned long long)any->table_words);
-        else
-            fprintf(f, "RandomAccess%s_N=-1\n", infix);
-        if (st)
-            fprintf(f, "StarRandomAccess%s_GUPs=%g\n", infix, st->gups);
-        else
-            fprintf(f, "StarRandomAccess%s_GUPs=-1\n", infix);
-        if (si)
-            fprintf(f, "SingleRandomAccess%s_GUPs=%g\n", infix, si->gups);
-        else
-            fprintf(f, "SingleRandomAccess%s_GUPs=-1\n", infix);
-    }
-    fprintf(f, "Success=%d\n", success);
+    local_keys(f, rs, n, RA_GEN_LCG);
+    local_keys(f, rs, n, RA_GEN_LFSR);
+    unset_keys(f, stream_fft_net_keys);
+    fprintf(f, "M_OPENMP=%ld\n", env->openmp);
+    fprintf(f, "omp_get_num_threads=%d\nomp_get_max_threads=%d\nomp_get_num_procs=%d\n", env->omp_threads,
+            env->omp_max_threads, env->omp_procs);
+    /* HPCC's hpccmemf.txt "Process=" form is our --mem: MiB per process. */
+    if (env->mem_mib > 0)
+        fprintf(f, "MemProc=%g\nMemSpec=3\nMemVal=%g\n", env->mem_mib, env->mem_mib);
+    else
+        fprintf(f, "MemProc=-1\nMemSpec=-1\nMemVal=-1\n");
+    for (int i = 0; i < 7; i++)
+        fprintf(f, "MPIFFT_time%d=-1\n", i);
+    fprintf(f, "CPS_HPCC_FFT_235=0\nCPS_HPCC_FFTW_ESTIMATE=0\nCPS_HPCC_MEMALLCTR=0\n");
+    fprintf(f, "CPS_HPL_USE_GETPROCESSTIMES=0\nCPS_RA_SANDIA_NOPT=0\nCPS_RA_SANDIA_OPT2=0\nCPS_USING_FFTW=0\n");
     fprintf(f, "End of Summary section.\n");
+}
+
+void ra_report_hpcc_footer(FILE *f)
+{
+    fprintf(f, "%s\n", hash_line);
+    fprintf(f, "End of HPC Challenge tests.\n");
+    current_time(f);
+    fprintf(f, "%s\n", hash_line);
 }
 
 static void json_str(FILE *f, const char *k, const char *v, int comma)
@@ -235,6 +366,12 @@ void ra_report_json(FILE *f, const ra_result *rs, int n)
         fprintf(f, "      \"hops_per_update\": %.9g,\n", ra_result_hops_per_update(r));
         fprintf(f, "      \"bytes_per_update\": %.9g,\n", ra_result_bytes_per_update(r));
         json_str(f, "shape", r->shape[0] ? r->shape : "-", 1);
+        for (int e = 0; e < r->papi_n; e++) {
+            char key[64];
+            ra_papi_key(r->papi_names[e], key, sizeof key);
+            fprintf(f, "      \"%s\": %llu,\n      \"%s_per_update\": %.9g,\n", key,
+                    (unsigned long long)r->papi_counts[e], key, ratio(r->papi_counts[e], r->updates));
+        }
         json_str(f, "fingerprint", fp, 1);
         json_str(f, "status", status_of(r), 0);
         fprintf(f, "    }%s\n", i + 1 < n ? "," : "");

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "ra.h"
+#include "ra_papi.h"
 
 typedef enum { RA_TEST_MPI = 0, RA_TEST_STAR, RA_TEST_SINGLE } ra_test_kind;
 
@@ -19,6 +20,8 @@ typedef struct ra_result {
     uint64_t updates;        /* executed, summed over ranks */
     double time_s;           /* timed kernel, wall clock */
     double check_time_s;     /* verification, -1 when skipped */
+    double cpu_time_s;       /* rank 0's process CPU time in the kernel */
+    double check_cpu_s;      /* rank 0's process CPU time in verification */
     double gups;             /* MPI: total; Star: mean per process; Single: rank 0 */
     double gups_min, gups_max, gups_sum; /* Star only */
     double time_bound;       /* seconds, 0 when off */
@@ -29,7 +32,26 @@ typedef struct ra_result {
     char shape[64];
     int threads;             /* OpenMP threads (Star/Single) */
     int huge_pages;
+    int papi_requested;      /* --papi given (MPI test) */
+    int papi_n;              /* events counted, 0 = none */
+    char papi_names[RA_PAPI_MAX][48];
+    uint64_t papi_counts[RA_PAPI_MAX]; /* summed over ranks */
 } ra_result;
+
+/* Facts of the run HPCC puts in its header and Summary beside the results. */
+typedef struct ra_hpcc_env {
+    const char *prog;        /* e.g. "ra_opt" */
+    const char *summary;     /* the algorithm's one-line description */
+    const char *hostname;
+    const char *mpi_library; /* MPI_Get_library_version, first line */
+    const char *build;       /* compiler and flags */
+    int comm_procs;
+    double wtick;
+    int success;
+    double mem_mib;          /* --mem per process in MiB; -1 when not given */
+    long openmp;             /* _OPENMP, -1 without OpenMP */
+    int omp_threads, omp_max_threads, omp_procs;
+} ra_hpcc_env;
 
 const char *ra_test_name(ra_test_kind t);
 /* HPCC's section and key prefix, e.g. "MPIRandomAccess_LCG". */
@@ -37,13 +59,22 @@ void ra_hpcc_prefix(const ra_result *r, char *buf, size_t len);
 
 /* stdout key block: "key: value" lines. */
 void ra_report_keys(FILE *f, const ra_result *r);
+/* An HPCC 1.5 output file for one run is header, sections, Summary, footer;
+ * like HPCC, runs are appended one after the other. */
+void ra_report_hpcc_header(FILE *f, const ra_hpcc_env *env);
 /* One HPCC-format section (Begin of ... section. ... End of ... section.). */
 void ra_report_hpcc_section(FILE *f, const ra_result *r);
-/* HPCC Summary block with every RandomAccess key; unset values print -1. */
-void ra_report_hpcc_summary(FILE *f, const ra_result *rs, int n, int comm_procs,
-                            double wtick, int success);
+/* HPCC 1.5 Summary block: every key HPCC prints, in its order; the
+ * RandomAccess ones carry our results, other benchmarks' keys are -1
+ * (not run), machine constants are this machine's. */
+void ra_report_hpcc_summary(FILE *f, const ra_result *rs, int n, const ra_hpcc_env *env);
+/* "End of HPC Challenge tests." trailer. */
+void ra_report_hpcc_footer(FILE *f);
 /* JSON object {"results": [...]} for all tests of the run. */
 void ra_report_json(FILE *f, const ra_result *rs, int n);
+
+/* Key name of a PAPI event: "PAPI_L1_DCM" -> "papi_l1_dcm". */
+void ra_papi_key(const char *event, char *buf, size_t len);
 
 /* Derived figures, 0 when undefined. */
 double ra_result_sbf(const ra_result *r);

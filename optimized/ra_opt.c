@@ -195,8 +195,8 @@ static void opt_teardown(ra_run *run)
 
 static const ra_option_def opt_options[] = {
     {"dims", 1, "auto", "routing shape: auto, flat, hypercube, or sizes like 4x4x2 (m suffix = mesh); product = ranks"},
-    {"map", 1, NULL, "mapping file: one line of coordinates per rank, in rank order"},
-    {"node-dim", 0, NULL, "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
+    {"map", 1, "none (from --dims)", "mapping file: one line of coordinates per rank, in rank order"},
+    {"node-dim", 0, "off", "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
     {"outstanding", 1, "4", "send slots per dimension (1..64)"},
     {"lookahead", 1, "64", "generator prefetch distance, counted in the 1024 budget (0..256)"},
     {NULL, 0, NULL, NULL},

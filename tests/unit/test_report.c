@@ -1,4 +1,5 @@
-/* test_report.c - the HPCC Summary block has every key, unset ones are -1. */
+/* test_report.c - the HPCC 1.5 Summary block: every key, in HPCC's order,
+ * ours filled in, unset ones -1; sections in HPCC's wording; PAPI keys. */
 #include "../test.h"
 #include "ra_report.h"
 
@@ -25,7 +26,9 @@ int main(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ra_report_hpcc_summary(f, r, 2, 4, 1e-9, 1);
+    ra_hpcc_env env = {.prog = "ra_test", .comm_procs = 4, .wtick = 1e-9, .success = 1, .mem_mib = 512,
+                       .openmp = 201511, .omp_threads = 2, .omp_max_threads = 2, .omp_procs = 2};
+    ra_report_hpcc_summary(f, r, 2, &env);
     fclose(f);
     const char *keys[] = {"MPIRandomAccess_LCG_N=-1", "MPIRandomAccess_LCG_time=-1",
                           "MPIRandomAccess_LCG_CheckTime=-1", "MPIRandomAccess_LCG_Errors=-1",
@@ -39,9 +42,41 @@ int main(void)
                           "StarRandomAccess_LCG_GUPs=0.25", "SingleRandomAccess_LCG_GUPs=-1",
                           "RandomAccess_N=-1", "StarRandomAccess_GUPs=-1", "SingleRandomAccess_GUPs=-1",
                           "CommWorldProcs=4", "Success=1", "Begin of Summary section.",
-                          "End of Summary section."};
+                          "End of Summary section.", "VersionMajor=1\n", "VersionMinor=5\n",
+                          "LANG=C\n", "sizeof_u64Int=8\n", "MPI_Wtick=1.000000e-09\n",
+                          "HPL_Tflops=-1\n", "HPL_dMACH_EPS=1.110223e-16\n", "HPL_sMACH_EPS=5.960464e-08\n",
+                          "HPL_dMACH_EMIN=-1.021000e+03\n", "dweps=1.110223e-16\n", "PTRANS_GBs=-1\n",
+                          "StarSTREAM_Triad=-1\n", "M_OPENMP=201511\n", "MemProc=512\n", "MemSpec=3\n",
+                          "MPIFFT_time6=-1\n", "CPS_RA_SANDIA_OPT2=0\n"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         ASSERT_STR_CONTAINS(buf, keys[i]);
+    /* The order of HPCC 1.5's keys around and inside the RandomAccess block
+     * (parsers that read by position exist). */
+    const char *order[] = {"VersionMajor=", "LANG=", "Success=", "sizeof_char=", "CommWorldProcs=",
+                           "MPI_Wtick=", "HPL_Tflops=", "dweps=", "PTRANS_npcol=",
+                           "MPIRandomAccess_LCG_N=", "MPIRandomAccess_LCG_Algorithm=", "MPIRandomAccess_N=",
+                           "MPIRandomAccess_Algorithm=", "RandomAccess_LCG_N=", "StarRandomAccess_LCG_GUPs=",
+                           "SingleRandomAccess_LCG_GUPs=", "RandomAccess_N=", "StarRandomAccess_GUPs=",
+                           "SingleRandomAccess_GUPs=", "STREAM_VectorSize=", "FFTEl2size=", "M_OPENMP=",
+                           "MemVal=", "MPIFFT_time0=", "CPS_USING_FFTW=", "End of Summary section."};
+    const char *at = buf;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        const char *hit = strstr(at, order[i]);
+        ASSERT_TRUE(hit != NULL);
+        if (hit)
+            at = hit;
+    }
+    /* Every line is key=value with no blanks, between the markers. */
+    int lines = 0, bad = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, " section."))
+            continue;
+        lines++;
+        if (!strchr(line, '=') || strchr(line, ' '))
+            bad++;
+    }
+    ASSERT_EQ_INT(bad, 0);
+    ASSERT_EQ_INT(lines, 148); /* HPCC 1.5's Summary has 148 keys */
     free(buf);
 
     buf = NULL;
@@ -52,6 +87,50 @@ int main(void)
     ASSERT_STR_CONTAINS(buf, "Found 0 errors in 1048576 locations (passed).");
     ASSERT_STR_CONTAINS(buf, "0.500000000 Billion(10^9) Updates    per second [GUP/s]");
     ASSERT_STR_CONTAINS(buf, "End of MPIRandomAccess section.");
+    ASSERT_STR_CONTAINS(buf, "Running on 4 processors (PowerofTwo)\n");
+    ASSERT_STR_CONTAINS(buf, "PE Main table size = 2^18 = 262144 words/PE\n");
+    ASSERT_STR_CONTAINS(buf, "Number of updates EXECUTED = 4194304 (for a TIME BOUND of 60.00 secs)\n");
+    ASSERT_STR_CONTAINS(buf, "Verification:  Real time used = ");
+    ASSERT_STR_CONTAINS(buf, "\n\nEnd of MPIRandomAccess section.\n");
+    free(buf);
+
+    /* Star: rank 0's run, then min/avg/max; Single: the selected node. */
+    r[1].ranks = 4;
+    r[1].updates = 4 * 4 * (1 << 18);
+    r[1].table_words = 1 << 18;
+    r[1].log2_table = 18;
+    r[1].gups_min = 0.2;
+    r[1].gups_max = 0.3;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ra_report_hpcc_section(f, &r[1]);
+    r[1].test = RA_TEST_SINGLE;
+    ra_report_hpcc_section(f, &r[1]);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "Begin of StarRandomAccess_LCG section.\nMain table size   = 2^18 = 262144 words\n"
+                             "Number of updates = 1048576\n");
+    ASSERT_STR_CONTAINS(buf, "Minimum GUP/s 0.200000\nAverage GUP/s 0.250000\nMaximum GUP/s 0.300000\n");
+    ASSERT_STR_CONTAINS(buf, "Begin of SingleRandomAccess_LCG section.\nNode(s) with error 0\nNode selected 0\n"
+                             "Single GUP/s 0.250000\n");
+    free(buf);
+
+    /* PAPI keys: totals and per update, named from the event. */
+    r[0].papi_requested = 1;
+    r[0].papi_n = 2;
+    strcpy(r[0].papi_names[0], "PAPI_TOT_CYC");
+    strcpy(r[0].papi_names[1], "perf::L1-DCACHE-LOAD-MISSES");
+    r[0].papi_counts[0] = 8 << 20;
+    r[0].papi_counts[1] = 2 << 20;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ra_report_keys(f, &r[0]);
+    r[0].papi_n = 0;
+    ra_report_keys(f, &r[0]);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "papi_events: PAPI_TOT_CYC,perf::L1-DCACHE-LOAD-MISSES\n");
+    ASSERT_STR_CONTAINS(buf, "papi_tot_cyc: 8388608\npapi_tot_cyc_per_update: 2.000\n");
+    ASSERT_STR_CONTAINS(buf, "papi_perf__l1_dcache_load_misses_per_update: 0.500\n");
+    ASSERT_STR_CONTAINS(buf, "papi_events: none\n");
     free(buf);
     TEST_MAIN_END("test_report");
 }
