@@ -84,7 +84,7 @@ FLAVOUR := $(BUILD)/flavour
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh
+SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/common.sh
 
 .PHONY: all deps run test clean distclean install FORCE
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
@@ -169,9 +169,11 @@ install: all
 	install -m 644 torus/torus.h torus/torus_mpi.h torus/torus_sim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/
 	install -m 644 run_scripts/slurm/*.sbatch $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm/
-	for s in hpcc_submission sweep plot; do \
-	    ln -sf ../share/hpcc-ra/run_scripts/$$s.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-$$(echo $$s | tr _ -); done
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/ (ra_base ra_opt ... hpcc-ra-sweep), lib/libtorus.a, include/torus.h, share/hpcc-ra/run_scripts"
+	echo "$(MPI)" > $(DESTDIR)$(PREFIX)/share/hpcc-ra/mpi_flavour
+	ln -sf ../share/hpcc-ra/run_scripts/hpcc_submission.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-submission
+	ln -sf ../share/hpcc-ra/run_scripts/sweep.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-sweep
+	ln -sf ../share/hpcc-ra/run_scripts/plot.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-plot
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/ (ra_base ra_opt sparsest_cut torusmodel ra_calibrate hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, include/torus*.h, share/hpcc-ra/run_scripts"
 
 clean:
 	rm -rf build bin

@@ -357,6 +357,7 @@ static void preamble(const driver *d, int nodes, int per_node)
         printf("%s\n", d->papi.counting ? " (counted around the timed MPI kernel, summed over ranks)" : " no counters (wall clock only)");
     }
     printf("# MPI: %s\n", lib);
+    printf("# build: %s\n", HPCC_RA_BUILD);
     fflush(stdout);
 }
 

@@ -23,10 +23,10 @@ while [ $# -gt 0 ]; do
 done
 MPI=${MPI:-mpich}
 MPIRUN=${MPIRUN:-mpirun.$MPI}
-FLAGS=""
+FLAGS=()
 if [ "$MPI" = openmpi ]; then
-    FLAGS="--oversubscribe"
-    [ "$(id -u)" = 0 ] && FLAGS="$FLAGS --allow-run-as-root"
+    FLAGS=(--oversubscribe)
+    [ "$(id -u)" = 0 ] && FLAGS+=(--allow-run-as-root)
 fi
 for b in bin/ra_base bin/ra_opt; do
     [ -x "$b" ] || { echo "compare.sh: $b missing: run 'make' first" >&2; exit 2; }
@@ -37,9 +37,9 @@ key() { grep -m1 "^$1: " "$2" | cut -d' ' -f2; }
 
 echo "# compare: $NP ranks, table 2^$K words, generator $GEN, $($MPIRUN --version 2>&1 | grep -m1 -iE 'version|open' | tr -s ' ')"
 # Star with one thread per rank: the same cores the MPI runs use.
-OMP_NUM_THREADS=1 $MPIRUN $FLAGS -n "$NP" bin/ra_base --log2-table "$K" --gen $GEN --suite star --quiet --no-progress >"$out/star"
-$MPIRUN $FLAGS -n "$NP" bin/ra_base --log2-table "$K" --gen $GEN --quiet --no-progress >"$out/base"
-$MPIRUN $FLAGS -n "$NP" bin/ra_opt --log2-table "$K" --gen $GEN --quiet --no-progress "$@" >"$out/opt"
+OMP_NUM_THREADS=1 $MPIRUN "${FLAGS[@]}" -n "$NP" bin/ra_base --log2-table "$K" --gen $GEN --suite star --quiet --no-progress >"$out/star"
+$MPIRUN "${FLAGS[@]}" -n "$NP" bin/ra_base --log2-table "$K" --gen $GEN --quiet --no-progress >"$out/base"
+$MPIRUN "${FLAGS[@]}" -n "$NP" bin/ra_opt --log2-table "$K" --gen $GEN --quiet --no-progress "$@" >"$out/opt"
 star=$(key gups_sum "$out/star")
 base=$(key gups "$out/base")
 opt=$(key gups "$out/opt")

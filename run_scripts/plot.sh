@@ -1,0 +1,187 @@
+#!/bin/bash
+# run_scripts/plot.sh - PNG plots of a sweep CSV (run_scripts/sweep.sh), gnuplot.
+#
+#   DIR/gups_vs_procs.png    GUPS against processes, log-log, one line per
+#                            variant, with torusmodel's CPU bounds (routed for
+#                            ra_opt, direct for ra_base) and network bound:
+#                            the picture of paper 002's Figure 4.
+#   DIR/traffic_per_update.png  bytes on the wire and software-routing hops
+#                            per update against processes, each point labelled
+#                            with its routing shape, beside the model's hops.
+# The bounds use the calibrated parameters sweep.sh wrote beside the CSV
+# (or --params FILE / --preset NAME).  Only verified rows are plotted.
+set -u
+RA_SCRIPT=plot.sh
+# shellcheck source=run_scripts/common.sh
+. "$(dirname "$(readlink -f "$0")")/common.sh"
+
+usage() {
+    cat <<EOF
+usage: $0 [options] SWEEP.csv
+  -o DIR          where the PNGs go [default: the CSV's directory]
+  -k K            table size (log2 words) to plot [default: the largest in the CSV]
+  -g GEN          lfsr or lcg [default: the generator of the first verified row]
+  --params FILE   torusmodel parameters for the bounds [default: the CSV name with .params]
+  --preset NAME   torusmodel preset instead (bgl-mpi, bgl-raw, bgl-routed) [default: none]
+  -h              this help
+environment: GNUPLOT (the gnuplot to run) [gnuplot], RA_BIN [bin/]
+exit: 0 plots written, 2 usage or no plottable rows, 3 gnuplot missing or failed
+EOF
+}
+
+OUT=""
+K=""
+GEN=""
+PARAMS=""
+PRESET=""
+CSV=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -o) OUT=${2:?}; shift 2 ;;
+    -k) K=${2:?}; shift 2 ;;
+    -g) GEN=${2:?}; shift 2 ;;
+    --params) PARAMS=${2:?}; shift 2 ;;
+    --preset) PRESET=${2:?}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    -*) usage >&2; ra_die "unknown option '$1'" ;;
+    *) [ -z "$CSV" ] || ra_die "two CSV files given ('$CSV', '$1'): allowed one"; CSV=$1; shift ;;
+    esac
+done
+[ -n "$CSV" ] || { usage >&2; ra_die "no CSV given: allowed the file sweep.sh wrote"; }
+[ -r "$CSV" ] || ra_die "cannot read '$CSV': allowed a CSV written by sweep.sh"
+head -1 "$CSV" | grep -q '^run_id,.*,gups,.*,hops_per_update,bytes_per_update,shape,' ||
+    ra_die "'$CSV' is not a sweep CSV (header lacks run_id/gups/shape): allowed a CSV written by sweep.sh"
+
+GP=${GNUPLOT:-gnuplot}
+if ! command -v "$GP" >/dev/null 2>&1; then
+    echo "$RA_SCRIPT: error: gnuplot is not installed: install it with: apt-get install -y gnuplot-nox" >&2
+    exit 3
+fi
+ra_find_bin
+[ -n "$OUT" ] || OUT=$(dirname "$CSV")
+mkdir -p "$OUT" || { echo "$RA_SCRIPT: error: cannot create $OUT" >&2; exit 3; }
+[ -n "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=${CSV%.csv}.params
+[ -z "$PARAMS" ] || [ -r "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=""
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Column numbers by name, so the plot survives new columns.
+col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+C_VAR=$(col variant); C_NP=$(col np); C_GEN=$(col generator); C_K=$(col table_log2)
+C_GUPS=$(col gups); C_STATUS=$(col status); C_SHAPE=$(col shape)
+C_HOPS=$(col hops_per_update); C_BYTES=$(col bytes_per_update)
+
+ok_rows() { awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "passed"' "$CSV"; }
+[ -n "$GEN" ] || GEN=$(ok_rows | awk -F, -v g="$C_GEN" 'NR == 1 { print $g }')
+[ -n "$GEN" ] || ra_die "'$CSV' has no verified (status passed) rows to plot"
+case "$GEN" in lfsr | lcg) ;; *) ra_die "-g '$GEN' is not valid: allowed lfsr or lcg" ;; esac
+[ -n "$K" ] || K=$(ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" '$g == gen && $k > m { m = $k } END { print m + 0 }')
+ra_need_uint "-k" "$K"
+ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" -v kk="$K" '$g == gen && $k == kk' >"$work/rows"
+[ -s "$work/rows" ] || ra_die "no verified $GEN rows with table 2^$K in '$CSV': allowed -k of a size the sweep ran"
+
+# One data file per variant: np gups bytes hops shape, sorted by np.
+mapfile -t VARIANTS < <(awk -F, -v c="$C_VAR" '!seen[$c]++ { print $c }' "$work/rows")
+n=0
+for v in "${VARIANTS[@]}"; do
+    n=$((n + 1))
+    awk -F, -v c="$C_VAR" -v v="$v" -v np="$C_NP" -v gu="$C_GUPS" -v b="$C_BYTES" -v h="$C_HOPS" -v s="$C_SHAPE" \
+        '$c == v { print $np, $gu, $b, $h, $s }' "$work/rows" | sort -n >"$work/v$n.dat"
+done
+
+# Bounds at every process count >= 2: the routed CPU bound on ra_opt's shape
+# (flat when ra_opt did not run there), the direct CPU bound with the
+# baseline's simulated bucket sizes (what ra_base does), the network bound of
+# that shape, and the model's hops/update.
+MODEL=()
+[ -n "$PRESET" ] && MODEL+=(--preset "$PRESET")
+[ -n "$PARAMS" ] && MODEL+=(--params "$PARAMS")
+have_bounds=0
+if [ ${#MODEL[@]} -gt 0 ]; then
+    for np in $(awk '{ print $1 }' "$work"/v*.dat | sort -n | uniq); do
+        [ "$np" -ge 2 ] || continue
+        shape=$(awk -F, -v np="$C_NP" -v c="$C_VAR" -v s="$C_SHAPE" -v n="$np" '$np == n && $c ~ /^ra_opt/ && $s != "-" { print $s; exit }' "$work/rows")
+        [ -n "$shape" ] || shape=$np
+        r=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm routed 2>"$work/err") || continue
+        d=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm direct --bucketed 2>>"$work/err") || continue
+        val() { printf '%s\n' "$1" | sed -n "s/^$2: //p"; }
+        echo "$np $(val "$r" cpu_bound_gups) $(val "$d" cpu_bound_gups) $(val "$r" network_bound_gups) $(val "$r" hops_per_update) $shape" >>"$work/bounds.dat"
+        have_bounds=1
+    done
+    [ $have_bounds = 1 ] || echo "# $RA_SCRIPT: torusmodel gave no bounds ($(head -1 "$work/err")); plotting measurements only"
+else
+    echo "# $RA_SCRIPT: no parameters for bounds (run sweep.sh with CALIBRATE=1, or give --params/--preset); plotting measurements only"
+fi
+
+# Variants that measure the same thing draw on top of each other: shrinking
+# marks keep every one visible as nested symbols.
+psize() { awk -v i="$1" 'BEGIN { s = 2.6 - 0.5 * (i - 1); printf "%.1f", s < 0.8 ? 0.8 : s }'; }
+
+host=$(awk -F, 'NR == 2 { print $3 }' "$CSV")
+mpi=$(awk -F, 'NR == 2 { print $4 " " $5 }' "$CSV")
+src="${PRESET:+preset $PRESET}${PARAMS:+$(basename "$PARAMS")}"
+title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
+
+{
+    echo "set terminal pngcairo size 1100,750 enhanced font 'Sans,12'"
+    echo "set output '$OUT/gups_vs_procs.png'"
+    echo "set title \"$title\""
+    echo "set xlabel 'MPI processes'"
+    echo "set ylabel 'GUPS (10^9 updates per second)'"
+    echo "set logscale x 2"
+    echo "set logscale y 10"
+    echo "set format y '%g'"
+    echo "set grid xtics ytics mytics lc rgb '#dddddd'"
+    echo "set bmargin 9"
+    echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
+    echo "set offsets graph 0.05, graph 0.05, 0, 0"
+    printf 'plot '
+    sep=""
+    for i in $(seq 1 ${#VARIANTS[@]}); do
+        printf "%s'%s' using 1:2 with linespoints lw 2 pt %d ps %s title '%s (measured)' noenhanced" "$sep" "$work/v$i.dat" $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}"
+        sep=", "
+    done
+    if [ $have_bounds = 1 ]; then
+        printf "%s'%s' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$sep" "$work/bounds.dat" "$src"
+        printf ", '%s' using 1:3 with lines dt 2 lw 2 lc rgb '#d62728' title 'CPU bound, direct with buckets: ra_base (torusmodel)' noenhanced" "$work/bounds.dat"
+        printf ", '%s' using 1:4 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape (torusmodel)' noenhanced" "$work/bounds.dat"
+    fi
+    echo
+
+    echo "set output '$OUT/traffic_per_update.png'"
+    echo "set terminal pngcairo size 1300,600 enhanced font 'Sans,12'"
+    echo "unset logscale y"
+    echo "set bmargin"
+    echo "set key inside left top box opaque"
+    echo "set multiplot layout 1,2 title \"Traffic per update, $GEN, table 2^{$K} words (labels: routing shape)\""
+    for what in bytes hops; do
+        if [ $what = bytes ]; then c=3; yl="bytes on the wire per update"; else c=4; yl="software-routing hops per update"; fi
+        echo "set title '$yl'"
+        echo "set ylabel '$yl'"
+        echo "set yrange [0:*]"
+        # Headroom above the data for the key and the shape labels.
+        echo "set offsets graph 0.05, graph 0.05, graph 0.35, 0"
+        printf 'plot '
+        sep=""
+        for i in $(seq 1 ${#VARIANTS[@]}); do
+            printf "%s'%s' using 1:%d with linespoints lw 2 pt %d ps %s title '%s' noenhanced" "$sep" "$work/v$i.dat" $c $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}"
+            printf ", '%s' using 1:%d:5 with labels offset 0,1 font ',9' notitle" "$work/v$i.dat" $c
+            sep=", "
+        done
+        if [ $what = hops ] && [ $have_bounds = 1 ]; then
+            printf ", '%s' using 1:5 with lines dt 2 lw 2 lc rgb 'black' title 'model: sum of (1 - 1/k) over the shape' noenhanced" "$work/bounds.dat"
+        fi
+        echo
+    done
+    echo "unset multiplot"
+} >"$work/plot.gp"
+
+if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+    echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
+    exit 3
+fi
+for f in gups_vs_procs traffic_per_update; do
+    [ -s "$OUT/$f.png" ] || { echo "$RA_SCRIPT: error: $OUT/$f.png was not written" >&2; exit 3; }
+    echo "wrote $OUT/$f.png"
+done
