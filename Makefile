@@ -157,7 +157,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/run_tests.sh
+	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) PAPI=$(PAPI) bash tests/run_tests.sh
 
 # Binaries, the torus library and its headers, and the run scripts (under
 # share/hpcc-ra, with hpcc-ra-* links in bin/ that find the binaries beside them).

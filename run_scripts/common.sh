@@ -62,7 +62,7 @@ ra_launcher() {
         fi
         command -v "$mr" >/dev/null 2>&1 || ra_die "launcher '$mr' not found: allowed MPIRUN=<path to mpirun> or LAUNCHER=srun"
         RA_LAUNCH=("$mr")
-        if "$mr" --version 2>&1 | grep -q "Open MPI"; then
+        if "$mr" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
             # Open MPI refuses root and more ranks than cores unless told.
             [ "$(id -u)" = 0 ] && RA_LAUNCH+=(--allow-run-as-root)
             [ "$np" -gt "$(nproc)" ] && RA_LAUNCH+=(--oversubscribe)

@@ -1,0 +1,192 @@
+# suite_scripts.sh - the user's workflow: run_scripts (submission, sweep,
+# plot, Slurm templates), --papi, --help/--version of every binary, install.
+export MPIRUN # the scripts launch with the same mpirun as the tests
+SHELL_FILES="run_scripts/*.sh run_scripts/slurm/*.sbatch"
+
+# Syntax, and shellcheck where installed.
+bad_syntax=""
+for f in $SHELL_FILES; do bash -n "$f" 2>/dev/null || bad_syntax="$bad_syntax $f"; done
+[ -z "$bad_syntax" ] && ok "bash -n: every run script and sbatch template" || bad "bash -n failed:$bad_syntax"
+if command -v shellcheck >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    if shellcheck -x $SHELL_FILES >"$TMP/sc" 2>&1; then ok "shellcheck -x: run scripts and sbatch templates clean"; else bad "shellcheck"; head -20 "$TMP/sc" | sed 's/^/    /'; fi
+else
+    echo "# shellcheck not installed: skipped (apt-get install shellcheck)"
+fi
+
+# --help lists every option with its default (entries may wrap onto
+# indented lines); --version names the version on every binary.
+VERSION=$(sed -n 's/^VERSION := //p' Makefile)
+for b in ra_base ra_opt sparsest_cut torusmodel ra_calibrate; do
+    missing=$(bin/$b --help 2>&1 | awk '
+        function check() { if (e != "" && e !~ /default/ && e !~ /^ *--(help|version)/) print e }
+        /^ *--/ { check(); e = $0; next }
+        /^      / && e != "" { e = e " " $0; next }
+        { check(); e = "" }
+        END { check() }')
+    nopt=$(bin/$b --help 2>&1 | grep -c '^ *--')
+    if [ -z "$missing" ] && [ "$nopt" -ge 3 ] && bin/$b --version 2>&1 | grep -q "^$b (hpcc-ra) $VERSION$"; then
+        ok "$b --help: $nopt options, each with its default; --version $VERSION"
+    else
+        bad "$b --help/--version: options without a default: ${missing:-none}; version: $(bin/$b --version 2>&1 | head -1)"
+    fi
+done
+
+# A tiny submission: both runs, six tests each, every HPCC Summary key.
+rm -rf "$TMP/sub"
+timeout -k 10 600 run_scripts/hpcc_submission.sh -n 2 -k 16 -t 0.05 -o "$TMP/sub" >"$TMP/subout" 2>&1
+rc=$?
+probs=""
+for run in baseline optimized; do
+    f=$TMP/sub/$run/hpccoutf.txt
+    [ -s "$f" ] || { probs="$probs $run:no-file"; continue; }
+    sum=$(sed -n '/^Begin of Summary section\./,/^End of Summary section\./p' "$f")
+    nkeys=$(printf '%s\n' "$sum" | grep -c '=')
+    [ "$nkeys" = 148 ] || probs="$probs $run:$nkeys-keys"
+    v() { printf '%s\n' "$sum" | sed -n "s/^$1=//p"; }
+    for g in "" _LCG; do
+        [ "$(v MPIRandomAccess${g}_N)" = 65536 ] || probs="$probs $run:N$g"
+        [ "$(v MPIRandomAccess${g}_Errors)" = 0 ] || probs="$probs $run:Errors$g"
+        [ "$(v MPIRandomAccess${g}_ErrorsFraction)" = 0 ] || probs="$probs $run:ErrorsFraction$g"
+        [ "$(v MPIRandomAccess${g}_TimeBound)" = 0.05 ] || probs="$probs $run:TimeBound$g"
+        [ "$(v RandomAccess${g}_N)" = 32768 ] || probs="$probs $run:RandomAccess${g}_N"
+        exe=$(v MPIRandomAccess${g}_ExeUpdates)
+        { [ -n "$exe" ] && [ "$exe" -gt 0 ] && [ "$exe" -le 262144 ]; } || probs="$probs $run:ExeUpdates$g=$exe"
+        for k in MPIRandomAccess${g}_GUPs MPIRandomAccess${g}_time MPIRandomAccess${g}_CheckTime StarRandomAccess${g}_GUPs SingleRandomAccess${g}_GUPs; do
+            awk -v x="$(v "$k")" 'BEGIN { exit !(x + 0 > 0 && x + 0 < 1e6) }' || probs="$probs $run:$k=$(v "$k")"
+        done
+    done
+    want_alg=0
+    [ $run = optimized ] && want_alg=1
+    [ "$(v MPIRandomAccess_Algorithm)" = $want_alg ] || probs="$probs $run:Algorithm"
+    [ "$(v CommWorldProcs)" = 2 ] && [ "$(v Success)" = 1 ] && [ "$(v VersionMajor)" = 1 ] || probs="$probs $run:header-keys"
+    for s in MPIRandomAccess StarRandomAccess SingleRandomAccess MPIRandomAccess_LCG StarRandomAccess_LCG SingleRandomAccess_LCG; do
+        grep -q "^Begin of $s section\.$" "$f" && grep -q "^End of $s section\.$" "$f" || probs="$probs $run:section-$s"
+    done
+    grep -q '^End of HPC Challenge tests\.$' "$f" || probs="$probs $run:footer"
+    grep -q '^Found 0 errors in 65536 locations (passed)\.$' "$f" || probs="$probs $run:found-line"
+done
+grep -q '^MPIRandomAccess_GUPs  *[0-9.e-]*  *[0-9.e-]*  *[0-9.]*$' "$TMP/sub/summary.txt" 2>/dev/null || probs="$probs summary.txt"
+if [ $rc = 0 ] && [ -z "$probs" ]; then
+    ok "hpcc_submission.sh -n 2 -k 16 -t 0.05: two hpccoutf.txt with 148 Summary keys, sane values, summary.txt side by side"
+else
+    bad "hpcc_submission.sh: rc=$rc problems:$probs"
+    sed 's/^/    /' "$TMP/subout" | tail -15
+fi
+run_scripts/hpcc_submission.sh -n 0 >"$TMP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/o")" = 1 ] && grep -q "allowed" "$TMP/o" && ok "hpcc_submission.sh -n 0: one line, exit 2" || bad "hpcc_submission.sh -n 0: rc=$rc $(cat "$TMP/o")"
+LAUNCHER=qsub run_scripts/hpcc_submission.sh -n 2 -k 12 -o "$TMP/sub2" >"$TMP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "allowed mpirun or srun" "$TMP/o" && ok "LAUNCHER=qsub rejected naming mpirun|srun" || bad "LAUNCHER=qsub: rc=$rc $(cat "$TMP/o")"
+
+# A 2x2 sweep: documented columns, one row per run, exact everywhere, resumable.
+CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
+csv=$TMP/sweep/s.csv
+mkdir -p "$TMP/sweep"
+timeout -k 10 600 run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw1" 2>&1
+rc=$?
+rows=$(($(wc -l <"$csv") - 1))
+npass=$(awk -F, 'NR > 1 && $33 == "passed" && $21 == 0' "$csv" | wc -l)
+nfp=$(awk -F, 'NR > 1 { print $16, $24 }' "$csv" | sort -u | wc -l) # one fingerprint per table size
+lib_ok=$(awk -F, 'NR > 1 && ($4 == "unknown" || $5 == "unknown" || $6 == "unknown" || $3 == "")' "$csv" | wc -l)
+if [ $rc = 0 ] && [ "$(head -1 "$csv")" = "$CSV_COLS" ] && [ $rows = 4 ] && [ "$npass" = 4 ] && [ "$nfp" = 2 ] && [ "$lib_ok" = 0 ] && [ -s "$TMP/sweep/s.params" ] &&
+    [ "$(grep -c '^\[[1-4]/4\] ra_opt np=' "$TMP/sw1")" = 4 ]; then
+    ok "sweep.sh 2x2: $rows rows with the documented $(head -1 "$csv" | tr ',' '\n' | wc -l) columns, verified, same fingerprint at 1 and 2 ranks, progress lines, calibration"
+else
+    bad "sweep.sh 2x2: rc=$rc rows=$rows passed=$npass fingerprints=$nfp unknown-fields=$lib_ok"
+    tail -5 "$TMP/sw1" | sed 's/^/    /'
+fi
+# Resume: nothing to do; then drop a row and only that run is made again.
+run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw2" 2>&1
+rc2=$?
+head -n -1 "$csv" >"$TMP/cut" && cp "$TMP/cut" "$csv"
+run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw3" 2>&1
+rc3=$?
+if [ $rc2 = 0 ] && [ "$(grep -c 'skipped' "$TMP/sw2")" = 4 ] && [ $rc3 = 0 ] && [ "$(grep -c 'skipped' "$TMP/sw3")" = 3 ] &&
+    [ "$(($(wc -l <"$csv") - 1))" = 4 ] && [ "$(cut -d, -f1 "$csv" | sort | uniq -d | wc -l)" = 0 ]; then
+    ok "sweep.sh resumes: a finished grid skips all 4 runs; with one row removed it runs just that one"
+else
+    bad "sweep.sh resume: rc=$rc2/$rc3 skipped=$(grep -c skipped "$TMP/sw2")/$(grep -c skipped "$TMP/sw3") rows=$(($(wc -l <"$csv") - 1))"
+fi
+# A failing run is recorded (status error) and retried next time, not duplicated.
+CALIBRATE=0 run_scripts/sweep.sh -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw4" 2>&1
+rc4=$?
+CALIBRATE=0 run_scripts/sweep.sh -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw5" 2>&1
+if [ $rc4 = 1 ] && grep -q 'FAILED with exit 2' "$TMP/sw5" && grep -q 'will be retried' "$TMP/sw5" &&
+    [ "$(awk -F, 'NR > 1 && $33 == "error"' "$TMP/sweep/f.csv" | wc -l)" = 1 ]; then
+    ok "sweep.sh: a failing run (--dims 3x3 on 2 ranks) gets one error row and is retried"
+else
+    bad "sweep.sh failing run: rc=$rc4 $(tail -2 "$TMP/sw5")"
+fi
+run_scripts/sweep.sh -o "$TMP/sweep/x.csv" -k "12 99" >"$TMP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "allowed 1..62" "$TMP/o" && ok "sweep.sh -k 99: one line naming 1..62, exit 2" || bad "sweep.sh -k 99: rc=$rc $(cat "$TMP/o")"
+
+# Plots: PNGs when gnuplot is here; the install line when it is not.
+if command -v gnuplot >/dev/null 2>&1; then
+    run_scripts/plot.sh "$csv" -o "$TMP/plots" >"$TMP/pl" 2>&1
+    rc=$?
+    pngs=0
+    for p in gups_vs_procs traffic_per_update; do
+        [ -s "$TMP/plots/$p.png" ] && [ "$(head -c 4 "$TMP/plots/$p.png" | tail -c 3)" = PNG ] &&
+            [ "$(stat -c %s "$TMP/plots/$p.png")" -gt 10000 ] && pngs=$((pngs + 1))
+    done
+    [ $rc = 0 ] && [ $pngs = 2 ] && ! grep -q "no bounds\|measurements only" "$TMP/pl" &&
+        ok "plot.sh: gups_vs_procs.png and traffic_per_update.png, with torusmodel bounds from the sweep's calibration" ||
+        bad "plot.sh: rc=$rc pngs=$pngs $(cat "$TMP/pl")"
+else
+    echo "# gnuplot not installed: PNG check skipped (apt-get install gnuplot-nox)"
+fi
+GNUPLOT=no-such-gnuplot run_scripts/plot.sh "$csv" -o "$TMP/plots2" >"$TMP/o" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "apt-get install -y gnuplot-nox" "$TMP/o" && ok "plot.sh without gnuplot: says to apt-get install gnuplot-nox, exit 3" || bad "plot.sh without gnuplot: rc=$rc $(cat "$TMP/o")"
+run_scripts/plot.sh "$TMP/sub/summary.txt" >"$TMP/o" 2>&1
+[ $? = 2 ] && grep -q "not a sweep CSV" "$TMP/o" && ok "plot.sh on a non-CSV: one line, exit 2" || bad "plot.sh on a non-CSV: $(cat "$TMP/o")"
+
+# --papi: counters where the machine has them, else one notice and exit 0.
+built=$(bin/ra_opt --version | sed -n 's/^papi: //p')
+for b in ra_base ra_opt; do
+    run_mpi 2 bin/$b --log2-table 14 --papi --quiet
+    rc=$?
+    notices=$(grep -c 'notice: --papi' "$TMP/err")
+    if [ "$(key papi_events)" = none ]; then
+        # No counters (this VM; or a build without PAPI): exactly one notice.
+        [ $rc = 0 ] && [ "$notices" = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && [ "$(key errors)" = 0 ] &&
+            ok "$b --papi without counters ($built): one notice line, run verified, exit 0: $(cut -c1-90 "$TMP/err")" ||
+            bad "$b --papi: rc=$rc notices=$notices $(head -3 "$TMP/err")"
+    else
+        cyc=$(key papi_tot_cyc_per_update)
+        [ $rc = 0 ] && awk -v c="${cyc:-0}" 'BEGIN { exit !(c > 0) }' &&
+            ok "$b --papi counted: $(key papi_events), $cyc cycles/update" || bad "$b --papi counted: rc=$rc cycles/update=$cyc"
+    fi
+done
+run_mpi 2 bin/ra_opt --log2-table 14 --papi PAPI_TOT_CYC,NO_SUCH_EVENT --quiet
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c notice "$TMP/err")" = 1 ] && ok "--papi with an unknown event: one notice, exit 0" || bad "--papi unknown event: rc=$rc $(cat "$TMP/err")"
+run_mpi 2 bin/ra_opt --log2-table 14 --papi 'PAPI TOT' --quiet
+rc=$?
+# (Open MPI adds its own abort banner to stderr: count our line only.)
+[ $rc = 2 ] && [ "$(grep -c "ra_opt: error:" "$TMP/err")" = 1 ] && grep -q "allowed PAPI event names" "$TMP/err" && ok "--papi 'PAPI TOT': one line, exit 2" || bad "--papi bad list: rc=$rc $(cat "$TMP/err")"
+
+# make install: binaries, libtorus.a, headers, scripts that find the binaries.
+inst=$TMP/inst
+if make --no-print-directory install MPI="$MPI" PAPI="${PAPI:-}" PREFIX="$inst" >"$TMP/inst.log" 2>&1; then
+    miss=""
+    for f in bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate lib/libtorus.a include/torus.h \
+        include/torus_mpi.h share/hpcc-ra/run_scripts/sweep.sh share/hpcc-ra/run_scripts/common.sh \
+        share/hpcc-ra/run_scripts/slurm/ra_opt.sbatch share/hpcc-ra/run_scripts/slurm/hpcc_submission.sbatch \
+        bin/hpcc-ra-submission bin/hpcc-ra-sweep bin/hpcc-ra-plot; do
+        [ -e "$inst/$f" ] || miss="$miss $f"
+    done
+    # The installed sweep must run the installed binaries, from anywhere.
+    (cd "$TMP" && MPIRUN= CALIBRATE=0 "$inst/bin/hpcc-ra-sweep" -o "$TMP/isw.csv" -p 2 -k 12 -a ra_base) >"$TMP/isw" 2>&1
+    irc=$?
+    if [ -z "$miss" ] && [ $irc = 0 ] && grep -q ',passed,' "$TMP/isw.csv" && "$inst/bin/ra_opt" --version | grep -q "^papi: $built$"; then
+        ok "make install PREFIX=...: binaries, libtorus.a, torus headers, scripts; installed hpcc-ra-sweep runs the installed ra_base"
+    else
+        bad "make install: missing:${miss:-none} installed sweep rc=$irc $(tail -2 "$TMP/isw")"
+    fi
+else
+    bad "make install failed: $(tail -3 "$TMP/inst.log")"
+fi
