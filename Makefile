@@ -21,6 +21,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 PKGS_mpich   := mpich libmpich-dev
 PKGS_openmpi := openmpi-bin libopenmpi-dev
 PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
+# Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script lint.
+PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck
 
 VERSION := 0.2.0
 OPT ?= -O3
@@ -86,7 +88,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/common.sh
 
-.PHONY: all deps run test clean distclean install FORCE
+.PHONY: all deps run test run-tests clean distclean install FORCE
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
@@ -149,14 +151,19 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTOR
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
 
 deps:
-	@MPI=$(MPI) sh tests/deps.sh $(PKGS)
+	@MPI=$(MPI) sh tests/deps.sh $(PKGS) -- $(PKGS_OPTIONAL)
 
+# After deps, a fresh make works out PAPI (and so BUILD) again: libpapi-dev
+# may have just been installed.
 run: deps
 	@$(MAKE) --no-print-directory all
 	$(MPIRUN) $(MPIRUN_FLAGS) -n $(NPROC) bin/ra_opt --log2-table 27
 
 test: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory run-tests
+
+run-tests:
 	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) PAPI=$(PAPI) bash tests/run_tests.sh
 
 # Binaries, the torus library and its headers, and the run scripts (under

@@ -117,7 +117,7 @@ skey() {
         b=$(skey baseline "$k")
         o=$(skey optimized "$k")
         ratio=""
-        case "$k" in *GUPs | *_time) ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;; esac
+        case "$k" in *GUPs) ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;; esac
         printf '%-30s %14s %14s %10s\n' "$k" "$b" "$o" "$ratio"
     done
 } >"$OUTDIR/summary.txt"

@@ -153,6 +153,7 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     echo "set terminal pngcairo size 1300,600 enhanced font 'Sans,12'"
     echo "unset logscale y"
     echo "set bmargin"
+    echo "set key default"
     echo "set key inside left top box opaque"
     echo "set multiplot layout 1,2 title \"Traffic per update, $GEN, table 2^{$K} words (labels: routing shape)\""
     for what in bytes hops; do

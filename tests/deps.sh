@@ -1,18 +1,35 @@
 #!/bin/sh
 # Installs the Debian packages named on the command line that are missing,
 # when run as root; otherwise prints the exact command to run and fails.
+# Packages after "--" are optional (PAPI counters, plots, shellcheck): as
+# root they are installed when apt can; otherwise one hint line, never a failure.
 missing=""
+optional=""
+opt=0
 for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    if [ "$p" = -- ]; then opt=1; continue; fi
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+    if [ $opt = 1 ]; then optional="$optional $p"; else missing="$missing $p"; fi
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing$optional" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "deps: installing$missing"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null 2>&1 || true
-    apt-get install -y -qq $missing >/dev/null || { echo "deps: apt-get install$missing failed" >&2; exit 3; }
+    if [ -n "$missing" ]; then
+        echo "deps: installing$missing"
+        apt-get install -y -qq $missing >/dev/null || { echo "deps: apt-get install$missing failed" >&2; exit 3; }
+    fi
+    if [ -n "$optional" ]; then
+        echo "deps: installing optional$optional"
+        apt-get install -y -qq --no-install-recommends $optional >/dev/null 2>&1 ||
+            echo "deps: optional packages$optional could not be installed: --papi, plot.sh or shellcheck checks will say so and be skipped" >&2
+    fi
     exit 0
 fi
+if [ -n "$optional" ]; then
+    echo "deps: optional, for --papi counters, plot.sh and shellcheck: sudo apt-get install -y$optional" >&2
+fi
+[ -z "$missing" ] && exit 0
 echo "deps: missing packages:$missing" >&2
 echo "deps: install them with: sudo apt-get install -y$missing" >&2
 exit 3

@@ -190,3 +190,27 @@ if make --no-print-directory install MPI="$MPI" PAPI="${PAPI:-}" PREFIX="$inst" 
 else
     bad "make install failed: $(tail -3 "$TMP/inst.log")"
 fi
+
+# LAUNCHER=srun: the command line the scripts give srun (a stand-in srun that
+# records its arguments and starts the ranks with this machine's mpirun).
+mkdir -p "$TMP/fakebin"
+cat >"$TMP/fakebin/srun" <<'EOF'
+#!/bin/bash
+echo "srun $*" >>"$FAKE_SRUN_LOG"
+n=1
+while [ $# -gt 0 ]; do
+    case "$1" in -n) n=$2; shift 2 ;; -*) shift ;; *) break ;; esac
+done
+# shellcheck disable=SC2086
+exec $MPIRUN $MPIRUN_FLAGS -n "$n" "$@"
+EOF
+chmod +x "$TMP/fakebin/srun"
+FAKE_SRUN_LOG=$TMP/srun.log MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" LAUNCHER=srun CALIBRATE=0 \
+    run_scripts/sweep.sh -o "$TMP/srun.csv" -p 2 -k 12 -a ra_opt >"$TMP/o" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "^srun -n 2 --cpu-bind=cores --distribution=block:block .*/ra_opt --log2-table 12" "$TMP/srun.log" &&
+    grep -q ',srun,ra_opt,2,12,0,' "$TMP/srun.csv"; then
+    ok "LAUNCHER=srun: srun -n 2 --cpu-bind=cores --distribution=block:block, recorded in the CSV"
+else
+    bad "LAUNCHER=srun: rc=$rc $(cat "$TMP/srun.log" 2>/dev/null) $(tail -2 "$TMP/o")"
+fi
