@@ -118,6 +118,17 @@ fi
 # marks keep every one visible as nested symbols.
 psize() { awk -v i="$1" 'BEGIN { s = 2.6 - 0.5 * (i - 1); printf "%.1f", s < 0.8 ? 0.8 : s }'; }
 
+# The measured curves, one per variant: data column $1, titles ending in $2,
+# each point labelled with its routing shape when $3 is 1.
+variant_curves() {
+    local i sep=""
+    for i in $(seq 1 ${#VARIANTS[@]}); do
+        printf "%s'%s' using 1:%d with linespoints lw 2 pt %d ps %s title '%s%s' noenhanced" "$sep" "$work/v$i.dat" "$1" $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}" "$2"
+        [ "$3" = 1 ] && printf ", '%s' using 1:%d:5 with labels offset 0,1 font ',9' notitle" "$work/v$i.dat" "$1"
+        sep=", "
+    done
+}
+
 host=$(awk -F, 'NR == 2 { print $3 }' "$CSV")
 mpi=$(awk -F, 'NR == 2 { print $4 " " $5 }' "$CSV")
 src="${PRESET:+preset $PRESET}${PARAMS:+$(basename "$PARAMS")}"
@@ -137,13 +148,9 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
     echo "set offsets graph 0.05, graph 0.05, 0, 0"
     printf 'plot '
-    sep=""
-    for i in $(seq 1 ${#VARIANTS[@]}); do
-        printf "%s'%s' using 1:2 with linespoints lw 2 pt %d ps %s title '%s (measured)' noenhanced" "$sep" "$work/v$i.dat" $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}"
-        sep=", "
-    done
+    variant_curves 2 " (measured)" 0
     if [ $have_bounds = 1 ]; then
-        printf "%s'%s' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$sep" "$work/bounds.dat" "$src"
+        printf ", '%s' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$work/bounds.dat" "$src"
         printf ", '%s' using 1:3 with lines dt 2 lw 2 lc rgb '#d62728' title 'CPU bound, direct with buckets: ra_base (torusmodel)' noenhanced" "$work/bounds.dat"
         printf ", '%s' using 1:4 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape (torusmodel)' noenhanced" "$work/bounds.dat"
     fi
@@ -164,12 +171,7 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
         # Headroom above the data for the key and the shape labels.
         echo "set offsets graph 0.05, graph 0.05, graph 0.35, 0"
         printf 'plot '
-        sep=""
-        for i in $(seq 1 ${#VARIANTS[@]}); do
-            printf "%s'%s' using 1:%d with linespoints lw 2 pt %d ps %s title '%s' noenhanced" "$sep" "$work/v$i.dat" $c $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}"
-            printf ", '%s' using 1:%d:5 with labels offset 0,1 font ',9' notitle" "$work/v$i.dat" $c
-            sep=", "
-        done
+        variant_curves $c "" 1
         if [ $what = hops ] && [ $have_bounds = 1 ]; then
             printf ", '%s' using 1:5 with lines dt 2 lw 2 lc rgb 'black' title 'model: sum of (1 - 1/k) over the shape' noenhanced" "$work/bounds.dat"
         fi
