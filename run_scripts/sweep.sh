@@ -142,6 +142,7 @@ for k in "${K_LIST[@]}"; do
             secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
             ra_mpi_info "$log"
             build=$(sed -n 's/^# build: //p' "$log" | head -1)
+            build=${build//,/;} # e.g. -fsanitize=address,undefined
             [ "$rc" = 0 ] || failed=$((failed + 1))
             # One row: run columns, then the key block in KEY_COLS order;
             # commas inside values become ';' so the CSV stays plain.

@@ -48,6 +48,23 @@ int main(void)
     ASSERT_TRUE(ra_algo_option(&c, "nothing") == NULL);
     ASSERT_EQ_INT(P("--mem", "1G"), RA_PARSE_OK);
     ASSERT_EQ_U64(c.mem_bytes, 1ULL << 30);
+    /* --papi takes an optional list: bare before another option, =LIST, or
+     * the next word; a malformed list is a usage error. */
+    ASSERT_EQ_INT(P("--papi", "--quiet"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.papi, 1);
+    ASSERT_TRUE(c.papi_events == NULL);
+    ASSERT_EQ_INT(c.quiet, 1);
+    ASSERT_EQ_INT(P("--papi=PAPI_TOT_CYC,PAPI_L3_TCM"), RA_PARSE_OK);
+    ASSERT_STR_CONTAINS(c.papi_events, "PAPI_L3_TCM");
+    ASSERT_EQ_INT(P("--papi", "perf::CYCLES", "--log2-table", "10"), RA_PARSE_OK);
+    ASSERT_STR_CONTAINS(c.papi_events, "perf::CYCLES");
+    ASSERT_EQ_INT(c.log2_table, 10);
+    ASSERT_EQ_INT(P("--papi"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.papi, 1);
+    ASSERT_EQ_INT(P("--papi", "A,,B c"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "--papi event 'B c' is not valid");
+    ASSERT_EQ_INT(P("--papi=a,b,c,d,e,f,g,h,i"), RA_PARSE_ERROR);
+    ASSERT_STR_CONTAINS(err, "at most 8");
     ASSERT_EQ_INT(P("--help"), RA_PARSE_HELP);
     ASSERT_EQ_INT(P("--version"), RA_PARSE_VERSION);
 
