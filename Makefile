@@ -86,7 +86,7 @@ FLAVOUR := $(BUILD)/flavour
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/common.sh
+SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh
 
 .PHONY: all deps run test run-tests clean distclean install FORCE
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)

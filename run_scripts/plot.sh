@@ -98,6 +98,7 @@ MODEL=()
 [ -n "$PRESET" ] && MODEL+=(--preset "$PRESET")
 [ -n "$PARAMS" ] && MODEL+=(--params "$PARAMS")
 have_bounds=0
+val() { printf '%s\n' "$1" | sed -n "s/^$2: //p"; } # key from torusmodel's key block
 if [ ${#MODEL[@]} -gt 0 ]; then
     for np in $(awk '{ print $1 }' "$work"/v*.dat | sort -n | uniq); do
         [ "$np" -ge 2 ] || continue
@@ -105,7 +106,6 @@ if [ ${#MODEL[@]} -gt 0 ]; then
         [ -n "$shape" ] || shape=$np
         r=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm routed 2>"$work/err") || continue
         d=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm direct --bucketed 2>>"$work/err") || continue
-        val() { printf '%s\n' "$1" | sed -n "s/^$2: //p"; }
         echo "$np $(val "$r" cpu_bound_gups) $(val "$d" cpu_bound_gups) $(val "$r" network_bound_gups) $(val "$r" hops_per_update) $shape" >>"$work/bounds.dat"
         have_bounds=1
     done
