@@ -18,6 +18,7 @@
 
 #include "ra_dist.h"
 #include "ra_gen.h"
+#include "ra_stats.h"
 
 #ifdef HPCC_RA_VERSION
 #define RA_VERSION HPCC_RA_VERSION
@@ -67,17 +68,6 @@ typedef struct ra_config {
     const char *algo_opt_value[RA_MAX_ALGO_OPTS];
 } ra_config;
 
-/* Counters an algorithm fills in during update(); reduced over ranks by the
- * driver (max for max_pending, sums for the rest). */
-typedef struct ra_stats {
-    uint64_t max_pending;   /* largest number of updates held at once */
-    uint64_t send_tests;    /* "may I send?" checks of a busy/free channel */
-    uint64_t send_blocked;  /* ... that found it busy (SBF numerator) */
-    uint64_t packets_sent;  /* update packets (not finish marks) */
-    uint64_t updates_sent;  /* updates carried by those packets */
-    uint64_t hops;          /* software-routing hops taken by updates */
-    uint64_t bytes_sent;    /* payload + header bytes put on the wire */
-} ra_stats;
 
 typedef struct ra_progress ra_progress;
 

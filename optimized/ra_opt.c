@@ -75,10 +75,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
 
     int nodes = 1, per_node = P, node = 0, local = run->rank;
     if (node_dim) {
-        if (torus_node_layout(run->comm, &node, &local, &per_node, &nodes)) {
+        torus_node_info ni;
+        if (torus_node_discover(run->comm, &ni)) {
             snprintf(err, errlen, "out of memory");
             return RA_EXIT_RESOURCE;
         }
+        node = ni.node, local = ni.local, per_node = ni.per_node, nodes = ni.nnodes;
+        torus_node_free(&ni);
         if (per_node < 1 || per_node * nodes != P) {
             snprintf(err, errlen, "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);
             return RA_EXIT_USAGE;

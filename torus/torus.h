@@ -110,7 +110,6 @@ typedef struct torus_packet {
     uint64_t *data; /* owned by the transport until release() */
     int n;          /* words */
     int last;       /* the sender's finish mark on this dimension */
-    int src_coord;  /* sender's coordinate along the dimension */
 } torus_packet;
 
 /* Per dimension d: may I send (a send slot is free)?  send a buffer of n

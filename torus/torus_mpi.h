@@ -1,4 +1,5 @@
-/* torus_mpi.h - the MPI parts of the torus library (transport, node layout). */
+/* torus_mpi.h - the MPI parts of the torus library: the MPI transport
+ * (transport_mpi.c) and the node layout (node.c). */
 #ifndef TORUS_MPI_H
 #define TORUS_MPI_H
 
@@ -21,9 +22,25 @@ void torus_mpi_bind(torus_mpi *tm, torus_transport *t);
 int torus_mpi_reset(torus_mpi *tm);
 void torus_mpi_destroy(torus_mpi *tm);
 
-/* Node layout from MPI_Comm_split_type(SHARED): this rank's node number
- * (nodes ordered by their lowest rank), its index on the node, and the
- * ranks per node (-1 when nodes differ).  Collective. */
-int torus_node_layout(MPI_Comm comm, int *node, int *local, int *per_node, int *nnodes);
+/* ---- node layout (node.c) -------------------------------------------- */
+
+/* The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED). */
+typedef struct torus_node_info {
+    MPI_Comm comm;    /* the node's communicator; torus_node_free releases it */
+    int node;         /* node number, nodes ordered by their lowest rank */
+    int local;        /* this rank's index on its node */
+    int local_size;   /* ranks on this node */
+    int nnodes;
+    int per_node;     /* ranks per node, -1 when nodes differ */
+    int max_per_node;
+} torus_node_info;
+
+/* Collective over comm.  Returns 0, or -1 on out of memory (on every rank). */
+int torus_node_discover(MPI_Comm comm, torus_node_info *ni);
+void torus_node_free(torus_node_info *ni);
+
+/* 1 when ok is non-zero on every rank of comm, else 0 (collective): how
+ * ranks agree that a setup step worked everywhere before going on. */
+int torus_all_ok(MPI_Comm comm, int ok);
 
 #endif

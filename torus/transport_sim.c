@@ -117,7 +117,6 @@ static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
     *buf = fresh;
     pk->n = n;
     pk->last = last;
-    pk->src_coord = mc[d];
     pk->src_rank = e->rank;
     pk->holds_slot = !(q->len <= s->p.eager_queue && urand(s) < s->p.eager_prob);
     if (pk->holds_slot)
@@ -161,7 +160,6 @@ static int sim_poll(void *impl, int d, torus_packet *pkt)
     pkt->data = h->data;
     pkt->n = h->n;
     pkt->last = h->last;
-    pkt->src_coord = h->src_coord;
     return 1;
 }
 

@@ -194,7 +194,6 @@ static int t_poll(void *impl, int d, torus_packet *pkt)
     pkt->data = q->q[best].data;
     pkt->n = q->q[best].n;
     pkt->last = q->q[best].last;
-    pkt->src_coord = q->q[best].src_coord;
     s->recvs++;
     return 1;
 }

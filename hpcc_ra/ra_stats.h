@@ -1,0 +1,20 @@
+/* ra_stats.h - the counters every RandomAccess algorithm keeps; no MPI, so
+ * the routed state machine and the simulators can share them. */
+#ifndef RA_STATS_H
+#define RA_STATS_H
+
+#include <stdint.h>
+
+/* Counters an algorithm fills in during update(); reduced over ranks by the
+ * driver (max for max_pending, sums for the rest). */
+typedef struct ra_stats {
+    uint64_t max_pending;   /* largest number of updates held at once */
+    uint64_t send_tests;    /* "may I send?" checks of a busy/free channel */
+    uint64_t send_blocked;  /* ... that found it busy (SBF numerator) */
+    uint64_t packets_sent;  /* update packets (not finish marks) */
+    uint64_t updates_sent;  /* updates carried by those packets */
+    uint64_t hops;          /* software-routing hops taken by updates */
+    uint64_t bytes_sent;    /* payload + header bytes put on the wire */
+} ra_stats;
+
+#endif

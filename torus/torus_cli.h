@@ -1,0 +1,35 @@
+/*
+ * torus_cli.h - what every binary of the kit shares on its command line:
+ * strict number parsing with ranges, and one error format,
+ *
+ *     PROG: bad value 'X' for --opt: allowed ...
+ *
+ * so a typo always costs one line naming the value and what is allowed,
+ * and exit code 2.  The value is echoed escaped and cut (control bytes as
+ * \xNN, at most 64 characters) so that the message stays one line.
+ */
+#ifndef TORUS_CLI_H
+#define TORUS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes shared by every binary. */
+enum { TORUS_EXIT_OK = 0, TORUS_EXIT_VERIFY = 1, TORUS_EXIT_USAGE = 2, TORUS_EXIT_RESOURCE = 3 };
+
+/* Decimal integer in [lo, hi], no sign junk or trailing bytes: 0, else -1. */
+int torus_cli_long(const char *s, long lo, long hi, long *out);
+/* Unsigned decimal integer in [lo, hi]: 0, else -1 (no '-', no overflow). */
+int torus_cli_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* Finite number in [lo, hi] (strtod syntax, e.g. 1e-7): 0, else -1. */
+int torus_cli_double(const char *s, double lo, double hi, double *out);
+
+/* Copies s into buf, control and non-ASCII bytes as \xNN, quotes as \',
+ * cut to 64 characters with "..." : for echoing user input in one line. */
+void torus_cli_escape(const char *s, char *buf, size_t len);
+
+/* Writes "bad value 'X' for --opt: allowed ALLOWED" into err (the PROG:
+ * prefix is added by whoever prints err).  opt is given without dashes. */
+void torus_cli_bad_value(char *err, size_t errlen, const char *opt, const char *value, const char *allowed);
+
+#endif
