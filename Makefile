@@ -53,31 +53,70 @@ else
 BUILD := $(BUILD)-nopapi
 endif
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) \
-              -Ihpcc_ra -Itorus -Ioptimized -Isparsest_cut -Itorusmodel -MMD -MP \
-              -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
+# Layers, bottom to top (ARCHITECTURE.md): a folder compiles with its own
+# headers and those of the layers below it, nothing above.  torusmodel/ sees
+# optimized/ only for its one narrow --simulate entry (ropt_timed.h), which
+# `make check-layers` (tests/check_layers.sh) holds it to.
+INC_torus        := -Itorus
+INC_hpcc_ra      := -Ihpcc_ra -Itorus
+INC_baseline     := -Ibaseline $(INC_hpcc_ra)
+INC_optimized    := -Ioptimized $(INC_hpcc_ra)
+INC_sparsest_cut := -Isparsest_cut -Itorus
+INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
+INC_tools        := -Itools -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
+INC_tests        := $(INC_tools)
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
+               -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
 LDFLAGS += -fopenmp $(SAN_FLAGS)
 LDLIBS += $(PAPI_LIBS) -lm
 # What --version and the hpccoutf.txt header say about the build.
 BUILD_INFO := $(strip $(subst ",,$(subst ',,$(CC) $(CFLAGS) $(SAN_FLAGS) MPI=$(MPI) PAPI=$(PAPI))))
 
-HARNESS_SRC := $(wildcard hpcc_ra/*.c)
-HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
-LIBRA := $(BUILD)/libhpcc_ra.a
-TORUS_SRC := $(wildcard torus/*.c)
-TORUS_OBJ := $(TORUS_SRC:%.c=$(BUILD)/%.o)
+# One library per layer.
+TORUS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard torus/*.c))
 LIBTORUS := $(BUILD)/libtorus.a
-ROPT_OBJ := $(BUILD)/optimized/ropt.o $(BUILD)/optimized/ropt_sim.o
-SC_SRC := $(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c))
-SC_OBJ := $(SC_SRC:%.c=$(BUILD)/%.o)
+HARNESS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard hpcc_ra/*.c))
+LIBRA := $(BUILD)/libhpcc_ra.a
+ROPT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out optimized/ra_opt.c,$(wildcard optimized/*.c)))
+LIBROPT := $(BUILD)/libropt.a
+SC_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c)))
 LIBSC := $(BUILD)/libsparsest.a
 SC_LIBS := -lmetis -llapack -lblas
-TM_SRC := $(filter-out torusmodel/torusmodel.c torusmodel/ra_calibrate.c,$(wildcard torusmodel/*.c))
-TM_OBJ := $(TM_SRC:%.c=$(BUILD)/%.o)
+TM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out torusmodel/torusmodel.c,$(wildcard torusmodel/*.c)))
 LIBTM := $(BUILD)/libtorusmodel.a
 
+# What each binary links, top layer first.
+LINK_ra_base      := $(LIBRA) $(LIBTORUS)
+LINK_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
+LINK_sparsest_cut := $(LIBSC) $(LIBTORUS)
+LINK_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+LINK_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+EXTRA_sparsest_cut := $(SC_LIBS)
+EXTRA_torusmodel   := $(SC_LIBS)
+EXTRA_ra_calibrate := $(SC_LIBS)
+MAIN_ra_base      := baseline/ra_base
+MAIN_ra_opt       := optimized/ra_opt
+MAIN_sparsest_cut := sparsest_cut/sparsest_cut
+MAIN_torusmodel   := torusmodel/torusmodel
+MAIN_ra_calibrate := tools/ra_calibrate
+
+# Unit tests link only the layer they test (and the layers under it).
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TLINK_test_torus          := $(LIBTORUS)
+TLINK_test_dist           := $(LIBRA) $(LIBTORUS)
+TLINK_test_gen            := $(LIBRA) $(LIBTORUS)
+TLINK_test_table          := $(LIBRA) $(LIBTORUS)
+TLINK_test_options        := $(LIBRA) $(LIBTORUS)
+TLINK_test_report         := $(LIBRA) $(LIBTORUS)
+TLINK_test_ropt_sim       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
+TLINK_test_ropt_timed     := $(LIBROPT) $(LIBRA) $(LIBTORUS)
+TLINK_test_sparsest_cut   := $(LIBSC) $(LIBTORUS)
+TLINK_test_sc_shapes      := $(LIBSC) $(LIBTORUS)
+TLINK_test_torusmodel     := $(LIBTM) $(LIBSC) $(LIBTORUS)
+TEXTRA_test_sparsest_cut  := $(SC_LIBS)
+TEXTRA_test_sc_shapes     := $(SC_LIBS)
+TEXTRA_test_torusmodel    := $(SC_LIBS)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
 PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate
@@ -88,7 +127,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh
 
-.PHONY: all deps run test run-tests clean distclean install FORCE
+.PHONY: all deps run test run-tests check-layers clean distclean install FORCE
+.SECONDEXPANSION:
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
@@ -99,56 +139,39 @@ $(FLAVOUR): FORCE
 	@if cmp -s $@.new bin/.flavour; then rm -f $@.new; else mv $@.new $@; cp $@ bin/.flavour; fi
 FORCE:
 
+# A file compiles with the include path of its top-level folder's layer.
+layer_of = $(firstword $(subst /, ,$(1)))
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(INC_$(call layer_of,$<)) -c $< -o $@
 
 # The driver carries the build description; rebuild it when the flavour changes.
-$(BUILD)/hpcc_ra/ra_main.o: ALL_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
+$(BUILD)/hpcc_ra/ra_main.o: BASE_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
 $(BUILD)/hpcc_ra/ra_main.o: $(FLAVOUR)
 
-$(LIBRA): $(HARNESS_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
 $(LIBTORUS): $(TORUS_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
+$(LIBRA): $(HARNESS_OBJ)
+$(LIBROPT): $(ROPT_OBJ)
 $(LIBSC): $(SC_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
 $(LIBTM): $(TM_OBJ)
+$(BUILD)/%.a:
 	@rm -f $@
 	ar rcs $@ $^
 
-bin/torusmodel: $(BUILD)/torusmodel/torusmodel.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
+bin/%: $(BUILD)/$$(MAIN_$$*).o $$(LINK_$$*) $(FLAVOUR)
 	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(LINK_$*) $(EXTRA_$*) $(LDLIBS)
 
-bin/ra_calibrate: $(BUILD)/torusmodel/ra_calibrate.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
-	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $< $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
+$(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LIBTORUS) $(LDLIBS)
 
-bin/sparsest_cut: $(BUILD)/sparsest_cut/sparsest_cut.o $(LIBSC) $(LIBTORUS) $(FLAVOUR)
-	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBSC) $(LIBTORUS) $(SC_LIBS) $(LDLIBS)
-
-bin/ra_opt: $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(FLAVOUR)
-	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/optimized/ra_opt.o $(ROPT_OBJ) $(LIBTORUS) $(LIBRA) $(LDLIBS)
-
-bin/ra_base: $(BUILD)/baseline/ra_base.o $(LIBRA) $(FLAVOUR)
-	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/baseline/ra_base.o $(LIBRA) $(LDLIBS)
-
-$(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LDLIBS)
-
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA)
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBTM) $(ROPT_OBJ) $(LIBSC) $(LIBTORUS) $(LIBRA) $(SC_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(TLINK_test_$*) $(TEXTRA_test_$*) $(LDLIBS)
+
+# Fails when a file includes a header of a layer above its own.
+check-layers:
+	@bash tests/check_layers.sh .
 
 deps:
 	@MPI=$(MPI) sh tests/deps.sh $(PKGS) -- $(PKGS_OPTIONAL)
@@ -161,6 +184,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory run-tests
 
 run-tests:

@@ -23,6 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ropt_params_defaults(ropt_params *p)
+{
+    p->budget = ROPT_BUDGET;
+    p->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+    p->shared_recv = 0;
+}
+
 int ropt_capacity(const torus_shape *s, const ropt_params *p)
 {
     int sum = torus_shape_sum_k(s);
@@ -31,7 +38,7 @@ int ropt_capacity(const torus_shape *s, const ropt_params *p)
 
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
               const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
-              int log2, ra_gen_kind gen, const ra_dist *td)
+              int log2, const ra_dist *td)
 {
     memset(o, 0, sizeof *o);
     o->route = route;
@@ -40,7 +47,7 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->ndims = shape->ndims;
     memcpy(o->k, shape->k, sizeof o->k);
     o->cap = ropt_capacity(shape, p);
-    if (o->cap < 1)
+    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD)
         return -2;
     o->nb = route->nbuckets;
     o->bucket = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->bucket);
@@ -54,7 +61,7 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->local_start = local_start;
     o->local_size = local_size;
     o->log2 = log2;
-    o->gen = gen;
+    o->gen = RA_GEN_LFSR; /* set per phase by ropt_start */
     o->td = td;
     return 0;
 }
@@ -77,8 +84,9 @@ static inline void prefetch_if_local(const ropt *o, uint64_t v)
         __builtin_prefetch(&o->table[off], 1, 0);
 }
 
-void ropt_start(ropt *o, uint64_t start, uint64_t count)
+void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
 {
+    o->gen = gen;
     for (int b = 0; b < o->nb; b++)
         o->fill[b] = 0;
     for (int d = 0; d < o->ndims; d++) {
@@ -97,8 +105,8 @@ void ropt_start(ropt *o, uint64_t start, uint64_t count)
     /* Fill the look-ahead ring: each value is generated once, prefetched
      * if local, and routed lookahead steps later. */
     o->ring_n = (uint64_t)o->prm.lookahead < count ? o->prm.lookahead : (int)count;
-    if (o->ring_n > 256)
-        o->ring_n = 256;
+    if (o->ring_n > ROPT_MAX_LOOKAHEAD)
+        o->ring_n = ROPT_MAX_LOOKAHEAD;
     o->ring_h = 0;
     for (int i = 0; i < o->ring_n; i++) {
         o->ran = ra_gen_next(o->gen, o->ran);

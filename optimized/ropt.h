@@ -1,9 +1,22 @@
-/* ropt.h - the software-routed RandomAccess state machine (one rank). */
+/* ropt.h - the software-routed RandomAccess state machine (one rank).  No
+ * MPI here: the same state machine runs over the MPI, the functional and
+ * the timed transports (ropt_mpi.c, ropt_sim.c, ropt_timed.c). */
 #ifndef ROPT_H
 #define ROPT_H
 
-#include "ra.h"
+#include "ra_dist.h"
+#include "ra_gen.h"
+#include "ra_stats.h"
 #include "torus.h"
+
+/* The routed algorithm's defaults, named once: bin/ra_opt, bin/ra_calibrate
+ * and both simulators use these, so a simulation runs what ra_opt runs. */
+#define ROPT_BUDGET 1024            /* HPCC: updates held or looked ahead per process */
+#define ROPT_DEFAULT_LOOKAHEAD 64   /* generator prefetch distance (--lookahead) */
+#define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */
+#define ROPT_DEFAULT_OUTSTANDING 4  /* send slots per dimension (--outstanding) */
+#define ROPT_MAX_OUTSTANDING 64
+#define ROPT_IDLE_POLLS 16          /* idle steps before a rank yields its core */
 
 typedef struct ropt_params {
     int budget;      /* HPCC limit on held + looked-ahead updates: 1024 */
@@ -35,7 +48,7 @@ typedef struct ropt {
     ra_gen_kind gen;
     const ra_dist *td;
     uint64_t ran, remaining, generated;
-    uint64_t ring[256]; /* the look-ahead: generated, prefetched, not yet routed */
+    uint64_t ring[ROPT_MAX_LOOKAHEAD]; /* the look-ahead: generated, prefetched, not yet routed */
     int ring_n, ring_h;
     uint64_t ahead_left; /* updates still to be generated into the ring */
     /* FinishLogic */
@@ -46,19 +59,25 @@ typedef struct ropt {
     ra_stats st;
 } ropt;
 
+/* budget ROPT_BUDGET, look-ahead ROPT_DEFAULT_LOOKAHEAD, per-dimension receive buckets. */
+void ropt_params_defaults(ropt_params *p);
+
 /* Bucket capacity for a shape: floor((budget - lookahead) / sum k_i); the
  * k_i slots of dimension i are its k_i - 1 send buckets and 1 receive bucket. */
 int ropt_capacity(const torus_shape *s, const ropt_params *p);
 
-/* Sets up one rank; the route and transport must outlive it.  Returns 0,
- * -1 on out of memory, -2 when the shape leaves no room (capacity < 1). */
+/* Sets up one rank over its block of the table (td distributes the
+ * table); the route and transport must outlive it.  Returns 0, -1 on out
+ * of memory, -2 when the shape leaves no room (capacity < 1) or the
+ * look-ahead is outside 0..ROPT_MAX_LOOKAHEAD. */
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
               const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
-              int log2, ra_gen_kind gen, const ra_dist *td);
+              int log2, const ra_dist *td);
 void ropt_free(ropt *o);
 
-/* Starts a phase: this rank generates elements start+1 .. start+count. */
-void ropt_start(ropt *o, uint64_t start, uint64_t count);
+/* Starts a phase: this rank generates elements start+1 .. start+count of
+ * generator gen's stream. */
+void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count);
 
 /* One pass of the main loop (send, receive, form, finish).  Returns 1 if
  * anything moved, 0 if this rank is idle; o->done is set when this rank has

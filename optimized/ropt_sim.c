@@ -11,15 +11,13 @@
 #include <string.h>
 
 int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,
-                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, ra_gen_kind gen,
-                    int compact)
+                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, int compact)
 {
     for (int r = 0; r < map->shape.n; r++) {
         if (compact ? torus_route_build_compact(&routes[r], map, r) : torus_route_build(&routes[r], map, r))
             return -1;
         uint64_t st = ra_dist_start(td, r);
-        if (ropt_init(&ranks[r], &routes[r], &map->shape, &tps[r], prm, table + st, st, ra_dist_count(td, r), log2,
-                      gen, td))
+        if (ropt_init(&ranks[r], &routes[r], &map->shape, &tps[r], prm, table + st, st, ra_dist_count(td, r), log2, td))
             return -1;
     }
     return 0;
@@ -85,16 +83,16 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     ra_dist_init(&ud, total, N);
     for (int r = 0; r < N; r++)
         torus_sim_bind(sim, r, &tps[r]);
-    if (ropt_ranks_init(ranks, routes, tps, &map, &c->prm, table, &td, c->log2_table, c->gen, 0)) {
+    if (ropt_ranks_init(ranks, routes, tps, &map, &c->prm, table, &td, c->log2_table, 0)) {
         rc = -1;
         goto out;
     }
     for (int r = 0; r < N; r++) {
         /* HPCC's slices when the count is the default, else an even split. */
         if (c->updates)
-            ropt_start(&ranks[r], ra_dist_start(&ud, r), ra_dist_count(&ud, r));
+            ropt_start(&ranks[r], c->gen, ra_dist_start(&ud, r), ra_dist_count(&ud, r));
         else
-            ropt_start(&ranks[r], 4 * ra_dist_start(&td, r), 4 * ra_dist_count(&td, r));
+            ropt_start(&ranks[r], c->gen, 4 * ra_dist_start(&td, r), 4 * ra_dist_count(&td, r));
     }
     int left = N;
     char *fin = calloc((size_t)N, 1);
@@ -135,7 +133,6 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     }
     free(fin);
     ropt_ranks_stats(ranks, N, &res->stats);
-    res->max_pending = res->stats.max_pending;
     res->fingerprint = ra_table_fingerprint(table, TS, 0);
 out:
     ropt_ranks_free(ranks, routes, N);

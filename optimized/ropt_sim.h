@@ -1,4 +1,5 @@
-/* ropt_sim.h - the optimized algorithm on N virtual ranks over the simulated transport. */
+/* ropt_sim.h - the functional driver: the routed algorithm on N virtual ranks
+ * over the simulated transport (exactness and deadlock tests at scale). */
 #ifndef ROPT_SIM_H
 #define ROPT_SIM_H
 
@@ -17,9 +18,8 @@ typedef struct ropt_sim_config {
 typedef struct ropt_sim_result {
     int deadlock;          /* every rank stuck, not finished */
     uint64_t fingerprint;  /* of the final global table */
-    uint64_t max_pending;  /* over ranks and steps */
     uint64_t steps;        /* rank steps scheduled */
-    ra_stats stats;        /* summed (max_pending: max) */
+    ra_stats stats;        /* summed; max_pending: the maximum over ranks and steps */
     int cap;
 } ropt_sim_result;
 
@@ -29,8 +29,7 @@ typedef struct ropt_sim_result {
  * ropt_start itself.  Returns 0 or -1 (out of memory; call
  * ropt_ranks_free all the same). */
 int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,
-                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, ra_gen_kind gen,
-                    int compact);
+                    const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, int compact);
 /* Frees what ropt_ranks_init built (arrays may be NULL). */
 void ropt_ranks_free(ropt *ranks, torus_route *routes, int n);
 /* The ranks' counters summed (max_pending: the maximum). */

@@ -100,7 +100,7 @@ serial_fail "torusmodel params parse error" 2 "bad.params:2: expected 'key = val
 serial_fail "torusmodel --simulate direct" 2 "algorithm routed" bin/torusmodel --preset bgl-mpi --shape 8x8 --simulate
 
 # ra_calibrate -> params -> torusmodel prediction
-if run_mpi 2 bin/ra_calibrate --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop = ' "$TMP/cal.params" \
+if run_mpi 2 bin/ra_calibrate --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop *= ' "$TMP/cal.params" \
     && bin/torusmodel --params "$TMP/cal.params" --algorithm routed >"$TMP/out" 2>&1 && [ -n "$(key cpu_bound_gups)" ]; then
     ok "ra_calibrate -n 2 writes a params file; torusmodel predicts $(key cpu_bound_gups) GUPS from it"
 else

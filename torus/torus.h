@@ -38,6 +38,15 @@ int torus_shape_balanced(int n, int d, torus_shape *out);
  * t_msg/fill), or a huge value when fill < 1. */
 double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t_msg);
 
+/* "auto" without other knowledge: the routed algorithm's default budget
+ * (1024 updates less a look-ahead of 64) and the cost-model constants
+ * measured on the development machine (2-core VM, MPICH shared memory:
+ * ~25 ns of CPU per routing hop, ~1.5 us per message send+receive).  Only
+ * their ratio matters for the choice. */
+#define TORUS_AUTO_BUDGET 960
+#define TORUS_AUTO_T_HOP 25e-9
+#define TORUS_AUTO_T_MSG 1.5e-6
+
 /* The balanced shape of n minimising torus_shape_cost (ties: fewer dims). */
 void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out);
 

@@ -24,7 +24,5 @@ uint64_t torus_sim_rand(torus_sim *s);
 /* Turns the visibility delay off (1) or back on (0): a deadlock check
  * must see every packet. */
 void torus_sim_set_strict(torus_sim *s, int strict);
-/* Packets sent and words carried, over all ranks. */
-void torus_sim_counts(const torus_sim *s, uint64_t *packets, uint64_t *words);
 
 #endif

@@ -86,24 +86,24 @@ static int mpi_poll(void *impl, int d, torus_packet *pkt)
     return 1;
 }
 
-static void post_recv(torus_mpi *tm, int d)
+static void post_recv(torus_mpi *mp, int d)
 {
-    dim_state *ds = &tm->dim[d];
-    TORUS_MPI_CHECK(MPI_Irecv(ds->rbuf, tm->cap, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, ds->comm, &ds->rreq));
+    dim_state *ds = &mp->dim[d];
+    TORUS_MPI_CHECK(MPI_Irecv(ds->rbuf, mp->cap, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, ds->comm, &ds->rreq));
 }
 
 static void mpi_release(void *impl, int d)
 {
-    torus_mpi *tm = impl;
-    tm->dim[d].held = 0;
-    post_recv(tm, d);
+    torus_mpi *mp = impl;
+    mp->dim[d].held = 0;
+    post_recv(mp, d);
 }
 
 static int mpi_quiescent(void *impl)
 {
-    torus_mpi *tm = impl;
-    for (int d = 0; d < tm->ndims; d++) {
-        dim_state *ds = &tm->dim[d];
+    torus_mpi *mp = impl;
+    for (int d = 0; d < mp->ndims; d++) {
+        dim_state *ds = &mp->dim[d];
         for (int s = 0; s < ds->nslots; s++)
             if (ds->sreq[s] != MPI_REQUEST_NULL) {
                 int done;
@@ -115,9 +115,9 @@ static int mpi_quiescent(void *impl)
     return 1;
 }
 
-void torus_mpi_bind(torus_mpi *tm, torus_transport *t)
+void torus_mpi_bind(torus_mpi *mp, torus_transport *t)
 {
-    t->impl = tm;
+    t->impl = mp;
     t->can_send = mpi_can_send;
     t->send = mpi_send;
     t->poll = mpi_poll;
@@ -129,15 +129,15 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
                      int outstanding, char *err, size_t errlen)
 {
     const torus_shape *s = &m->shape;
-    torus_mpi *tm = calloc(1, sizeof *tm);
-    int ok = tm != NULL;
-    if (tm) {
-        tm->ndims = s->ndims;
-        tm->cap = cap;
+    torus_mpi *mp = calloc(1, sizeof *mp);
+    int ok = mp != NULL;
+    if (mp) {
+        mp->ndims = s->ndims;
+        mp->cap = cap;
     }
     const int *c = &m->coords[me * s->ndims];
     for (int d = 0; ok && d < s->ndims; d++) {
-        dim_state *ds = &tm->dim[d];
+        dim_state *ds = &mp->dim[d];
         ds->nslots = outstanding;
         ds->sbuf = calloc((size_t)outstanding, sizeof *ds->sbuf);
         ds->sreq = malloc((size_t)outstanding * sizeof *ds->sreq);
@@ -152,7 +152,7 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
     }
     if (!torus_all_ok(comm, ok)) {
         snprintf(err, errlen, "out of memory for the transport buffers");
-        torus_mpi_destroy(tm);
+        torus_mpi_destroy(mp);
         return -1;
     }
     for (int d = 0; d < s->ndims; d++) {
@@ -160,42 +160,42 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         int cc[TORUS_MAX_DIMS];
         memcpy(cc, c, (size_t)s->ndims * sizeof(int));
         cc[d] = 0;
-        TORUS_MPI_CHECK(MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &tm->dim[d].comm));
-        TORUS_MPI_CHECK(MPI_Comm_set_errhandler(tm->dim[d].comm, MPI_ERRORS_RETURN));
-        TORUS_MPI_CHECK(MPI_Comm_size(tm->dim[d].comm, &tm->dim[d].size));
-        if (tm->dim[d].size > 1)
-            post_recv(tm, d);
+        TORUS_MPI_CHECK(MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &mp->dim[d].comm));
+        TORUS_MPI_CHECK(MPI_Comm_set_errhandler(mp->dim[d].comm, MPI_ERRORS_RETURN));
+        TORUS_MPI_CHECK(MPI_Comm_size(mp->dim[d].comm, &mp->dim[d].size));
+        if (mp->dim[d].size > 1)
+            post_recv(mp, d);
     }
-    *out = tm;
+    *out = mp;
     return 0;
 }
 
-int torus_mpi_reset(torus_mpi *tm)
+int torus_mpi_reset(torus_mpi *mp)
 {
-    for (int d = 0; d < tm->ndims; d++) {
-        dim_state *ds = &tm->dim[d];
+    for (int d = 0; d < mp->ndims; d++) {
+        dim_state *ds = &mp->dim[d];
         for (int s = 0; s < ds->nslots; s++)
             TORUS_MPI_CHECK(MPI_Wait(&ds->sreq[s], MPI_STATUS_IGNORE));
         if (ds->held) {
             ds->held = 0;
-            post_recv(tm, d);
+            post_recv(mp, d);
         }
         if (ds->rreq != MPI_REQUEST_NULL) {
             TORUS_MPI_CHECK(MPI_Cancel(&ds->rreq));
             TORUS_MPI_CHECK(MPI_Wait(&ds->rreq, MPI_STATUS_IGNORE));
         }
         if (ds->size > 1)
-            post_recv(tm, d);
+            post_recv(mp, d);
     }
     return 0;
 }
 
-void torus_mpi_destroy(torus_mpi *tm)
+void torus_mpi_destroy(torus_mpi *mp)
 {
-    if (!tm)
+    if (!mp)
         return;
-    for (int d = 0; d < tm->ndims; d++) {
-        dim_state *ds = &tm->dim[d];
+    for (int d = 0; d < mp->ndims; d++) {
+        dim_state *ds = &mp->dim[d];
         if (ds->rreq != MPI_REQUEST_NULL) {
             MPI_Cancel(&ds->rreq);
             MPI_Wait(&ds->rreq, MPI_STATUS_IGNORE);
@@ -211,5 +211,5 @@ void torus_mpi_destroy(torus_mpi *tm)
         if (ds->comm != MPI_COMM_NULL && ds->comm != 0)
             MPI_Comm_free(&ds->comm);
     }
-    free(tm);
+    free(mp);
 }

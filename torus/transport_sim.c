@@ -11,22 +11,10 @@
  * nothing has arrived yet.
  */
 #include "torus_sim.h"
+#include "pktq.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sim_pkt {
-    uint64_t *data;
-    int n, last, src_coord;
-    int src_rank;   /* sender, for its slot */
-    int holds_slot; /* rendezvous: the sender's slot is freed on receipt */
-} sim_pkt;
-
-typedef struct sim_queue {
-    sim_pkt *q;
-    int len, cap;
-    int held; /* index 0 is held by the receiver */
-} sim_queue;
 
 typedef struct sim_ep {
     torus_sim *sim;
@@ -37,14 +25,12 @@ struct torus_sim {
     torus_map map;
     torus_sim_params p;
     int n, ndims;
-    sim_queue *in;   /* n * ndims */
+    torus__pktq *in; /* n * ndims */
     int *slots_used; /* n * ndims */
     sim_ep *ep;
-    uint64_t **pool;
-    int pool_len, pool_cap;
+    torus__pool pool;
     uint64_t rng;
     int strict;
-    uint64_t packets, words;
 };
 
 uint64_t torus_sim_rand(torus_sim *s)
@@ -60,28 +46,6 @@ uint64_t torus_sim_rand(torus_sim *s)
 static double urand(torus_sim *s)
 {
     return (double)(torus_sim_rand(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint64_t *buf_get(torus_sim *s)
-{
-    if (s->pool_len)
-        return s->pool[--s->pool_len];
-    return malloc((size_t)s->p.cap * sizeof(uint64_t) + 8);
-}
-
-static void buf_put(torus_sim *s, uint64_t *b)
-{
-    if (s->pool_len == s->pool_cap) {
-        int nc = s->pool_cap ? 2 * s->pool_cap : 64;
-        uint64_t **np = realloc(s->pool, (size_t)nc * sizeof *np);
-        if (!np) {
-            free(b);
-            return;
-        }
-        s->pool = np;
-        s->pool_cap = nc;
-    }
-    s->pool[s->pool_len++] = b;
 }
 
 static int sim_can_send(void *impl, int d)
@@ -100,19 +64,15 @@ static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
     memcpy(c, mc, (size_t)s->ndims * sizeof(int));
     c[d] = to;
     int dest = s->map.rank_of[torus_map_linear(&s->map.shape, c)];
-    sim_queue *q = &s->in[dest * s->ndims + d];
-    if (q->len == q->cap) {
-        int nc = q->cap ? 2 * q->cap : 8;
-        sim_pkt *np = realloc(q->q, (size_t)nc * sizeof *np);
-        if (!np)
-            return -1;
-        q->q = np;
-        q->cap = nc;
-    }
-    uint64_t *fresh = buf_get(s);
+    torus__pktq *q = &s->in[dest * s->ndims + d];
+    uint64_t *fresh = torus__pool_get(&s->pool);
     if (!fresh)
         return -1;
-    sim_pkt *pk = &q->q[q->len++];
+    torus__pkt *pk = torus__pktq_push(q);
+    if (!pk) {
+        torus__pool_put(&s->pool, fresh);
+        return -1;
+    }
     pk->data = *buf;
     *buf = fresh;
     pk->n = n;
@@ -121,8 +81,6 @@ static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
     pk->holds_slot = !(q->len <= s->p.eager_queue && urand(s) < s->p.eager_prob);
     if (pk->holds_slot)
         s->slots_used[e->rank * s->ndims + d]++;
-    s->packets++;
-    s->words += (uint64_t)n;
     return 0;
 }
 
@@ -130,8 +88,8 @@ static int sim_poll(void *impl, int d, torus_packet *pkt)
 {
     sim_ep *e = impl;
     torus_sim *s = e->sim;
-    sim_queue *q = &s->in[e->rank * s->ndims + d];
-    if (!q->held) {
+    torus__pktq *q = &s->in[e->rank * s->ndims + d];
+    if (q->held < 0) {
         if (q->len == 0 || (!s->strict && urand(s) < s->p.delay_prob))
             return 0;
         /* Candidates: the first queued packet of each sender. */
@@ -147,16 +105,17 @@ static int sim_poll(void *impl, int d, torus_packet *pkt)
                 cand[nc++] = i;
         }
         int pick = cand[torus_sim_rand(s) % (uint64_t)nc];
-        sim_pkt chosen = q->q[pick];
-        memmove(&q->q[1], &q->q[0], (size_t)pick * sizeof(sim_pkt));
+        /* The held packet moves to the front: the others keep their order. */
+        torus__pkt chosen = q->q[pick];
+        memmove(&q->q[1], &q->q[0], (size_t)pick * sizeof *q->q);
         q->q[0] = chosen;
-        q->held = 1;
+        q->held = 0;
         if (chosen.holds_slot) {
             s->slots_used[chosen.src_rank * s->ndims + d]--;
             q->q[0].holds_slot = 0;
         }
     }
-    sim_pkt *h = &q->q[0];
+    const torus__pkt *h = &q->q[0];
     pkt->data = h->data;
     pkt->n = h->n;
     pkt->last = h->last;
@@ -167,13 +126,12 @@ static void sim_release(void *impl, int d)
 {
     sim_ep *e = impl;
     torus_sim *s = e->sim;
-    sim_queue *q = &s->in[e->rank * s->ndims + d];
-    if (!q->held)
+    torus__pktq *q = &s->in[e->rank * s->ndims + d];
+    if (q->held < 0)
         return;
-    buf_put(s, q->q[0].data);
-    memmove(&q->q[0], &q->q[1], (size_t)(q->len - 1) * sizeof(sim_pkt));
-    q->len--;
-    q->held = 0;
+    torus__pool_put(&s->pool, q->q[0].data);
+    torus__pktq_remove_ordered(q, 0);
+    q->held = -1;
 }
 
 static int sim_quiescent(void *impl)
@@ -206,6 +164,9 @@ torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
         torus_sim_destroy(s);
         return NULL;
     }
+    for (size_t i = 0; i < nq; i++)
+        s->in[i].held = -1;
+    s->pool.words = (size_t)p->cap;
     return s;
 }
 
@@ -213,16 +174,10 @@ void torus_sim_destroy(torus_sim *s)
 {
     if (!s)
         return;
-    if (s->in) {
-        for (size_t i = 0; i < (size_t)s->n * (size_t)s->ndims; i++) {
-            for (int j = 0; j < s->in[i].len; j++)
-                free(s->in[i].q[j].data);
-            free(s->in[i].q);
-        }
-    }
-    for (int i = 0; i < s->pool_len; i++)
-        free(s->pool[i]);
-    free(s->pool);
+    if (s->in)
+        for (size_t i = 0; i < (size_t)s->n * (size_t)s->ndims; i++)
+            torus__pktq_free(&s->in[i]);
+    torus__pool_free(&s->pool);
     free(s->in);
     free(s->slots_used);
     free(s->ep);
@@ -244,10 +199,4 @@ void torus_sim_bind(torus_sim *s, int r, torus_transport *t)
 void torus_sim_set_strict(torus_sim *s, int strict)
 {
     s->strict = strict;
-}
-
-void torus_sim_counts(const torus_sim *s, uint64_t *packets, uint64_t *words)
-{
-    *packets = s->packets;
-    *words = s->words;
 }

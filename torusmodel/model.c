@@ -12,7 +12,7 @@
  * Bucket simulator (Table 6): P-1 buckets kept in per-size lists so the
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
-#include "model.h"
+#include "torusmodel.h"
 #include "sc.h"
 
 #include <stdint.h>

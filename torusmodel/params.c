@@ -2,8 +2,9 @@
  * params.c - torusmodel's parameters: defaults, `key = value` files, the
  * presets for the machines of paper 002, and writing a params file back.
  */
-#include "model.h"
+#include "torusmodel.h"
 #include "sc.h"
+#include "torus_cli.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -50,12 +51,20 @@ void tm_params_defaults(tm_params *p)
     strcpy(p->preset, "none");
 }
 
+/* "--t-hop", "t-hop" and "t_hop" name the same key. */
 static void canon(const char *in, char *out, size_t len)
 {
     size_t i = 0;
+    while (*in == '-')
+        in++;
     for (; in[i] && i + 1 < len; i++)
         out[i] = in[i] == '-' ? '_' : in[i];
     out[i] = 0;
+}
+
+const char *tm_param_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof keys / sizeof *keys ? keys[i].key : NULL;
 }
 
 int tm_param_known(const char *key)
@@ -131,7 +140,10 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         if (end == value || *end || errno || !isfinite(v) || v < 0 ||
             (v == 0 && (!strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
                         !strcmp(k, "updates_per_message")))) {
-            snprintf(err, errlen, "%s '%s' invalid: allowed a number %s", k, value,
+            /* key as the caller wrote it: "--t-hop" on the command line, "t_hop" in a file */
+            char shown[300];
+            torus_cli_escape(value, shown, sizeof shown);
+            snprintf(err, errlen, "bad value '%s' for %s: allowed a number %s", shown, key,
                      !strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
                              !strcmp(k, "updates_per_message")
                          ? "> 0"
@@ -251,5 +263,14 @@ void tm_params_write(const tm_params *p, FILE *f)
         else if (!strcmp(keys[i].key, "algorithm"))
             fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
                     keys[i].help);
+    }
+    if (p->nshapes > 0) {
+        fprintf(f, "%-20s = ", "shapes");
+        for (int i = 0; i < p->nshapes; i++) {
+            char name[128];
+            torus_shape_format(&p->shapes[i], name, sizeof name);
+            fprintf(f, "%s%s", i ? "," : "", name);
+        }
+        fprintf(f, "\n");
     }
 }

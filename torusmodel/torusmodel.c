@@ -2,11 +2,14 @@
  * torusmodel.c - bin/torusmodel: paper 002's CPU and network bottlenecks
  * for one shape or a list (Tables 3, 5 and 7), the baseline's mean bucket
  * size (Table 6), and --simulate: the real routed algorithm run over the
- * simulated transport with link and CPU costs.
+ * timed transport with link and CPU costs (through optimized/'s one narrow
+ * entry, ropt_timed.h).
  */
-#include "model.h"
-#include "sim_timed.h"
+#include "torusmodel.h"
+#include "ropt_timed.h"
+#include "torus_cli.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,15 +57,55 @@ static void usage(FILE *f)
             "exit: 0 ok, 2 bad input, 3 out of memory\n");
 }
 
-static int parse_d(const char *opt, const char *v, double lo, double *out)
+enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
+       OPT_SIM_LATENCY, OPT_HEADER_BYTES, OPT_WRITE_PARAMS, OPT_HELP, OPT_VERSION, OPT_PARAM };
+
+/* The option table: the fixed options, then every model parameter as
+ * --key with dashes (and with underscores, as older scripts wrote it). */
+static struct option *build_options(void)
 {
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !isfinite(d) || d < lo) {
-        fprintf(stderr, "torusmodel: %s '%s' invalid: allowed a number >= %g\n", opt, v, lo);
+    static const struct option fixed[] = {
+        {"preset", required_argument, NULL, OPT_PRESET},
+        {"params", required_argument, NULL, OPT_PARAMS},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"bucketed", no_argument, NULL, OPT_BUCKETED},
+        {"simulate", no_argument, NULL, OPT_SIMULATE},
+        {"bucket-sim", required_argument, NULL, OPT_BUCKET_SIM},
+        {"sim-updates", required_argument, NULL, OPT_SIM_UPDATES},
+        {"sim-latency", required_argument, NULL, OPT_SIM_LATENCY},
+        {"header-bytes", required_argument, NULL, OPT_HEADER_BYTES},
+        {"write-params", required_argument, NULL, OPT_WRITE_PARAMS},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+    };
+    enum { NFIXED = sizeof fixed / sizeof *fixed };
+    static char names[64][32];
+    static struct option all[NFIXED + 64 + 1];
+    int n = 0, m = 0;
+    for (; n < NFIXED; n++)
+        all[n] = fixed[n];
+    for (int i = 0; tm_param_name(i) && m + 2 <= 64; i++) {
+        const char *k = tm_param_name(i);
+        snprintf(names[m], sizeof names[m], "%s", k);
+        for (char *c = names[m]; *c; c++)
+            if (*c == '_')
+                *c = '-';
+        all[n++] = (struct option){names[m++], required_argument, NULL, OPT_PARAM};
+        if (strchr(k, '_'))
+            all[n++] = (struct option){k, required_argument, NULL, OPT_PARAM};
+    }
+    all[n] = (struct option){NULL, 0, NULL, 0};
+    return all;
+}
+
+/* A number in [lo, hi] for option opt, or one error line in err. */
+static int num_opt(const char *opt, const char *v, double lo, double hi, const char *allowed, double *out, char *err,
+                   size_t errlen)
+{
+    if (torus_cli_double(v, lo, hi, out)) {
+        torus_cli_bad_value(err, errlen, opt, v, allowed);
         return -1;
     }
-    *out = d;
     return 0;
 }
 
@@ -74,59 +117,86 @@ int main(int argc, char **argv)
     long bucket_p = 0;
     double sim_updates = 1024, sim_latency = 1e-7, header_bytes = 32;
     const char *write_params = NULL;
-    char err[512];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-#define NEXT()                                                                                                         \
-    (i + 1 < argc ? argv[++i]                                                                                          \
-                  : (fprintf(stderr, "torusmodel: %s needs a value (see --help)\n", a), exit(2), (char *)NULL))
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    char err[512] = "";
+    const struct option *opts = build_options();
+    opterr = 0;
+    for (;;) {
+        int idx = -1, prev = optind;
+        int c = getopt_long(argc, argv, ":h", opts, &idx);
+        if (c == -1)
+            break;
+        const char *word = argv[prev < argc ? prev : argc - 1];
+        double v;
+        switch (c) {
+        case 'h':
+        case OPT_HELP:
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--version")) {
+        case OPT_VERSION:
             printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
             return 0;
-        } else if (!strcmp(a, "--preset")) {
-            if (tm_preset(&p, NEXT(), err, sizeof err))
+        case OPT_PRESET:
+            if (tm_preset(&p, optarg, err, sizeof err))
                 goto bad;
-        } else if (!strcmp(a, "--params")) {
-            if (tm_params_file(&p, NEXT(), err, sizeof err))
+            break;
+        case OPT_PARAMS:
+            if (tm_params_file(&p, optarg, err, sizeof err))
                 goto bad;
-        } else if (!strcmp(a, "--json")) {
+            break;
+        case OPT_JSON:
             json = 1;
-        } else if (!strcmp(a, "--bucketed")) {
+            break;
+        case OPT_BUCKETED:
             bucketed = 1;
-        } else if (!strcmp(a, "--simulate")) {
+            break;
+        case OPT_SIMULATE:
             simulate = 1;
-        } else if (!strcmp(a, "--bucket-sim")) {
-            double v;
-            if (parse_d(a, NEXT(), 2, &v))
-                return 2;
-            if (v > 1 << 24 || v != floor(v)) {
-                fprintf(stderr, "torusmodel: --bucket-sim '%s' invalid: allowed a whole number in 2..%d\n", argv[i],
-                        1 << 24);
-                return 2;
+            break;
+        case OPT_BUCKET_SIM:
+            if (num_opt("bucket-sim", optarg, 2, 1 << 24, "a whole number in 2..16777216", &v, err, sizeof err))
+                goto bad;
+            if (v != floor(v)) {
+                torus_cli_bad_value(err, sizeof err, "bucket-sim", optarg, "a whole number in 2..16777216");
+                goto bad;
             }
             bucket_p = (long)v;
-        } else if (!strcmp(a, "--sim-updates")) {
-            if (parse_d(a, NEXT(), 1, &sim_updates))
-                return 2;
-        } else if (!strcmp(a, "--sim-latency")) {
-            if (parse_d(a, NEXT(), 0, &sim_latency))
-                return 2;
-        } else if (!strcmp(a, "--header-bytes")) {
-            if (parse_d(a, NEXT(), 0, &header_bytes))
-                return 2;
-        } else if (!strcmp(a, "--write-params")) {
-            write_params = NEXT();
-        } else if (!strncmp(a, "--", 2) && tm_param_known(a + 2)) {
-            if (tm_param_set(&p, a + 2, NEXT(), err, sizeof err))
+            break;
+        case OPT_SIM_UPDATES:
+            if (num_opt("sim-updates", optarg, 1, 1e12, "a number of updates per rank in 1..1e12", &sim_updates, err,
+                        sizeof err))
                 goto bad;
-        } else {
-            fprintf(stderr, "torusmodel: unknown argument '%s' (see --help)\n", a);
-            return 2;
+            break;
+        case OPT_SIM_LATENCY:
+            if (num_opt("sim-latency", optarg, 0, 1e3, "seconds in 0..1000", &sim_latency, err, sizeof err))
+                goto bad;
+            break;
+        case OPT_HEADER_BYTES:
+            if (num_opt("header-bytes", optarg, 0, 1e9, "a number of bytes >= 0", &header_bytes, err, sizeof err))
+                goto bad;
+            break;
+        case OPT_WRITE_PARAMS:
+            write_params = optarg;
+            break;
+        case OPT_PARAM: {
+            char name[64];
+            snprintf(name, sizeof name, "--%s", opts[idx].name);
+            if (tm_param_set(&p, name, optarg, err, sizeof err))
+                goto bad;
+            break;
         }
-#undef NEXT
+        case ':':
+            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", word);
+            goto bad;
+        default:
+            snprintf(err, sizeof err, "unknown option '%s' (see --help)", word);
+            goto bad;
+        }
+    }
+    if (optind < argc) {
+        char v[300];
+        torus_cli_escape(argv[optind], v, sizeof v);
+        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", v);
+        goto bad;
     }
     if (write_params) {
         FILE *f = fopen(write_params, "w");
@@ -135,7 +205,10 @@ int main(int argc, char **argv)
             return 2;
         }
         tm_params_write(&p, f);
-        fclose(f);
+        if (ferror(f) | fclose(f)) {
+            fprintf(stderr, "torusmodel: could not write '%s'\n", write_params);
+            return 3;
+        }
     }
     if (!p.nshapes) {
         if (!bucket_p) {
@@ -181,7 +254,7 @@ int main(int argc, char **argv)
     }
     tm_row row;
     double bucket = -1;
-    tm_sim_result sr;
+    ropt_timed_result sr;
     memset(&sr, 0, sizeof sr);
     for (int k = 0; k < p.nshapes; k++) {
         tm_params q = p;
@@ -196,12 +269,20 @@ int main(int argc, char **argv)
         if (tm_evaluate(&q, &p.shapes[k], &row, err, sizeof err))
             goto bad;
         if (simulate) {
-            tm_sim_config sc = {.shape = p.shapes[k],
-                                .updates_per_rank = (long)sim_updates,
-                                .latency_s = sim_latency,
-                                .header_bytes = header_bytes};
-            sc.p = q;
-            int rc = tm_simulate(&sc, &sr, err, sizeof err);
+            /* ra_opt's send slots and look-ahead (ropt_timed_defaults), the
+             * model's cycle figures in seconds */
+            ropt_timed_config sc;
+            ropt_timed_defaults(&sc);
+            sc.shape = p.shapes[k];
+            sc.updates_per_rank = (long)sim_updates;
+            sc.t_update_s = q.t_local / q.clock_hz;
+            sc.t_hop_s = q.t_hop / q.clock_hz;
+            sc.link_bw = q.link_bw;
+            sc.latency_s = sim_latency;
+            sc.header_bytes = header_bytes;
+            int rc = ropt_timed_run(&sc, &sr, err, sizeof err);
+            if (rc == -2)
+                goto bad;
             if (rc)
                 goto bad_rc;
         }

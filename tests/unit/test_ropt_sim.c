@@ -38,11 +38,11 @@ static void check(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, 
     int rc = ropt_sim_run(&c, &r);
     char name[128];
     torus_shape_format(s, name, sizeof name);
-    if (rc || r.deadlock || r.fingerprint != want || r.max_pending > 1024) {
+    if (rc || r.deadlock || r.fingerprint != want || r.stats.max_pending > 1024) {
         bad_runs++;
         fprintf(stderr, "shape %s seed %llu S=%d eager=%.1f: rc=%d deadlock=%d fp=%016llx want=%016llx max_pending=%llu\n",
                 name, (unsigned long long)seed, outstanding, eager, rc, r.deadlock,
-                (unsigned long long)r.fingerprint, (unsigned long long)want, (unsigned long long)r.max_pending);
+                (unsigned long long)r.fingerprint, (unsigned long long)want, (unsigned long long)r.stats.max_pending);
     }
 }
 

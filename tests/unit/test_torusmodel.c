@@ -1,12 +1,11 @@
 /*
  * test_torusmodel.c - the bottleneck model against paper 002: Table 3 (MPI)
  * and Table 5 (raw device) both columns, Table 6's mean bucket sizes,
- * Table 7's CPU column; params files and their errors; the timed
- * simulation stays exact and under the CPU bound.
+ * Table 7's CPU column; params files and their errors.  (The timed
+ * simulation behind --simulate is tested in test_ropt_timed.c.)
  */
 #include "../test.h"
-#include "model.h"
-#include "sim_timed.h"
+#include "torusmodel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,7 +94,7 @@ static void params(void)
     fprintf(f, "t_local = 5\nt_hop = -3\n");
     fclose(f);
     ASSERT_EQ_INT(tm_params_file(&p, path, err, sizeof err), -2);
-    ASSERT_STR_CONTAINS(err, ":2: t_hop '-3' invalid: allowed a number >= 0");
+    ASSERT_STR_CONTAINS(err, ":2: bad value '-3' for t_hop: allowed a number >= 0");
     f = fopen(path, "w");
     fprintf(f, "speed = 5\n");
     fclose(f);
@@ -127,50 +126,10 @@ static void params(void)
     remove(path);
 }
 
-static void simulate(void)
-{
-    char err[256];
-    tm_params p;
-    tm_params_defaults(&p);
-    tm_preset(&p, "bgl-routed", err, sizeof err);
-    const char *shapes[] = {"4x4x2m", "8x8", "3x5x2"};
-    for (int i = 0; i < 3; i++) {
-        tm_sim_config c;
-        memset(&c, 0, sizeof c);
-        ASSERT_EQ_INT(tm_param_set(&p, "shape", shapes[i], err, sizeof err), 0);
-        c.shape = p.shapes[0];
-        c.p = p;
-        c.updates_per_rank = 2048;
-        c.latency_s = 1e-7;
-        c.header_bytes = 32;
-        tm_sim_result r;
-        tm_row row;
-        ASSERT_EQ_INT(tm_simulate(&c, &r, err, sizeof err), 0);
-        ASSERT_EQ_INT(tm_evaluate(&p, &c.shape, &row, err, sizeof err), 0);
-        ASSERT_TRUE(r.exact);
-        ASSERT_EQ_INT(r.updates, 2048 * (uint64_t)c.shape.n);
-        /* never faster than the CPU bound (5% for the steady window) */
-        ASSERT_TRUE(r.gups <= row.cpu_gups * 1.05);
-        ASSERT_TRUE(r.gups_total <= row.cpu_gups);
-        ASSERT_TRUE(r.gups > 0.3 * row.cpu_gups);
-        ASSERT_TRUE(r.link_util > 0 && r.link_util < 1);
-        /* HPCC's consecutive LFSR values are correlated: a few thousand
-         * updates per rank land within ~5% of the expected hop count */
-        ASSERT_NEAR(r.hops_per_update, row.hops, 0.15);
-        /* a slow network binds: 1 MB/s links */
-        c.p.link_bw = 1e6;
-        tm_sim_result slow;
-        ASSERT_EQ_INT(tm_simulate(&c, &slow, err, sizeof err), 0);
-        ASSERT_TRUE(slow.exact);
-        ASSERT_TRUE(slow.gups < 0.5 * r.gups);
-    }
-}
-
 int main(void)
 {
     tables_3_5_7();
     table_6();
     params();
-    simulate();
     TEST_MAIN_END("test_torusmodel");
 }

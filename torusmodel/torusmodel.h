@@ -1,10 +1,10 @@
 /*
- * model.h - the CPU and network bottleneck model of paper 002 (sec. 4-6):
+ * torusmodel.h - the calculator: the CPU and network bottleneck model of paper 002 (sec. 4-6):
  * from machine parameters and a topology to GUPS bounds, plus the
  * baseline's bucket-size simulator (sec. 5.1, Table 6).
  */
-#ifndef TM_MODEL_H
-#define TM_MODEL_H
+#ifndef TORUSMODEL_H
+#define TORUSMODEL_H
 
 #include <stdio.h>
 
@@ -39,11 +39,13 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
 int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen);
 /* Named presets: bgl-mpi, bgl-raw, bgl-routed.  -2 for an unknown name. */
 int tm_preset(tm_params *p, const char *name, char *err, size_t errlen);
-/* Writes every parameter as a params file. */
+/* Writes every parameter (and the shapes, when any) as a params file. */
 void tm_params_write(const tm_params *p, FILE *f);
 void tm_params_defaults(tm_params *p);
 /* Whether a key names a parameter (for the command line). */
 int tm_param_known(const char *key);
+/* The i-th parameter key (underscores), NULL past the last. */
+const char *tm_param_name(int i);
 
 typedef struct tm_row {
     int n;

@@ -1,19 +1,22 @@
 /*
  * ra_calibrate.c - bin/ra_calibrate: measures this machine's model
- * parameters and writes a torusmodel params file.
+ * parameters and writes a torusmodel params file.  It sits in tools/, above
+ * both the routed algorithm (optimized/, which it runs) and the calculator
+ * (torusmodel/, whose params file it writes).
  *
  * Algorithm: paper 002 sec. 4.1 and 4.3.1 (Table 1's method).
- *   t_local: sequential RandomAccess (rank 0 alone, the others waiting) on
- *     a table of 2^K words, each update generated LOOKAHEAD ahead and its
- *     word prefetched, as ra_opt does with local updates: time per update.
+ *   t_local: the routed algorithm itself (optimized/ropt_mpi.c with ra_opt's
+ *     defaults) on rank 0 alone over MPI_COMM_SELF, so every update is
+ *     local: generated ROPT_DEFAULT_LOOKAHEAD ahead, its word prefetched,
+ *     applied -- exactly ra_opt's local path.  Time per update.
  *   t_send: rank 0 and 1 barrier; 1 posts MPI_Recv; 0 waits long enough for
  *     the receive to be posted, then times MPI_Send.  t_recv: 0 sends; 1
  *     waits long enough for the message to arrive, then times MPI_Recv.
  *     Each payload 8..8192 bytes, REPS repetitions, the first WARM dropped.
  *   t_overhead: one MPI_Test on a pending receive (the baseline tests once
  *     per update).
- *   t_hop: the routed algorithm (optimized/ropt.c over the MPI transport)
- *     on all ranks, flat shape, H = 1 - 1/P hops per update:
+ *   t_hop: the routed algorithm (the same setup as ra_opt) on all ranks,
+ *     flat shape, H = 1 - 1/P hops per update:
  *     t_hop = (P * time / updates - t_local) / H.
  *   Cost: about 10 s at the default sizes.
  * Figures are written in nanoseconds with clock_hz = 1e9.
@@ -22,15 +25,15 @@
 #include "ra_dist.h"
 #include "ra_local.h"
 #include "ra_table.h"
-#include "ropt.h"
-#include "torus_mpi.h"
+#include "ropt_mpi.h"
+#include "torus_cli.h"
+#include "torusmodel.h"
 
+#include <getopt.h>
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define REPS 120
 #define WARM 20
@@ -48,36 +51,113 @@ static void usage(void)
     printf("usage: mpirun -n P bin/ra_calibrate [options]   (P >= 2)\n"
            "Measures t_local, t_send/t_recv per payload (paper 002 Table 1's method) and t_hop,\n"
            "and writes a params file for bin/torusmodel --params.\n"
-           "  --log2-table K   table of 2^K words for t_local and the routed run (default 25)\n"
+           "  --log2-table K   table of 2^K words for t_local and the routed run, K in 16..34 (default 25)\n"
            "  --output FILE    params file to write (default calibration.params)\n"
            "  --link-bw B      link bandwidth to record, bytes/s (default: measured 64 KiB ping-pong)\n"
-           "  --help, --version\n");
+           "  --help, --version\n"
+           "exit: 0 ok, 2 bad input, 3 resource error\n");
 }
 
-/* ra_opt's default look-ahead (--lookahead). */
-#define LOOKAHEAD 64
-
-/* Updates 1..n of the LFSR stream on a table of 2^log2 words, each value
- * generated LOOKAHEAD updates before it is applied and its word prefetched
- * then, so the misses of LOOKAHEAD updates overlap. */
-static void local_prefetched(uint64_t *t, int log2, uint64_t n)
+/* Options, parsed the same way on every rank; rank 0 prints the one error
+ * line.  Returns -1 to go on, else the exit code. */
+static int parse_options(int argc, char **argv, int rank, int *log2, const char **out, double *link_bw)
 {
-    uint64_t ring[LOOKAHEAD], ran = 1;
-    uint64_t ahead = n < LOOKAHEAD ? n : LOOKAHEAD;
-    for (uint64_t i = 0; i < ahead; i++) {
-        ran = ra_gen_next(RA_GEN_LFSR, ran);
-        ring[i] = ran;
-        __builtin_prefetch(&t[ra_gen_index(RA_GEN_LFSR, ran, log2)], 1, 0);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t v = ring[i % LOOKAHEAD];
-        if (i + ahead < n) {
-            ran = ra_gen_next(RA_GEN_LFSR, ran);
-            ring[i % LOOKAHEAD] = ran;
-            __builtin_prefetch(&t[ra_gen_index(RA_GEN_LFSR, ran, log2)], 1, 0);
+    static const struct option longopts[] = {
+        {"log2-table", required_argument, NULL, 'k'}, {"output", required_argument, NULL, 'o'},
+        {"link-bw", required_argument, NULL, 'b'},    {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
+    };
+    char err[400] = "";
+    long v;
+    opterr = 0;
+    for (;;) {
+        int prev = optind;
+        int c = getopt_long(argc, argv, ":", longopts, NULL);
+        if (c == -1)
+            break;
+        const char *word = argv[prev < argc ? prev : argc - 1];
+        switch (c) {
+        case 'h':
+            if (!rank)
+                usage();
+            return 0;
+        case 'V':
+            if (!rank)
+                printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
+            return 0;
+        case 'k':
+            if (torus_cli_long(optarg, 16, 34, &v))
+                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 16..34");
+            else
+                *log2 = (int)v;
+            break;
+        case 'o':
+            if (!*optarg)
+                torus_cli_bad_value(err, sizeof err, "output", optarg, "a file name");
+            *out = optarg;
+            break;
+        case 'b':
+            if (torus_cli_double(optarg, 1e-300, 1e300, link_bw))
+                torus_cli_bad_value(err, sizeof err, "link-bw", optarg, "a number > 0");
+            break;
+        case ':':
+            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", word);
+            break;
+        default:
+            snprintf(err, sizeof err, "unknown option '%s' (see --help)", word);
+            break;
         }
-        t[ra_gen_index(RA_GEN_LFSR, v, log2)] ^= v;
+        if (err[0])
+            break;
     }
+    if (!err[0] && optind < argc)
+        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (err[0]) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: %s\n", err);
+        return TORUS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* The routed algorithm with ra_opt's defaults on shape `dims` over comm,
+ * table 2^log2 words distributed over comm, 2 * 2^log2 updates in all.
+ * Returns the seconds from barrier to barrier; fills *cap. */
+static double routed_run(MPI_Comm comm, const char *dims, int log2, int *cap)
+{
+    int rank, P;
+    RA_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    RA_MPI_CHECK(MPI_Comm_size(comm, &P));
+    uint64_t TS = 1ULL << log2, U = 2 * TS;
+    ra_dist td, ud;
+    ra_dist_init(&td, TS, P);
+    ra_dist_init(&ud, U, P);
+    uint64_t *tab = malloc(ra_dist_count(&td, rank) * sizeof *tab + 8);
+    if (!torus_all_ok(comm, tab != NULL)) {
+        fprintf(stderr, "ra_calibrate: cannot allocate 2^%d words\n", log2);
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    ra_table_init(tab, ra_dist_count(&td, rank), ra_dist_start(&td, rank));
+    ropt_mpi_options o;
+    ropt_mpi_options_defaults(&o);
+    o.dims = dims;
+    ropt_mpi s;
+    char err[256];
+    int rc = ropt_mpi_setup(&s, comm, &o, tab, ra_dist_start(&td, rank), ra_dist_count(&td, rank), log2, &td, err,
+                            sizeof err);
+    if (rc) {
+        fprintf(stderr, "ra_calibrate: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    }
+    *cap = s.cap;
+    RA_MPI_CHECK(MPI_Barrier(comm));
+    double t0 = MPI_Wtime();
+    ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
+    RA_MPI_CHECK(MPI_Barrier(comm));
+    double dt = MPI_Wtime() - t0;
+    ropt_mpi_free(&s);
+    free(tab);
+    return dt;
 }
 
 int main(int argc, char **argv)
@@ -89,45 +169,10 @@ int main(int argc, char **argv)
     int log2 = 25;
     const char *out = "calibration.params";
     double link_bw = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help")) {
-            if (!rank)
-                usage();
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            if (!rank)
-                printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(a, "--log2-table") && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 16 || v > 34) {
-                if (!rank)
-                    fprintf(stderr, "ra_calibrate: --log2-table '%s' invalid: allowed 16..34\n", argv[i]);
-                MPI_Finalize();
-                return 2;
-            }
-            log2 = (int)v;
-        } else if (!strcmp(a, "--output") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--link-bw") && i + 1 < argc) {
-            char *end;
-            link_bw = strtod(argv[++i], &end);
-            if (*end || !(link_bw > 0)) {
-                if (!rank)
-                    fprintf(stderr, "ra_calibrate: --link-bw '%s' invalid: allowed a number > 0\n", argv[i]);
-                MPI_Finalize();
-                return 2;
-            }
-        } else {
-            if (!rank)
-                fprintf(stderr, "ra_calibrate: unknown argument '%s' (see --help)\n", a);
-            MPI_Finalize();
-            return 2;
-        }
+    int prc = parse_options(argc, argv, rank, &log2, &out, &link_bw);
+    if (prc >= 0) {
+        MPI_Finalize();
+        return prc;
     }
     if (P < 2) {
         if (!rank)
@@ -142,28 +187,25 @@ int main(int argc, char **argv)
     }
     uint64_t TS = 1ULL << log2;
 
-    /* t_local: sequential RandomAccess on rank 0 */
+    /* t_local: ra_opt's own loop on rank 0 alone, every update local */
     double t_local = 0;
     if (!rank) {
+        int cap1;
+        uint64_t U = 2 * TS;
+        t_local = routed_run(MPI_COMM_SELF, "1", log2, &cap1) / (double)U * 1e9;
+        /* the plain one-at-a-time loop, printed for comparison */
         uint64_t *t = malloc(TS * sizeof *t);
         if (!t) {
             fprintf(stderr, "ra_calibrate: cannot allocate 2^%d words\n", log2);
-            MPI_Abort(MPI_COMM_WORLD, 3);
+            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
         }
         ra_table_init(t, TS, 0);
-        uint64_t U = 2 * TS;
-        /* t_local is an update as ra_opt makes a local one: generated
-         * LOOKAHEAD ahead, its table word prefetched, applied later.  The
-         * plain one-at-a-time loop is printed for comparison. */
         double t0 = MPI_Wtime();
-        local_prefetched(t, log2, U);
-        t_local = (MPI_Wtime() - t0) / (double)U * 1e9;
-        t0 = MPI_Wtime();
         ra_local_replay(t, log2, RA_GEN_LFSR, U);
         double t_one = (MPI_Wtime() - t0) / (double)U * 1e9;
         free(t);
-        printf("t_local: %.2f ns per update (prefetched %d ahead like ra_opt, table 2^%d; one at a time: %.2f ns)\n",
-               t_local, LOOKAHEAD, log2, t_one);
+        printf("t_local: %.2f ns per update (ra_opt's loop, look-ahead %d, table 2^%d; one at a time: %.2f ns)\n",
+               t_local, ROPT_DEFAULT_LOOKAHEAD, log2, t_one);
     }
     RA_MPI_CHECK(MPI_Bcast(&t_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 
@@ -245,58 +287,15 @@ int main(int argc, char **argv)
     /* t_hop: the routed algorithm over MPI, flat shape */
     torus_shape shape;
     torus_shape_balanced(P, 1, &shape);
-    torus_map map;
-    torus_route route;
-    torus_mpi *tm = NULL;
-    torus_transport tp;
-    ropt o;
-    ropt_params prm = {RA_MAX_PENDING, 64, 0};
-    char err[256];
-    ra_dist td, ud;
-    ra_dist_init(&td, TS, P);
+    int cap;
     uint64_t U = 2 * TS;
-    ra_dist_init(&ud, U, P);
-    uint64_t *tab = malloc(ra_dist_count(&td, rank) * sizeof *tab + 8);
-    if (!tab || torus_map_xyzt(&map, &shape) || torus_route_build(&route, &map, rank)) {
-        fprintf(stderr, "ra_calibrate: out of memory for the routed run\n");
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    int cap = ropt_capacity(&shape, &prm);
-    if (torus_mpi_create(&tm, MPI_COMM_WORLD, &map, rank, cap, 4, err, sizeof err)) {
-        fprintf(stderr, "ra_calibrate: %s\n", err);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    torus_mpi_bind(tm, &tp);
-    ra_table_init(tab, ra_dist_count(&td, rank), ra_dist_start(&td, rank));
-    if (ropt_init(&o, &route, &shape, &tp, &prm, tab, ra_dist_start(&td, rank), ra_dist_count(&td, rank), log2,
-                  RA_GEN_LFSR, &td)) {
-        fprintf(stderr, "ra_calibrate: out of memory for the routed run\n");
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    ropt_start(&o, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank));
-    RA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime();
-    int idle = 0;
-    while (!o.done) {
-        if (ropt_step(&o))
-            idle = 0;
-        else if (++idle > 16)
-            sched_yield();
-    }
-    RA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    double routed = MPI_Wtime() - t0;
-    torus_mpi_reset(tm);
+    double routed = routed_run(MPI_COMM_WORLD, "flat", log2, &cap);
     double H = torus_expected_hops(&shape);
     double per_update = routed * P / (double)U * 1e9;
     double t_hop = (per_update - t_local) / H;
     if (t_hop < 0)
         t_hop = 0;
     double routed_gups = (double)U / routed / 1e9;
-    ropt_free(&o);
-    torus_mpi_destroy(tm);
-    torus_route_free(&route);
-    torus_map_free(&map);
-    free(tab);
 
     if (!rank) {
         printf("t_send/t_recv (ns) per payload:");
@@ -311,17 +310,23 @@ int main(int argc, char **argv)
         for (int k = 0; k < NS; k++)
             fprintf(f, " %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
         fprintf(f, "\n# routed run: flat %d, %.6f GUPS measured\n", P, routed_gups);
-        fprintf(f, "clock_hz = 1e9\n");
-        fprintf(f, "t_local = %.3f\n", t_local);
-        fprintf(f, "t_send = %.3f   # 8-byte payload: one update per message (eq. 1)\n", ts[0]);
-        fprintf(f, "t_recv = %.3f\n", tr[0]);
-        fprintf(f, "t_overhead = %.3f   # one MPI_Test per update, as the baseline does\n", t_test);
-        fprintf(f, "t_hop = %.3f\n", t_hop);
-        fprintf(f, "bytes_per_update = %.3f   # 8 bytes + a 32-byte MPI envelope shared by a full bucket\n",
-                8.0 + 32.0 / cap);
-        fprintf(f, "link_bw = %.6g\n", link_bw);
-        fprintf(f, "shape = %d\n", P);
-        fclose(f);
+        tm_params prm;
+        tm_params_defaults(&prm);
+        prm.clock_hz = 1e9;
+        prm.t_local = t_local;
+        prm.t_send = ts[0]; /* 8-byte payload: one update per message (eq. 1) */
+        prm.t_recv = tr[0];
+        prm.t_overhead = t_test; /* one MPI_Test per update, as the baseline does */
+        prm.t_hop = t_hop;
+        prm.bytes_per_update = 8.0 + 32.0 / cap; /* 8 bytes + a 32-byte envelope shared by a full bucket */
+        prm.link_bw = link_bw;
+        prm.nshapes = 1;
+        prm.shapes[0] = shape;
+        tm_params_write(&prm, f);
+        if (ferror(f) | fclose(f)) {
+            fprintf(stderr, "ra_calibrate: could not write '%s'\n", out);
+            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        }
         printf("wrote %s\n", out);
     }
     MPI_Finalize();

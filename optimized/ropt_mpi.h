@@ -1,0 +1,57 @@
+/*
+ * ropt_mpi.h - the MPI driver of the routed algorithm: one setup (shape,
+ * rank placement, routes, the MPI transport, the state machine) and one
+ * run loop, shared by bin/ra_opt and bin/ra_calibrate so both run exactly
+ * the same thing.
+ */
+#ifndef ROPT_MPI_H
+#define ROPT_MPI_H
+
+#include <mpi.h>
+
+#include "ropt.h"
+#include "torus_mpi.h"
+
+typedef struct ropt_mpi_options {
+    const char *dims;    /* shape string (torus/ grammar); NULL or "auto": the cost-model choice */
+    const char *mapfile; /* mapping file, or NULL for XYZT order */
+    int node_dim;        /* add a last, node-local dimension (ranks sharing a node) */
+    int outstanding;     /* send slots per dimension, 1..ROPT_MAX_OUTSTANDING */
+    ropt_params prm;     /* budget, look-ahead */
+} ropt_mpi_options;
+
+/* ra_opt's defaults: auto shape, XYZT order, ROPT_DEFAULT_* values. */
+void ropt_mpi_options_defaults(ropt_mpi_options *o);
+
+typedef struct ropt_mpi {
+    torus_shape shape;
+    torus_map map;
+    torus_route route;
+    torus_mpi *mpi;
+    torus_transport tp;
+    ropt core;
+    int outstanding, cap;
+    int have_map, have_route, have_core;
+} ropt_mpi;
+
+/* Collective over comm: builds everything for this rank's block of the
+ * table (global words local_start .. +local_size, distributed by td).
+ * Returns 0, 2 (TORUS_EXIT_USAGE: a bad shape, mapping file or option
+ * combination, the same line on every rank where it can be) or 3
+ * (TORUS_EXIT_RESOURCE: out of memory), with one line in err.  Call
+ * ropt_mpi_free in every case. */
+int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64_t *table,
+                   uint64_t local_start, uint64_t local_size, int log2, const ra_dist *td, char *err,
+                   size_t errlen);
+
+/* Runs one phase to the end on every rank: generates elements start+1 ..
+ * start+count of gen's stream, routes and applies them; yields the core
+ * after ROPT_IDLE_POLLS idle steps (oversubscribed runs).  tick, if not
+ * NULL, is called every 65536 generated updates.  Leaves the transport
+ * ready for the next phase. */
+void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
+                  void (*tick)(void *ctx, uint64_t generated), void *ctx);
+
+void ropt_mpi_free(ropt_mpi *s);
+
+#endif

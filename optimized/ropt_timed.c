@@ -1,0 +1,156 @@
+/*
+ * ropt_timed.c - the routed algorithm at scale on the timed transport.
+ *
+ * Algorithm: paper 002 sec. 5 and the CPU model of sec. 6.2.
+ *   Every virtual rank runs the real ropt state machine over its endpoint
+ *   of torus/transport_timed.c, which owns the links, the clocks and the
+ *   event loop.  A step costs t_update per update generated and t_hop per
+ *   update bucketed.  GUPS is the steady rate: 80% of the updates over the
+ *   time from 10% to 90% of the expected CPU work done; the whole run,
+ *   start and drain included, is reported beside it.  The final table is
+ *   checked against the sequential replay of the same updates.
+ *   Cost: O(updates * hops * log N) time; O(N * (sum k) * cap) memory with
+ *   compact routes (no N x N table), so 64x32x32 fits in a few GB.
+ */
+#include "ropt_timed.h"
+
+#include "ra_dist.h"
+#include "ra_local.h"
+#include "ra_table.h"
+#include "ropt_sim.h"
+#include "torus_timed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ropt_timed_defaults(ropt_timed_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->outstanding = ROPT_DEFAULT_OUTSTANDING;
+    c->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+}
+
+typedef struct timed_run {
+    ropt *ranks;
+    double t_gen, t_hop;
+    double work, work_all, t10, t90; /* steady-state window */
+} timed_run;
+
+static int step_rank(void *ctx, int r, double now, double *cpu_s)
+{
+    timed_run *tr = ctx;
+    ropt *o = &tr->ranks[r];
+    uint64_t gen0 = o->generated, hop0 = o->st.hops;
+    int moved = ropt_step(o);
+    double cost = (double)(o->generated - gen0) * tr->t_gen + (double)(o->st.hops - hop0) * tr->t_hop;
+    *cpu_s = cost;
+    /* ranks step in time order, so this rank's clock is global time */
+    tr->work += cost;
+    if (tr->t10 < 0 && tr->work >= 0.1 * tr->work_all)
+        tr->t10 = now + cost;
+    if (tr->t90 < 0 && tr->work >= 0.9 * tr->work_all)
+        tr->t90 = now + cost;
+    if (o->done)
+        return TORUS_TIMED_DONE;
+    return moved ? TORUS_TIMED_MOVED : TORUS_TIMED_IDLE;
+}
+
+int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    const torus_shape *sh = &c->shape;
+    int N = sh->n;
+    if (N > 65536) {
+        snprintf(err, errlen, "--simulate on %d ranks refused: allowed at most 65536 (64x32x32)", N);
+        return -2;
+    }
+    if (c->t_update_s + c->t_hop_s <= 0) {
+        snprintf(err, errlen, "--simulate needs CPU costs: set t_local and t_hop (e.g. --preset bgl-routed)");
+        return -2;
+    }
+    if (!(c->link_bw > 0) || c->updates_per_rank < 1 || c->outstanding < 1 ||
+        c->outstanding > ROPT_MAX_OUTSTANDING || c->lookahead < 0 || c->lookahead > ROPT_MAX_LOOKAHEAD) {
+        snprintf(err, errlen, "--simulate: link bandwidth > 0, updates >= 1, send slots 1..%d and look-ahead 0..%d required",
+                 ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD);
+        return -2;
+    }
+    ropt_params prm;
+    ropt_params_defaults(&prm);
+    prm.lookahead = c->lookahead;
+    int cap = ropt_capacity(sh, &prm);
+    if (cap < 1) {
+        snprintf(err, errlen, "shape leaves no bucket capacity: sum of sizes must stay below %d", prm.budget);
+        return -2;
+    }
+    int log2 = 20;
+    while ((1L << log2) < 16L * N)
+        log2++;
+    uint64_t TS = 1ULL << log2, total = (uint64_t)c->updates_per_rank * (uint64_t)N;
+    torus_map map;
+    memset(&map, 0, sizeof map);
+    torus_timed *tt = NULL;
+    timed_run tr = {.ranks = NULL, .t_gen = c->t_update_s, .t_hop = c->t_hop_s, .t10 = -1, .t90 = -1};
+    torus_route *routes = NULL;
+    torus_transport *tps = NULL;
+    uint64_t *table = NULL, *ref = NULL;
+    int rc = -3;
+    snprintf(err, errlen, "out of memory simulating %d ranks", N);
+    if (torus_map_xyzt(&map, sh))
+        goto out;
+    torus_timed_params tp = {.cap = cap, .outstanding = c->outstanding, .link_bw = c->link_bw,
+                             .latency_s = c->latency_s, .header_bytes = c->header_bytes};
+    tt = torus_timed_create(&map, &tp);
+    tr.ranks = calloc((size_t)N, sizeof *tr.ranks);
+    routes = calloc((size_t)N, sizeof *routes);
+    tps = calloc((size_t)N, sizeof *tps);
+    table = malloc(TS * sizeof *table);
+    if (!tt || !tr.ranks || !routes || !tps || !table)
+        goto out;
+    ra_table_init(table, TS, 0);
+    ra_dist td, ud;
+    ra_dist_init(&td, TS, N);
+    ra_dist_init(&ud, total, N);
+    for (int r = 0; r < N; r++)
+        torus_timed_bind(tt, r, &tps[r]);
+    if (ropt_ranks_init(tr.ranks, routes, tps, &map, &prm, table, &td, log2, 1))
+        goto out;
+    for (int r = 0; r < N; r++)
+        ropt_start(&tr.ranks[r], RA_GEN_LFSR, ra_dist_start(&ud, r), ra_dist_count(&ud, r));
+    tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * tr.t_hop);
+    torus_timed_stats ts;
+    if (torus_timed_run(tt, step_rank, &tr, &ts)) {
+        snprintf(err, errlen, "simulation stuck: %d of %d ranks never finished", ts.unfinished, N);
+        goto out;
+    }
+    /* the exactness check: the same updates applied sequentially */
+    ref = malloc(TS * sizeof *ref);
+    if (!ref)
+        goto out;
+    ra_table_init(ref, TS, 0);
+    ra_local_replay(ref, log2, RA_GEN_LFSR, total);
+    res->fingerprint = ra_table_fingerprint(table, TS, 0);
+    res->exact = !memcmp(ref, table, TS * sizeof *ref);
+    ra_stats sum;
+    ropt_ranks_stats(tr.ranks, N, &sum);
+    double makespan = ts.makespan;
+    res->updates = total;
+    res->packets = ts.packets;
+    res->steps = ts.steps;
+    res->max_pending = sum.max_pending;
+    res->time_s = makespan;
+    res->gups_total = makespan > 0 ? (double)total / makespan / 1e9 : 0;
+    res->gups = tr.t90 > tr.t10 && tr.t10 >= 0 ? 0.8 * (double)total / (tr.t90 - tr.t10) / 1e9 : res->gups_total;
+    res->sbf = sum.send_tests ? (double)sum.send_blocked / (double)sum.send_tests : 0;
+    res->link_util = ts.link_util;
+    res->bytes_per_update = ((double)ts.words * 8 + (double)ts.packets * c->header_bytes) / (double)total;
+    res->hops_per_update = (double)sum.hops / (double)total;
+    rc = 0;
+    err[0] = 0;
+out:
+    ropt_ranks_free(tr.ranks, routes, N);
+    torus_timed_destroy(tt);
+    free(tr.ranks), free(routes), free(tps), free(table), free(ref);
+    torus_map_free(&map);
+    return rc;
+}

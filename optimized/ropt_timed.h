@@ -1,0 +1,45 @@
+/*
+ * ropt_timed.h - the timed driver: the routed algorithm (ropt.c, unchanged,
+ * with ra_opt's defaults) on N virtual ranks over the timed transport
+ * (torus/transport_timed.c).  This is the one narrow entry through which
+ * bin/torusmodel --simulate reaches optimized/: plain costs in, figures out.
+ */
+#ifndef ROPT_TIMED_H
+#define ROPT_TIMED_H
+
+#include <stdint.h>
+
+#include "torus.h"
+
+typedef struct ropt_timed_config {
+    torus_shape shape;
+    long updates_per_rank;
+    double t_update_s;   /* CPU seconds per update generated (t_local) */
+    double t_hop_s;      /* CPU seconds per update routed at a hop (t_hop) */
+    double link_bw;      /* bytes per second per link and direction */
+    double latency_s;    /* per physical link */
+    double header_bytes; /* per packet, beyond 8 bytes per update */
+    int outstanding;     /* send slots per dimension */
+    int lookahead;       /* generator look-ahead, counted in the budget */
+} ropt_timed_config;
+
+/* Fills c with ra_opt's defaults (send slots, look-ahead) and zero costs. */
+void ropt_timed_defaults(ropt_timed_config *c);
+
+typedef struct ropt_timed_result {
+    double gups;             /* steady rate: 10%..90% of the CPU work */
+    double gups_total;       /* all updates / makespan (start and drain included) */
+    double time_s;           /* simulated makespan */
+    double sbf;              /* send tests that found every slot busy */
+    double link_util;        /* busy time / (links * makespan) */
+    double bytes_per_update; /* packet bytes per update, summed over software hops */
+    double hops_per_update;
+    uint64_t updates, packets, steps, max_pending;
+    uint64_t fingerprint;
+    int exact;               /* the final table equals the sequential one */
+} ropt_timed_result;
+
+/* Returns 0, -2 on bad input (err), -3 out of memory or a stuck machine. */
+int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *r, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * test_ropt_timed.c - the routed algorithm on the timed transport (the
+ * engine of torusmodel --simulate): exact tables, never faster than the
+ * CPU bound of paper 002 sec. 6.2, a slow network binds, the simulator
+ * runs ra_opt's defaults, and the transport's counters add up.
+ */
+#include "../test.h"
+#include "ropt_timed.h"
+#include "ropt.h"
+#include "torus_timed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* BlueGene/L as paper 002 sec. 6.2 gives it: 700 MHz, 104 cycles per
+ * local update, 128 per software hop, 175 MB/s links. */
+#define HZ 700e6
+#define T_LOCAL (104 / HZ)
+#define T_HOP (128 / HZ)
+
+static void simulate(void)
+{
+    char err[256];
+    const char *shapes[] = {"4mx4mx2m", "8x8", "3x5x2"};
+    int ns[] = {32, 64, 30};
+    for (int i = 0; i < 3; i++) {
+        ropt_timed_config c;
+        ropt_timed_defaults(&c);
+        ASSERT_EQ_INT(c.outstanding, ROPT_DEFAULT_OUTSTANDING);
+        ASSERT_EQ_INT(c.lookahead, ROPT_DEFAULT_LOOKAHEAD);
+        ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &c.shape, err, sizeof err), 0);
+        c.updates_per_rank = 2048;
+        c.t_update_s = T_LOCAL;
+        c.t_hop_s = T_HOP;
+        c.link_bw = 175e6;
+        c.latency_s = 1e-7;
+        c.header_bytes = 32;
+        ropt_timed_result r;
+        ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
+        double H = torus_expected_hops(&c.shape);
+        double cpu_gups = ns[i] / (T_LOCAL + H * T_HOP) / 1e9;
+        ASSERT_TRUE(r.exact);
+        ASSERT_EQ_INT(r.updates, 2048 * (uint64_t)ns[i]);
+        ASSERT_TRUE(r.max_pending <= ROPT_BUDGET);
+        /* never faster than the CPU bound (5% for the steady window) */
+        ASSERT_TRUE(r.gups <= cpu_gups * 1.05);
+        ASSERT_TRUE(r.gups_total <= cpu_gups);
+        ASSERT_TRUE(r.gups > 0.3 * cpu_gups);
+        ASSERT_TRUE(r.link_util > 0 && r.link_util < 1);
+        /* HPCC's consecutive LFSR values are correlated: a few thousand
+         * updates per rank land within ~5% of the expected hop count */
+        ASSERT_NEAR(r.hops_per_update, H, 0.15);
+        /* a slow network binds: 1 MB/s links */
+        c.link_bw = 1e6;
+        ropt_timed_result slow;
+        ASSERT_EQ_INT(ropt_timed_run(&c, &slow, err, sizeof err), 0);
+        ASSERT_TRUE(slow.exact);
+        ASSERT_TRUE(slow.gups < 0.5 * r.gups);
+    }
+    /* bad input is refused with a line, not simulated */
+    ropt_timed_config c;
+    ropt_timed_defaults(&c);
+    ASSERT_EQ_INT(torus_shape_parse("8x8", 64, &c.shape, err, sizeof err), 0);
+    c.updates_per_rank = 16;
+    c.link_bw = 1e9;
+    ropt_timed_result r;
+    ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), -2); /* no CPU costs */
+    ASSERT_TRUE(strstr(err, "CPU costs") != NULL);
+}
+
+/* The transport alone: rank 0 of a 4-ring sends one 10-word packet to
+ * coordinate 2 (two links away) and one to coordinate 1; the loop delivers
+ * them at the modelled times and counts them. */
+typedef struct ring_ctx {
+    torus_transport tp[4];
+    int sent, got[4];
+    double arrive[4];
+} ring_ctx;
+
+static int ring_step(void *ctx, int r, double now, double *cpu_s)
+{
+    ring_ctx *x = ctx;
+    torus_transport *t = &x->tp[r];
+    *cpu_s = 0;
+    if (r == 0) {
+        if (x->sent < 2 && t->can_send(t->impl, 0)) {
+            uint64_t *buf = calloc(11, sizeof *buf);
+            t->send(t->impl, 0, x->sent == 0 ? 2 : 1, &buf, 10, 1);
+            free(buf);
+            x->sent++;
+            return TORUS_TIMED_MOVED;
+        }
+        return x->sent == 2 && t->quiescent(t->impl) ? TORUS_TIMED_DONE : TORUS_TIMED_IDLE;
+    }
+    torus_packet pk;
+    if (t->poll(t->impl, 0, &pk)) {
+        x->got[r] += pk.n;
+        x->arrive[r] = now;
+        t->release(t->impl, 0);
+    }
+    return (r == 3 || x->got[r]) ? TORUS_TIMED_DONE : TORUS_TIMED_IDLE;
+}
+
+static void transport(void)
+{
+    char err[128];
+    torus_shape s;
+    ASSERT_EQ_INT(torus_shape_parse("4", 4, &s, err, sizeof err), 0);
+    torus_map m;
+    ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
+    torus_timed_params p = {.cap = 16, .outstanding = 1, .link_bw = 1e6, .latency_s = 1e-6, .header_bytes = 20};
+    torus_timed *tt = torus_timed_create(&m, &p);
+    ASSERT_TRUE(tt != NULL);
+    ring_ctx x;
+    memset(&x, 0, sizeof x);
+    for (int r = 0; r < 4; r++)
+        torus_timed_bind(tt, r, &x.tp[r]);
+    torus_timed_stats st;
+    ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
+    ASSERT_EQ_INT(st.packets, 2);
+    ASSERT_EQ_INT(st.words, 20);
+    ASSERT_EQ_INT(x.got[2], 10);
+    ASSERT_EQ_INT(x.got[1], 10);
+    /* 100 bytes at 1 MB/s = 100 us on the wire; 2 links of latency to
+     * coordinate 2; the second packet waits for the one slot to free */
+    ASSERT_NEAR(x.arrive[2], 100e-6 + 2e-6, 1e-12);
+    ASSERT_NEAR(x.arrive[1], 200e-6 + 1e-6, 1e-12);
+    ASSERT_NEAR(st.link_busy_s, 3 * 100e-6, 1e-12);
+    torus_timed_destroy(tt);
+    torus_map_free(&m);
+}
+
+int main(void)
+{
+    simulate();
+    transport();
+    TEST_MAIN_END("test_ropt_timed");
+}

@@ -1,0 +1,53 @@
+/*
+ * torus_timed.h - the timed transport: N virtual ranks in one process,
+ * each with a CPU clock, every physical torus link with a busy-until time,
+ * and the conservative discrete-event loop that steps them in time order.
+ * Any algorithm written against torus_transport runs on it unchanged (the
+ * routed RandomAccess of optimized/, the collectives of torus/coll/).
+ */
+#ifndef TORUS_TIMED_H
+#define TORUS_TIMED_H
+
+#include "torus.h"
+
+/* Plain costs, in seconds and bytes: nothing here knows of RandomAccess. */
+typedef struct torus_timed_params {
+    int cap;             /* words per packet buffer */
+    int outstanding;     /* send slots per rank and dimension */
+    double link_bw;      /* bytes per second per link and direction */
+    double latency_s;    /* per physical link crossed */
+    double header_bytes; /* per packet on the wire, beyond 8 per word */
+} torus_timed_params;
+
+typedef struct torus_timed torus_timed;
+
+/* The map must outlive the transport.  NULL on out of memory or a bad
+ * parameter (cap or outstanding < 1, link_bw <= 0). */
+torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p);
+void torus_timed_destroy(torus_timed *t);
+/* The transport of virtual rank r. */
+void torus_timed_bind(torus_timed *t, int r, torus_transport *tp);
+
+/* One step of rank r at time `now` (its clock): the caller runs its
+ * algorithm's step over rank r's transport and says how much CPU time it
+ * took in *cpu_s.  Returns TORUS_TIMED_IDLE when nothing moved,
+ * TORUS_TIMED_MOVED, or TORUS_TIMED_DONE when rank r has finished. */
+enum { TORUS_TIMED_IDLE = 0, TORUS_TIMED_MOVED = 1, TORUS_TIMED_DONE = 2 };
+typedef int (*torus_timed_step_fn)(void *ctx, int r, double now, double *cpu_s);
+
+typedef struct torus_timed_stats {
+    double makespan;        /* the last rank's finishing time */
+    double link_busy_s;     /* link-seconds spent carrying packets */
+    double link_util;       /* link_busy_s / (physical links * makespan) */
+    uint64_t packets, words, recvs, steps;
+    int unfinished;         /* ranks that never finished (stuck machine) */
+} torus_timed_stats;
+
+/* Runs every rank to completion: the rank with the smallest clock steps
+ * next, so when it polls at time t nothing can still arrive before t; an
+ * idle rank sleeps until its next arrival or slot release, or until
+ * somebody sends to it.  Returns 0, or -1 when ranks are left that can
+ * never move again (st->unfinished says how many). */
+int torus_timed_run(torus_timed *t, torus_timed_step_fn step, void *ctx, torus_timed_stats *st);
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * transport_timed.c - the timed transport and its discrete-event loop.
+ *
+ * Model: a packet of 8n + header bytes crosses the physical links of its
+ *   dimension on the shorter way round a ring (straight along a mesh line),
+ *   cut-through as on BlueGene/L: it starts when every link of its path is
+ *   free, holds them all for bytes/link_bw, and arrives one latency per
+ *   link later.  A send slot is free again once its packet has left the
+ *   first link (an eager send: the receiver queues what it cannot take).
+ *   poll() hands out the earliest packet that has arrived by the rank's
+ *   clock.  CPU time is charged by the caller's step function.
+ * Loop: conservative discrete-event simulation, ranks in a min-heap by
+ *   clock.  Cost O(steps * log N); memory O(N * ndims * (slots + queue)).
+ */
+#include "torus_timed.h"
+#include "pktq.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct timed_ep {
+    torus_timed *t;
+    int rank;
+} timed_ep;
+
+struct torus_timed {
+    const torus_map *map;
+    torus_timed_params p;
+    int n, nd;
+    double *clock;     /* per rank */
+    double *slot_free; /* n * nd * outstanding: when each send slot frees */
+    torus__pktq *in;   /* n * nd */
+    double *link_free; /* n * nd * 2 directions */
+    double busy;       /* link-seconds */
+    uint64_t packets, words, recvs;
+    torus__pool pool;
+    timed_ep *ep;
+    /* ranks asleep with nothing to do, woken by a send */
+    unsigned char *asleep;
+    int *wake;
+    int nwake;
+};
+
+static int timed_can_send(void *impl, int d)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    double now = s->clock[e->rank];
+    const double *f = &s->slot_free[((size_t)e->rank * s->nd + d) * s->p.outstanding];
+    for (int i = 0; i < s->p.outstanding; i++)
+        if (f[i] <= now)
+            return 1;
+    return 0;
+}
+
+static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    int r = e->rank;
+    double now = s->clock[r];
+    double *f = &s->slot_free[((size_t)r * s->nd + d) * s->p.outstanding];
+    int slot = 0;
+    while (slot < s->p.outstanding && f[slot] > now)
+        slot++;
+    if (slot == s->p.outstanding)
+        return -1;
+    const torus_shape *sh = &s->map->shape;
+    const int *mine = &s->map->coords[(size_t)r * s->nd];
+    int from = mine[d], k = sh->k[d];
+    /* physical path along d: the shorter way round a ring, straight in a mesh */
+    int fwd = (to - from + k) % k, steps, dir;
+    if (sh->mesh[d]) {
+        dir = to > from ? 0 : 1;
+        steps = abs(to - from);
+    } else if (fwd <= k - fwd) {
+        dir = 0, steps = fwd;
+    } else {
+        dir = 1, steps = k - fwd;
+    }
+    double bytes = 8.0 * n + s->p.header_bytes, ser = bytes / s->p.link_bw;
+    int c[TORUS_MAX_DIMS];
+    memcpy(c, mine, (size_t)s->nd * sizeof *c);
+    /* cut-through: the packet holds every link of its path for the same
+     * window [start, start + ser], start = when the whole path is free */
+    double start = now;
+    int c0 = c[d];
+    for (int pass = 0; pass < 2; pass++) {
+        c[d] = c0;
+        for (int h = 0; h < steps; h++) {
+            double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
+            if (pass == 0 && *lf > start)
+                start = *lf;
+            if (pass == 1)
+                *lf = start + ser;
+            c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+        }
+    }
+    s->busy += ser * steps;
+    double injected = start + ser, arrive = start + ser + s->p.latency_s * steps;
+    c[d] = to;
+    int dest = s->map->rank_of[torus_map_linear(sh, c)];
+    torus__pktq *q = &s->in[(size_t)dest * s->nd + d];
+    uint64_t *fresh = torus__pool_get(&s->pool);
+    if (!fresh)
+        return -1;
+    torus__pkt *pk = torus__pktq_push(q);
+    if (!pk) {
+        torus__pool_put(&s->pool, fresh);
+        return -1;
+    }
+    pk->data = *buf;
+    pk->n = n;
+    pk->last = last;
+    pk->src_rank = r;
+    pk->arrive = arrive;
+    *buf = fresh;
+    f[slot] = injected;
+    s->packets++;
+    s->words += (uint64_t)n;
+    if (s->asleep[dest]) {
+        s->asleep[dest] = 0;
+        if (s->clock[dest] < arrive)
+            s->clock[dest] = arrive;
+        s->wake[s->nwake++] = dest;
+    }
+    return 0;
+}
+
+static int timed_poll(void *impl, int d, torus_packet *pkt)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    torus__pktq *q = &s->in[(size_t)e->rank * s->nd + d];
+    if (q->held >= 0)
+        return 0;
+    double now = s->clock[e->rank];
+    int best = -1;
+    for (int i = 0; i < q->len; i++)
+        if (q->q[i].arrive <= now && (best < 0 || q->q[i].arrive < q->q[best].arrive))
+            best = i;
+    if (best < 0)
+        return 0;
+    q->held = best;
+    pkt->data = q->q[best].data;
+    pkt->n = q->q[best].n;
+    pkt->last = q->q[best].last;
+    s->recvs++;
+    return 1;
+}
+
+static void timed_release(void *impl, int d)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    torus__pktq *q = &s->in[(size_t)e->rank * s->nd + d];
+    if (q->held < 0)
+        return;
+    torus__pool_put(&s->pool, q->q[q->held].data);
+    torus__pktq_remove_swap(q, q->held);
+    q->held = -1;
+}
+
+static int timed_quiescent(void *impl)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    double now = s->clock[e->rank];
+    const double *f = &s->slot_free[(size_t)e->rank * s->nd * s->p.outstanding];
+    for (int i = 0; i < s->nd * s->p.outstanding; i++)
+        if (f[i] > now)
+            return 0;
+    return 1;
+}
+
+torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
+{
+    if (p->cap < 1 || p->outstanding < 1 || !(p->link_bw > 0))
+        return NULL;
+    torus_timed *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->map = m;
+    s->p = *p;
+    s->n = m->shape.n;
+    s->nd = m->shape.ndims;
+    size_t nq = (size_t)s->n * (size_t)(s->nd ? s->nd : 1);
+    s->clock = calloc((size_t)s->n, sizeof *s->clock);
+    s->slot_free = calloc(nq * (size_t)p->outstanding, sizeof *s->slot_free);
+    s->in = calloc(nq, sizeof *s->in);
+    s->link_free = calloc(nq * 2, sizeof *s->link_free);
+    s->ep = calloc((size_t)s->n, sizeof *s->ep);
+    s->asleep = calloc((size_t)s->n, 1);
+    s->wake = malloc((size_t)s->n * sizeof *s->wake);
+    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->ep || !s->asleep || !s->wake) {
+        torus_timed_destroy(s);
+        return NULL;
+    }
+    for (size_t i = 0; i < nq; i++)
+        s->in[i].held = -1;
+    s->pool.words = (size_t)p->cap;
+    return s;
+}
+
+void torus_timed_destroy(torus_timed *s)
+{
+    if (!s)
+        return;
+    if (s->in)
+        for (size_t i = 0; i < (size_t)s->n * (size_t)s->nd; i++)
+            torus__pktq_free(&s->in[i]);
+    torus__pool_free(&s->pool);
+    free(s->clock), free(s->slot_free), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
+    free(s);
+}
+
+void torus_timed_bind(torus_timed *s, int r, torus_transport *tp)
+{
+    s->ep[r].t = s;
+    s->ep[r].rank = r;
+    *tp = (torus_transport){&s->ep[r], timed_can_send, timed_send, timed_poll, timed_release, timed_quiescent};
+}
+
+/* The next time something changes for rank r by itself: an arrival or a
+ * slot release after now; INFINITY if only another rank can wake it. */
+static double next_event(const torus_timed *s, int r)
+{
+    double now = s->clock[r], t = INFINITY;
+    for (int d = 0; d < s->nd; d++) {
+        const torus__pktq *q = &s->in[(size_t)r * s->nd + d];
+        for (int i = 0; i < q->len; i++)
+            if (q->q[i].arrive > now && q->q[i].arrive < t)
+                t = q->q[i].arrive;
+    }
+    const double *f = &s->slot_free[(size_t)r * s->nd * s->p.outstanding];
+    for (int i = 0; i < s->nd * s->p.outstanding; i++)
+        if (f[i] > now && f[i] < t)
+            t = f[i];
+    return t;
+}
+
+/* Binary min-heap of ranks by clock. */
+typedef struct heap {
+    int *r;
+    int len;
+} heap;
+
+static void heap_push(heap *h, const double *key, int r)
+{
+    int i = h->len++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (key[h->r[p]] <= key[r])
+            break;
+        h->r[i] = h->r[p];
+        i = p;
+    }
+    h->r[i] = r;
+}
+
+static int heap_pop(heap *h, const double *key)
+{
+    int top = h->r[0], last = h->r[--h->len], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->len)
+            break;
+        if (c + 1 < h->len && key[h->r[c + 1]] < key[h->r[c]])
+            c++;
+        if (key[last] <= key[h->r[c]])
+            break;
+        h->r[i] = h->r[c];
+        i = c;
+    }
+    if (h->len)
+        h->r[i] = last;
+    return top;
+}
+
+int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_timed_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    int N = s->n;
+    heap h = {malloc((size_t)N * sizeof(int)), 0};
+    if (!h.r) {
+        st->unfinished = N;
+        return -1;
+    }
+    for (int r = 0; r < N; r++)
+        heap_push(&h, s->clock, r);
+    int left = N;
+    double makespan = 0;
+    while (h.len) {
+        int r = heap_pop(&h, s->clock);
+        s->nwake = 0;
+        double cost = 0;
+        int rc = step(ctx, r, s->clock[r], &cost);
+        st->steps++;
+        s->clock[r] += cost;
+        for (int i = 0; i < s->nwake; i++)
+            heap_push(&h, s->clock, s->wake[i]);
+        if (rc == TORUS_TIMED_DONE) {
+            left--;
+            if (s->clock[r] > makespan)
+                makespan = s->clock[r];
+            continue;
+        }
+        if (rc == TORUS_TIMED_IDLE) {
+            double t = next_event(s, r);
+            if (t == INFINITY) {
+                s->asleep[r] = 1; /* until someone sends to it */
+                continue;
+            }
+            s->clock[r] = t;
+        }
+        heap_push(&h, s->clock, r);
+    }
+    free(h.r);
+    const torus_shape *sh = &s->map->shape;
+    long nlinks = 0;
+    for (int d = 0; d < s->nd; d++)
+        if (sh->k[d] > 1)
+            nlinks += sh->mesh[d] ? 2L * (N / sh->k[d]) * (sh->k[d] - 1) : 2L * N;
+    st->makespan = makespan;
+    st->link_busy_s = s->busy;
+    st->link_util = nlinks && makespan > 0 ? s->busy / ((double)nlinks * makespan) : 0;
+    st->packets = s->packets;
+    st->words = s->words;
+    st->recvs = s->recvs;
+    st->unfinished = left;
+    return left ? -1 : 0;
+}
