@@ -21,6 +21,8 @@
 
 static void usage(FILE *f)
 {
+    ropt_timed_config d;
+    ropt_timed_defaults(&d);
     fprintf(f,
             "usage: torusmodel [options]\n"
             "CPU and network bounds on RandomAccess GUPS (paper 002 eq. 1, eq. 2, sec. 6.2).\n"
@@ -49,16 +51,19 @@ static void usage(FILE *f)
             "                         link and CPU costs, shapes up to 64x32x32 (default: off)\n"
             "  --sim-updates U        updates per virtual rank in --simulate (default 1024)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
+            "  --sim-outstanding S    send slots per dimension in --simulate (default %d, ra_opt's --outstanding)\n"
+            "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
             "  --header-bytes H       bytes per packet on the wire beyond 8 per update (default 32)\n"
             "Output:\n"
             "  --json                 one JSON object (default: off, a table or key block)\n"
             "  --write-params FILE    write the effective parameters as a params file (default: none)\n"
             "  --help, --version\n"
-            "exit: 0 ok, 2 bad input, 3 out of memory\n");
+            "exit: 0 ok, 2 bad input, 3 out of memory\n",
+            d.outstanding, d.lookahead);
 }
 
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
-       OPT_SIM_LATENCY, OPT_HEADER_BYTES, OPT_WRITE_PARAMS, OPT_HELP, OPT_VERSION, OPT_PARAM };
+       OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_LOOKAHEAD, OPT_HEADER_BYTES, OPT_WRITE_PARAMS, OPT_HELP, OPT_VERSION, OPT_PARAM };
 
 /* The option table: the fixed options, then every model parameter as
  * --key with dashes (and with underscores, as older scripts wrote it). */
@@ -73,6 +78,8 @@ static struct option *build_options(void)
         {"bucket-sim", required_argument, NULL, OPT_BUCKET_SIM},
         {"sim-updates", required_argument, NULL, OPT_SIM_UPDATES},
         {"sim-latency", required_argument, NULL, OPT_SIM_LATENCY},
+        {"sim-outstanding", required_argument, NULL, OPT_SIM_OUTSTANDING},
+        {"sim-lookahead", required_argument, NULL, OPT_SIM_LOOKAHEAD},
         {"header-bytes", required_argument, NULL, OPT_HEADER_BYTES},
         {"write-params", required_argument, NULL, OPT_WRITE_PARAMS},
         {"help", no_argument, NULL, OPT_HELP},
@@ -116,6 +123,9 @@ int main(int argc, char **argv)
     int json = 0, bucketed = 0, simulate = 0;
     long bucket_p = 0;
     double sim_updates = 1024, sim_latency = 1e-7, header_bytes = 32;
+    ropt_timed_config sim_defaults; /* ra_opt's send slots and look-ahead */
+    ropt_timed_defaults(&sim_defaults);
+    long sim_outstanding = sim_defaults.outstanding, sim_lookahead = sim_defaults.lookahead;
     const char *write_params = NULL;
     char err[512] = "";
     const struct option *opts = build_options();
@@ -169,6 +179,18 @@ int main(int argc, char **argv)
         case OPT_SIM_LATENCY:
             if (num_opt("sim-latency", optarg, 0, 1e3, "seconds in 0..1000", &sim_latency, err, sizeof err))
                 goto bad;
+            break;
+        case OPT_SIM_OUTSTANDING:
+            if (torus_cli_long(optarg, 1, 64, &sim_outstanding)) {
+                torus_cli_bad_value(err, sizeof err, "sim-outstanding", optarg, "an integer 1..64");
+                goto bad;
+            }
+            break;
+        case OPT_SIM_LOOKAHEAD:
+            if (torus_cli_long(optarg, 0, 256, &sim_lookahead)) {
+                torus_cli_bad_value(err, sizeof err, "sim-lookahead", optarg, "an integer 0..256");
+                goto bad;
+            }
             break;
         case OPT_HEADER_BYTES:
             if (num_opt("header-bytes", optarg, 0, 1e9, "a number of bytes >= 0", &header_bytes, err, sizeof err))
@@ -269,10 +291,11 @@ int main(int argc, char **argv)
         if (tm_evaluate(&q, &p.shapes[k], &row, err, sizeof err))
             goto bad;
         if (simulate) {
-            /* ra_opt's send slots and look-ahead (ropt_timed_defaults), the
-             * model's cycle figures in seconds */
-            ropt_timed_config sc;
-            ropt_timed_defaults(&sc);
+            /* the model's cycle figures in seconds; send slots and look-ahead
+             * are ra_opt's defaults unless --sim-outstanding/--sim-lookahead */
+            ropt_timed_config sc = sim_defaults;
+            sc.outstanding = (int)sim_outstanding;
+            sc.lookahead = (int)sim_lookahead;
             sc.shape = p.shapes[k];
             sc.updates_per_rank = (long)sim_updates;
             sc.t_update_s = q.t_local / q.clock_hz;
