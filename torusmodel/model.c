@@ -13,7 +13,7 @@
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
 #include "model.h"
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <stdint.h>
 #include <stdlib.h>
