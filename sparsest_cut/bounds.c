@@ -18,7 +18,7 @@
  *   Cost: O(n^3) for the eigen-solver (4096 nodes: ~20 s with reference
  *   LAPACK), O(m log n) per sweep, METIS near-linear.
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <float.h>
 #include <math.h>

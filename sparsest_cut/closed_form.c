@@ -21,7 +21,7 @@
  *   1s, 2s and mixed torus/mesh dimensions included.
  *   Cost: O(d).
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  *   Cost: 2^(n-1) * (average degree) operations; 28 nodes of a 3-D torus
  *   take about a second.
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <math.h>
 #include <stdio.h>

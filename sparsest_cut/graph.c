@@ -3,7 +3,7 @@
  * compressed rows with parallel links merged, connectivity checks, the
  * torus/mesh graph of a shape, and cut evaluation.
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -253,37 +253,6 @@ oom:
     sc_edges_free(&e);
     snprintf(err, errlen, "out of memory for the links of a %d-node shape", s->n);
     return -3;
-}
-
-int sc_shape_parse(const char *str, int mesh_all, torus_shape *s, char *err, size_t errlen)
-{
-    if (str && !strncmp(str, "hypercube:", 10)) {
-        char *end;
-        long d = strtol(str + 10, &end, 10);
-        if (end == str + 10 || *end || d < 1 || d > 30 || d > TORUS_MAX_DIMS) {
-            snprintf(err, errlen, "hypercube dimension '%s' invalid: allowed hypercube:D with D in 1..%d", str + 10,
-                     TORUS_MAX_DIMS);
-            return -2;
-        }
-        memset(s, 0, sizeof *s);
-        s->ndims = (int)d;
-        s->n = 1 << d;
-        for (int i = 0; i < d; i++) {
-            s->k[i] = 2;
-            s->mesh[i] = 1; /* one link per pair, not a doubled 2-ring */
-        }
-        return 0;
-    }
-    if (str && (!strcmp(str, "flat") || !strcmp(str, "auto") || !strcmp(str, "hypercube"))) {
-        snprintf(err, errlen, "shape '%s' needs a process count here: give sizes like 64x32x32 or hypercube:D", str);
-        return -2;
-    }
-    if (torus_shape_parse(str, 0, s, err, errlen))
-        return -2;
-    if (mesh_all)
-        for (int i = 0; i < s->ndims; i++)
-            s->mesh[i] = 1;
-    return 0;
 }
 
 void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS)

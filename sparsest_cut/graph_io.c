@@ -10,7 +10,7 @@
  *   U V [CAP]        a link of capacity CAP (default 1, in link units);
  *                    repeated links add up
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <errno.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  *   C(S)/min(w(S), W - w(S)) strictly drops.  Passes repeat until none
  *   helps.  Cost: O(passes * links).  Only ever improves an upper bound.
  */
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <math.h>
 

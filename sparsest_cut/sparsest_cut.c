@@ -3,8 +3,11 @@
  * file) to its smallest edge expansion alpha and the GUPS bound of paper
  * 002 eq. 2, GUPS <= (2N/b) alpha C <= 4B/b.  A serial tool.
  */
-#include "sc.h"
+#include "sparsest_cut.h"
+#include "torus_cli.h"
 
+#include <float.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +17,23 @@
 #define HPCC_RA_VERSION "unknown"
 #endif
 
+/* --method auto enumerates every cut of a graph up to this many nodes
+ * (about a second), and bounds it beyond. */
+#define AUTO_EXACT_MAX 28
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: sparsest_cut [options] SHAPE | --file FILE\n"
             "Smallest edge expansion alpha(G) = min C(S,S')/|S| over |S| <= N/2 (paper 002 sec. 4.2)\n"
             "and the RandomAccess network bound GUPS <= (2N/b) alpha C.\n"
-            "  SHAPE                  torus sizes like 64x32x32, 'm' after a size = mesh dimension\n"
-            "                         (8x4x2m), or hypercube:D (D dimensions of 2, one link each)\n"
+            "  SHAPE                  the shape grammar of ra_opt --dims and torusmodel --shape:\n"
+            "                         torus sizes like 64x32x32, 'm' after a size = mesh dimension (8x4x2m);\n"
+            "                         hypercube:D = D dimensions of 2 joined by ONE link each (hypercube:3\n"
+            "                         prints as 2mx2mx2m), while a torus 2x2x2 has TWO links between partners;\n"
+            "                         flat:N = one ring of N; auto:N = the shape ra_opt --dims auto picks for\n"
+            "                         N ranks at its default look-ahead\n"
+            "                         (bare auto, flat, hypercube need a process count: write the :N form)\n"
             "  --shape SHAPE          the same as the positional SHAPE (default: none; SHAPE or --file is required)\n"
             "  --mesh                 every dimension of SHAPE is a mesh (default: torus)\n"
             "  --file FILE            a general graph (README \"Graph files\") (default: none)\n"
@@ -33,21 +45,11 @@ static void usage(FILE *f)
             "                         both given: gups_bound and bisection_gups_bound are printed\n"
             "  --show-cut             print the node set S achieving alpha, as ranges of node ids (default: off)\n"
             "  --json                 one JSON object instead of the key block (default: off)\n"
-            "  --help, --version\n"
+            "  --help, -h, --version\n"
+            "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
+            "and '--' ends them.\n"
             "exit: 0 ok, 2 bad input, 3 out of memory\n",
-            28);
-}
-
-static int parse_pos(const char *opt, const char *v, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d > 0) || !isfinite(d)) {
-        fprintf(stderr, "sparsest_cut: %s '%s' invalid: allowed a number > 0\n", opt, v);
-        return -1;
-    }
-    *out = d;
-    return 0;
+            AUTO_EXACT_MAX);
 }
 
 /* "0-3,8-11" for a set's node ids; caller frees. */
@@ -86,63 +88,160 @@ static char *ranges(const unsigned char *set, int n)
     return s;
 }
 
+/* getopt_long's codes for the options without a short letter. */
+enum {
+    OPT_VERSION = 256,
+    OPT_SHAPE,
+    OPT_MESH,
+    OPT_FILE,
+    OPT_FORMAT,
+    OPT_METHOD,
+    OPT_LINK_BW,
+    OPT_BYTES_PER_UPDATE,
+    OPT_SHOW_CUT,
+    OPT_JSON
+};
+
+static const struct option long_opts[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"shape", required_argument, NULL, OPT_SHAPE},
+    {"mesh", no_argument, NULL, OPT_MESH},
+    {"file", required_argument, NULL, OPT_FILE},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"method", required_argument, NULL, OPT_METHOD},
+    {"link-bw", required_argument, NULL, OPT_LINK_BW},
+    {"bytes-per-update", required_argument, NULL, OPT_BYTES_PER_UPDATE},
+    {"show-cut", no_argument, NULL, OPT_SHOW_CUT},
+    {"json", no_argument, NULL, OPT_JSON},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *long_name(int val)
+{
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val == val)
+            return o->name;
+    return NULL;
+}
+
+/* getopt_long returned ':' (a value is missing) or '?' (an unknown,
+ * ambiguous or value-refusing option): one line in err in the kit's format,
+ * naming the option as the user wrote it.  With opterr = 0 getopt_long
+ * prints nothing itself and has just stepped past the offending word, so
+ * it is argv[optind - 1]; optopt holds the option's code when it knows it. */
+static void option_error(int c, char *const *argv, char *err, size_t errlen)
+{
+    char word[300], esc[272]; /* an escaped word is at most 64 x 4 + 3 bytes */
+    snprintf(word, sizeof word, "%s", argv[optind - 1]);
+    word[strcspn(word, "=")] = 0;
+    const char *name = long_name(optopt);
+    if (c == ':' && name) {
+        snprintf(err, errlen, "option '--%s' needs a value (see --help)", name);
+        return;
+    }
+    if (name && !strncmp(word, "--", 2)) {
+        snprintf(err, errlen, "option '--%s' takes no value (see --help)", name);
+        return;
+    }
+    if (optopt) { /* an unknown short option, e.g. -x (inside a cluster: -hx is -h -x) */
+        char s[2] = {(char)optopt, 0};
+        torus_cli_escape(s, esc, sizeof esc);
+        snprintf(err, errlen, "unknown option '-%s' (see --help)", esc);
+        return;
+    }
+    /* A prefix of two names (--m: --mesh, --method) is refused as ambiguous. */
+    char matches[160] = "";
+    int nmatch = 0;
+    size_t wl = strlen(word);
+    for (const struct option *o = long_opts; o->name && wl > 2; o++)
+        if (!strncmp(o->name, word + 2, wl - 2)) {
+            size_t l = strlen(matches);
+            snprintf(matches + l, sizeof matches - l, "%s--%s", nmatch++ ? ", " : "", o->name);
+        }
+    torus_cli_escape(word, esc, sizeof esc);
+    if (nmatch > 1)
+        snprintf(err, errlen, "ambiguous option '%s': could be %s (see --help)", esc, matches);
+    else
+        snprintf(err, errlen, "unknown option '%s' (see --help)", esc);
+}
+
+/* A capacity or a size: a finite number > 0, else the kit's bad-value line. */
+static int positive(const char *opt, const char *v, double *out, char *err, size_t errlen)
+{
+    if (torus_cli_double(v, 0, DBL_MAX, out) || !(*out > 0)) {
+        torus_cli_bad_value(err, errlen, opt, v, "a number > 0");
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *shape = NULL, *file = NULL, *format = NULL, *method = "auto";
     int mesh_all = 0, json = 0, show = 0;
     double link_bw = 0, bpu = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-#define NEXT()                                                                                                         \
-    (has ? argv[++i]                                                                                                   \
-         : (fprintf(stderr, "sparsest_cut: %s needs a value (see --help)\n", a), exit(2), (char *)NULL))
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    char err[512] = "";
+    int c;
+    opterr = 0;
+    /* ':' first: a missing value comes back as ':', told apart from '?' */
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
             usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
+            return TORUS_EXIT_OK;
+        case OPT_VERSION:
             printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
-            return 0;
-        } else if (!strcmp(a, "--shape")) {
-            shape = NEXT();
-        } else if (!strcmp(a, "--mesh")) {
+            return TORUS_EXIT_OK;
+        case OPT_SHAPE:
+            shape = optarg;
+            break;
+        case OPT_MESH:
             mesh_all = 1;
-        } else if (!strcmp(a, "--file")) {
-            file = NEXT();
-        } else if (!strcmp(a, "--format")) {
-            format = NEXT();
-            if (strcmp(format, "edgelist") && strcmp(format, "metis")) {
-                fprintf(stderr, "sparsest_cut: --format '%s' invalid: allowed edgelist or metis\n", format);
-                return 2;
-            }
-        } else if (!strcmp(a, "--method")) {
-            method = NEXT();
+            break;
+        case OPT_FILE:
+            file = optarg;
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            if (strcmp(format, "edgelist") && strcmp(format, "metis"))
+                torus_cli_bad_value(err, sizeof err, "format", format, "edgelist or metis");
+            break;
+        case OPT_METHOD:
+            method = optarg;
             if (strcmp(method, "auto") && strcmp(method, "closed-form") && strcmp(method, "exact") &&
-                strcmp(method, "bounds")) {
-                fprintf(stderr, "sparsest_cut: --method '%s' invalid: allowed auto, closed-form, exact or bounds\n",
-                        method);
-                return 2;
-            }
-        } else if (!strcmp(a, "--link-bw")) {
-            if (parse_pos(a, NEXT(), &link_bw))
-                return 2;
-        } else if (!strcmp(a, "--bytes-per-update")) {
-            if (parse_pos(a, NEXT(), &bpu))
-                return 2;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--show-cut")) {
+                strcmp(method, "bounds"))
+                torus_cli_bad_value(err, sizeof err, "method", method, "auto, closed-form, exact or bounds");
+            break;
+        case OPT_LINK_BW:
+            positive("link-bw", optarg, &link_bw, err, sizeof err);
+            break;
+        case OPT_BYTES_PER_UPDATE:
+            positive("bytes-per-update", optarg, &bpu, err, sizeof err);
+            break;
+        case OPT_SHOW_CUT:
             show = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sparsest_cut: unknown option '%s' (see --help)\n", a);
-            return 2;
-        } else if (!shape) {
-            shape = a;
-        } else {
-            fprintf(stderr, "sparsest_cut: unexpected argument '%s': one SHAPE only\n", a);
-            return 2;
+            break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        default: /* ':' or '?' */
+            option_error(c, argv, err, sizeof err);
         }
-#undef NEXT
+        if (err[0]) {
+            fprintf(stderr, "sparsest_cut: %s\n", err);
+            return TORUS_EXIT_USAGE;
+        }
+    }
+    /* What getopt_long left (it moves operands behind the options): SHAPE. */
+    for (int i = optind; i < argc; i++) {
+        if (shape) {
+            char esc[300];
+            torus_cli_escape(argv[i], esc, sizeof esc);
+            fprintf(stderr, "sparsest_cut: unexpected argument '%s': one SHAPE only\n", esc);
+            return TORUS_EXIT_USAGE;
+        }
+        shape = argv[i];
     }
     if (!shape == !file) {
         fprintf(stderr, "sparsest_cut: give exactly one of SHAPE or --file FILE (see --help)\n");
@@ -156,17 +255,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "sparsest_cut: --mesh applies to a SHAPE, not to --file\n");
         return 2;
     }
-    char err[512] = "";
     torus_shape s;
     sc_graph g;
     int have_graph = 0, rc = 0;
     sc_result r;
     memset(&r, 0, sizeof r);
     if (shape) {
-        if ((rc = sc_shape_parse(shape, mesh_all, &s, err, sizeof err)))
+        if (torus_shape_parse(shape, 0, &s, err, sizeof err)) {
+            rc = -2;
             goto fail;
+        }
+        /* --mesh: every dimension becomes a line, whatever the string says */
+        if (mesh_all)
+            for (int i = 0; i < s.ndims; i++)
+                s.mesh[i] = 1;
         if (s.n < 2) {
-            snprintf(err, sizeof err, "shape '%s' has 1 node: a cut needs at least 2", shape);
+            char esc[300];
+            torus_cli_escape(shape, esc, sizeof esc);
+            snprintf(err, sizeof err, "shape '%s' has 1 node: a cut needs at least 2", esc);
             rc = -2;
             goto fail;
         }
@@ -187,7 +293,7 @@ int main(int argc, char **argv)
     }
     const char *m = method;
     if (!strcmp(m, "auto"))
-        m = shape ? "closed-form" : (g.n <= 28 ? "exact" : "bounds");
+        m = shape ? "closed-form" : (g.n <= AUTO_EXACT_MAX ? "exact" : "bounds");
     if (!strcmp(m, "closed-form")) {
         if (!shape) {
             snprintf(err, sizeof err, "--method closed-form needs a SHAPE: a general graph has no closed form");

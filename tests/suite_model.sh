@@ -59,7 +59,37 @@ serial_fail "sparsest_cut negative capacity" 2 "neg.txt:2: capacity -2" bin/spar
 printf '0 1\n2 3\n' >"$TMP/dis.txt"
 serial_fail "sparsest_cut disconnected graph" 2 "not connected" bin/sparsest_cut --file "$TMP/dis.txt"
 serial_fail "sparsest_cut half a bound" 2 "go together" bin/sparsest_cut 8x8 --link-bw 1e9
-serial_fail "sparsest_cut unknown option" 2 "unknown option" bin/sparsest_cut --frobnicate 8x8
+serial_fail "sparsest_cut unknown option" 2 "unknown option '--frobnicate' (see --help)" bin/sparsest_cut --frobnicate 8x8
+serial_fail "sparsest_cut option without its value" 2 "option '--link-bw' needs a value (see --help)" bin/sparsest_cut 8x8 --link-bw
+serial_fail "sparsest_cut bad number" 2 "bad value 'fast' for --link-bw: allowed a number > 0" \
+    bin/sparsest_cut 8x8 --link-bw fast --bytes-per-update 78
+serial_fail "sparsest_cut bad method" 2 "bad value 'best' for --method: allowed auto, closed-form, exact or bounds" \
+    bin/sparsest_cut --method=best 8x8
+serial_fail "sparsest_cut ambiguous prefix" 2 "ambiguous option '--me': could be --mesh, --method" bin/sparsest_cut --me 8x8
+serial_fail "sparsest_cut flat without a process count" 2 "write flat:N" bin/sparsest_cut flat
+# GNU conventions: --opt=value, unique prefixes, '--' before the operand
+bin/sparsest_cut --link=175e6 --bytes-per 78 -- 64x32x32 >"$TMP/out" 2>&1
+if [ "$(key gups_bound)" = 18.3795 ] && [ "$(key shape)" = 64x32x32 ]; then
+    ok "sparsest_cut --link=175e6 --bytes-per 78 -- 64x32x32: gups_bound 18.3795"
+else
+    bad "sparsest_cut GNU options: $(tr '\n' ' ' <"$TMP/out")"
+fi
+# One grammar: a hypercube is joined by single links and every binary
+# prints it 2mx2mx2m; 2x2x2 stays a torus whose rings of 2 double each link.
+bin/sparsest_cut hypercube:3 >"$TMP/out" 2>&1
+sc_name=$(key shape) sc_alpha=$(key alpha)
+bin/sparsest_cut 2x2x2 >"$TMP/out" 2>&1
+torus_alpha=$(key alpha)
+bin/torusmodel --preset bgl-mpi --shape hypercube:3 >"$TMP/out" 2>&1
+tm_name=$(key shape)
+run_mpi 8 bin/ra_opt --log2-table 10 --dims hypercube --quiet
+ro_name=$(key shape)
+if [ "$sc_name" = 2mx2mx2m ] && [ "$tm_name" = 2mx2mx2m ] && [ "$ro_name" = 2mx2mx2m ] && [ "$sc_alpha" = 1 ] \
+    && [ "$torus_alpha" = 2 ]; then
+    ok "hypercube is 2mx2mx2m in sparsest_cut, torusmodel and ra_opt (alpha 1); 2x2x2 torus alpha 2"
+else
+    bad "one grammar: sparsest_cut '$sc_name' alpha $sc_alpha, torusmodel '$tm_name', ra_opt '$ro_name', 2x2x2 alpha $torus_alpha"
+fi
 
 # torusmodel: Table 3's last row, Table 6, presets overridden from the command line
 bin/torusmodel --preset bgl-mpi --shape 64x32x32 >"$TMP/out" 2>&1

@@ -3,6 +3,7 @@
  * choice of dimensionality used by "auto".
  */
 #include "torus.h"
+#include "torus_cli.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -106,48 +107,115 @@ int torus_shape_append(torus_shape *s, int m)
     return 0;
 }
 
+/* What a shape may be, for the errors that list it. */
+#define SHAPE_ALLOWED \
+    "allowed auto, flat, hypercube, auto:N, flat:N, hypercube:D or sizes like 4x4x2 (m suffix = mesh)"
+/* At most 2^30 positions: rank numbers and linear positions stay ints. */
+#define MAX_POSITIONS (1L << 30)
+
+/* Every form ends here, so a shape that does not cover the processes is
+ * reported the same way whatever its spelling. */
+static int check_count(const char *esc, long positions, int n, char *err, size_t errlen)
+{
+    if (n > 0 && positions != n) {
+        snprintf(err, errlen,
+                 "shape '%s' has %ld positions but there are %d processes: the product must equal the process count",
+                 esc, positions, n);
+        return -1;
+    }
+    return 0;
+}
+
+enum { NAMED_AUTO, NAMED_FLAT, NAMED_HYPERCUBE };
+static const char *const named_shapes[] = {"auto", "flat", "hypercube"};
+
+/* auto, flat, hypercube, each bare (count from n) or with ":N" (":D" for
+ * the hypercube: its dimension count, not its size). */
+static int parse_named(int which, const char *arg, const char *esc, int n, torus_shape *out, char *err, size_t errlen)
+{
+    const char *word = named_shapes[which];
+    const char *letter = which == NAMED_HYPERCUBE ? "D" : "N";
+    long count;
+    if (!arg) {
+        if (n <= 0) {
+            snprintf(err, errlen, "shape '%s' needs a process count here: write %s:%s", word, word, letter);
+            return -1;
+        }
+        count = n;
+        if (which == NAMED_HYPERCUBE) {
+            if (n < 2 || (n & (n - 1))) {
+                snprintf(err, errlen, "shape 'hypercube' needs a power-of-two process count of at least 2, got %d", n);
+                return -1;
+            }
+            for (count = 0; (1L << count) < n; count++)
+                ;
+            if (count > TORUS_MAX_DIMS) {
+                snprintf(err, errlen, "shape 'hypercube' over %d processes needs %ld dimensions: allowed at most %d", n,
+                         count, TORUS_MAX_DIMS);
+                return -1;
+            }
+        }
+    } else {
+        long hi = which == NAMED_HYPERCUBE ? TORUS_MAX_DIMS : MAX_POSITIONS;
+        if (torus_cli_long(arg, 1, hi, &count)) {
+            snprintf(err, errlen, "bad %s in shape '%s': allowed %s:%s with %s in 1..%ld",
+                     which == NAMED_HYPERCUBE ? "dimension count" : "size", esc, word, letter, letter, hi);
+            return -1;
+        }
+        if (check_count(esc, which == NAMED_HYPERCUBE ? 1L << count : count, n, err, errlen))
+            return -1;
+    }
+    switch (which) {
+    case NAMED_AUTO:
+        torus_shape_auto((int)count, TORUS_AUTO_BUDGET, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, out);
+        break;
+    case NAMED_FLAT:
+        out->ndims = 1;
+        out->k[0] = (int)count;
+        out->n = (int)count;
+        break;
+    default:
+        /* mesh = 1: one link between partners, not a ring of 2 */
+        out->ndims = (int)count;
+        out->n = 1 << count;
+        for (int i = 0; i < out->ndims; i++) {
+            out->k[i] = 2;
+            out->mesh[i] = 1;
+        }
+    }
+    return 0;
+}
+
 int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!str || !*str) {
-        snprintf(err, errlen, "empty shape: allowed auto, flat, hypercube or sizes like 4x4x2 (m suffix = mesh)");
+        snprintf(err, errlen, "empty shape: " SHAPE_ALLOWED);
         return -1;
     }
-    if (!strcmp(str, "flat"))
-        return torus_shape_balanced(n, 1, out);
-    if (!strcmp(str, "hypercube")) {
-        if (n < 2 || (n & (n - 1))) {
-            snprintf(err, errlen, "--dims hypercube needs a power-of-two process count of at least 2, got %d", n);
-            return -1;
-        }
-        int d = 0;
-        while ((1 << d) < n)
-            d++;
-        if (d > TORUS_MAX_DIMS) {
-            snprintf(err, errlen, "--dims hypercube: %d dimensions exceed the maximum of %d", d, TORUS_MAX_DIMS);
-            return -1;
-        }
-        out->ndims = d;
-        out->n = n;
-        for (int i = 0; i < d; i++)
-            out->k[i] = 2;
-        return 0;
-    }
+    char esc[300];
+    torus_cli_escape(str, esc, sizeof esc);
+    const char *colon = strchr(str, ':');
+    size_t wl = colon ? (size_t)(colon - str) : strlen(str);
+    for (int w = 0; w < (int)(sizeof named_shapes / sizeof *named_shapes); w++)
+        if (strlen(named_shapes[w]) == wl && !strncmp(str, named_shapes[w], wl))
+            return parse_named(w, colon ? colon + 1 : NULL, esc, n, out, err, errlen);
+
     const char *p = str;
     long prod = 1;
     while (*p) {
         if (out->ndims >= TORUS_MAX_DIMS) {
-            snprintf(err, errlen, "shape '%s' has more than %d dimensions", str, TORUS_MAX_DIMS);
+            snprintf(err, errlen, "shape '%s' has more than %d dimensions", esc, TORUS_MAX_DIMS);
             return -1;
         }
         if (!isdigit((unsigned char)*p)) {
-            snprintf(err, errlen, "malformed shape '%s': allowed auto, flat, hypercube or sizes like 4x4x2 (m suffix = mesh)", str);
+            snprintf(err, errlen, "malformed shape '%s': " SHAPE_ALLOWED, esc);
             return -1;
         }
         char *end;
         long v = strtol(p, &end, 10);
         if (v < 1 || v > 1 << 20) {
-            snprintf(err, errlen, "shape '%s': dimension size %ld out of range: allowed 1..1048576", str, v);
+            snprintf(err, errlen, "shape '%s': dimension size %ld out of range: allowed 1..1048576", esc, v);
             return -1;
         }
         out->k[out->ndims] = (int)v;
@@ -160,25 +228,24 @@ int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_
         }
         out->ndims++;
         prod *= v;
-        if (prod > 1L << 30) {
-            snprintf(err, errlen, "shape '%s' has more than 2^30 positions", str);
+        if (prod > MAX_POSITIONS) {
+            snprintf(err, errlen, "shape '%s' has more than 2^30 positions", esc);
             return -1;
         }
         if (*p == 'x' || *p == 'X') {
             p++;
             if (!*p) {
-                snprintf(err, errlen, "malformed shape '%s': trailing 'x'", str);
+                snprintf(err, errlen, "malformed shape '%s': trailing 'x'", esc);
                 return -1;
             }
         } else if (*p) {
-            snprintf(err, errlen, "malformed shape '%s': unexpected '%c'; allowed sizes like 4x4x2 (m suffix = mesh)", str, *p);
+            char c[2] = {*p, 0}, cesc[16];
+            torus_cli_escape(c, cesc, sizeof cesc);
+            snprintf(err, errlen, "malformed shape '%s': unexpected '%s'; allowed sizes like 4x4x2 (m suffix = mesh)",
+                     esc, cesc);
             return -1;
         }
     }
     out->n = (int)prod;
-    if (n > 0 && prod != n) {
-        snprintf(err, errlen, "shape '%s' has %ld positions but there are %d processes: the product must equal the process count", str, prod, n);
-        return -1;
-    }
-    return 0;
+    return check_count(esc, prod, n, err, errlen);
 }

@@ -22,11 +22,36 @@ typedef struct torus_shape {
     int n;
 } torus_shape;
 
-/* Parses "4x4x2", "4x4x2m" (per-dimension mesh suffix), "flat" (one
- * dimension of n), "hypercube" (all 2s; n a power of two) or "auto" (the
- * cost-model choice of torus_shape_auto).  n is the process count the shape
- * must cover; a product that differs is an error. */
+/* The one shape grammar of the kit (ra_opt --dims, sparsest_cut SHAPE,
+ * torusmodel --shape); n > 0 is the process count the shape must cover,
+ * n == 0 means the caller has none (a serial tool) and the shape itself
+ * says how many positions it has.
+ *
+ *   8x4x2, 4x4x2m    sizes, dimension 0 first; 'm' after a size makes that
+ *                    dimension a mesh line, else it is a torus ring ('t' may
+ *                    say so explicitly); the product must equal n when n > 0
+ *   hypercube        log2(n) dimensions of 2 (n a power of two >= 2)
+ *   hypercube:D      D dimensions of 2, D in 1..TORUS_MAX_DIMS, 2^D == n
+ *                    when n > 0
+ *   flat, flat:N     one torus dimension of n (or N, == n when n > 0)
+ *   auto, auto:N     torus_shape_auto(n or N, TORUS_AUTO_BUDGET,
+ *                    TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG)
+ *
+ * A hypercube joins each pair of partners by ONE link, so its dimensions
+ * are meshes of 2 (mesh = 1, formatted "2mx2mx2m"), while a torus ring of 2
+ * ("2x2x2") keeps its two parallel links, as BlueGene/L cables a 2-node
+ * torus: the same word always names the same network.  Bare auto, flat and
+ * hypercube need n > 0 (the error says to write the :N form).  Returns 0,
+ * or -1 with one line in err that quotes the user's text escaped. */
 int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t errlen);
+
+/* What "auto" costs a shape with when the caller has no figures of its own
+ * (the same values ra_opt's own "auto" uses): the budget is the routed
+ * algorithm's 1024 updates held per rank less its default look-ahead of 64;
+ * t_hop and t_msg are seconds per routing hop and per message. */
+#define TORUS_AUTO_BUDGET 960
+#define TORUS_AUTO_T_HOP 25e-9
+#define TORUS_AUTO_T_MSG 1.5e-6
 
 /* Balanced factorisation of n into exactly d factors >= 2 (largest first);
  * -1 when n has fewer than d prime factors. */

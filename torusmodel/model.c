@@ -13,7 +13,7 @@
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
 #include "torusmodel.h"
-#include "sc.h"
+#include "sparsest_cut.h"
 
 #include <stdint.h>
 #include <stdlib.h>

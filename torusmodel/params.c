@@ -3,7 +3,7 @@
  * presets for the machines of paper 002, and writing a params file back.
  */
 #include "torusmodel.h"
-#include "sc.h"
+#include "torus.h"
 #include "torus_cli.h"
 
 #include <ctype.h>
@@ -83,7 +83,7 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
         snprintf(err, errlen, "more than %d shapes", TM_MAX_SHAPES);
         return -2;
     }
-    if (sc_shape_parse(txt, 0, &p->shapes[p->nshapes], err, errlen))
+    if (torus_shape_parse(txt, 0, &p->shapes[p->nshapes], err, errlen))
         return -2;
     if (p->shapes[p->nshapes].n < 2) {
         snprintf(err, errlen, "shape '%s' has one node: allowed shapes of at least 2", txt);

@@ -1,4 +1,5 @@
-/* test_torus.c - shapes, auto choice, mapping files, dimension-ordered routing. */
+/* test_torus.c - the shape grammar, auto choice, mapping files,
+ * dimension-ordered routing. */
 #include "../test.h"
 #include "torus.h"
 
@@ -13,6 +14,135 @@ static int write_file(const char *path, const char *text)
     fputs(text, f);
     fclose(f);
     return 0;
+}
+
+/* Parses s over n processes and checks the normalised name and size. */
+static void parses_to(const char *s, int n, const char *name, int positions)
+{
+    torus_shape sh;
+    char err[256] = "", buf[128] = "";
+    int rc = torus_shape_parse(s, n, &sh, err, sizeof err);
+    ASSERT_EQ_INT(rc, 0);
+    if (rc)
+        fprintf(stderr, "  torus_shape_parse(\"%s\", %d): %s\n", s, n, err);
+    torus_shape_format(&sh, buf, sizeof buf);
+    ASSERT_EQ_INT(strcmp(buf, name), 0);
+    if (strcmp(buf, name))
+        fprintf(stderr, "  torus_shape_parse(\"%s\", %d) gave %s, want %s\n", s, n, buf, name);
+    ASSERT_EQ_INT(sh.n, positions);
+}
+
+/* Parses s over n processes, expecting one non-empty line of error that
+ * contains `want`. */
+static void refuses(const char *s, int n, const char *want)
+{
+    torus_shape sh;
+    char err[256] = "";
+    ASSERT_EQ_INT(torus_shape_parse(s, n, &sh, err, sizeof err), -1);
+    ASSERT_TRUE(err[0] != 0);
+    ASSERT_TRUE(strchr(err, '\n') == NULL);
+    ASSERT_STR_CONTAINS(err, want);
+}
+
+/* Every form of the one grammar (torus.h), with and without a process count. */
+static void grammar(void)
+{
+    torus_shape a, b;
+    char err[256];
+
+    /* sizes: product checked only when there is a process count */
+    parses_to("8x4x2", 64, "8x4x2", 64);
+    parses_to("8x4x2", 0, "8x4x2", 64);
+    parses_to("4x4x2m", 0, "4x4x2m", 32);
+    parses_to("4tx4Mx2", 32, "4x4mx2", 32);
+    refuses("8x4x2", 32, "product must equal the process count");
+
+    /* hypercube: mesh dimensions of 2, one link between partners */
+    parses_to("hypercube", 8, "2mx2mx2m", 8);
+    parses_to("hypercube:3", 8, "2mx2mx2m", 8);
+    parses_to("hypercube:3", 0, "2mx2mx2m", 8);
+    parses_to("hypercube:1", 0, "2m", 2);
+    parses_to("hypercube:24", 0, "2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2mx2m", 1 << 24);
+    ASSERT_EQ_INT(torus_shape_parse("hypercube", 8, &a, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_shape_parse("hypercube:3", 0, &b, err, sizeof err), 0);
+    ASSERT_EQ_INT(memcmp(&a, &b, sizeof a), 0);
+    ASSERT_EQ_INT(a.ndims, 3);
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ_INT(a.k[i], 2);
+        ASSERT_EQ_INT(a.mesh[i], 1);
+    }
+    /* ... while 2x2x2 stays a torus: rings of 2, two links between partners */
+    ASSERT_EQ_INT(torus_shape_parse("2x2x2", 8, &b, err, sizeof err), 0);
+    ASSERT_EQ_INT(b.ndims, 3);
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ_INT(b.k[i], 2);
+        ASSERT_EQ_INT(b.mesh[i], 0);
+    }
+    parses_to("2x2x2", 0, "2x2x2", 8);
+    refuses("hypercube", 12, "power-of-two");
+    refuses("hypercube", 1, "power-of-two");
+    refuses("hypercube:3", 16, "has 8 positions but there are 16 processes: the product must equal the process count");
+    refuses("hypercube:0", 0, "allowed hypercube:D with D in 1..24");
+    refuses("hypercube:25", 0, "allowed hypercube:D with D in 1..24");
+    refuses("hypercube:3x", 0, "bad dimension count in shape 'hypercube:3x'");
+    refuses("hypercube:", 0, "allowed hypercube:D");
+
+    /* flat: one torus ring */
+    parses_to("flat:6", 6, "6", 6);
+    parses_to("flat:6", 0, "6", 6);
+    parses_to("flat", 6, "6", 6);
+    parses_to("flat", 1, "1", 1);
+    ASSERT_EQ_INT(torus_shape_parse("flat:6", 6, &a, err, sizeof err), 0);
+    ASSERT_EQ_INT(a.ndims, 1);
+    ASSERT_EQ_INT(a.k[0], 6);
+    ASSERT_EQ_INT(a.mesh[0], 0);
+    refuses("flat:6", 8, "has 6 positions but there are 8 processes: the product must equal the process count");
+    refuses("flat:0", 0, "allowed flat:N with N in 1..1073741824");
+    refuses("flat:x", 0, "bad size in shape 'flat:x'");
+    refuses("flat:6:6", 0, "bad size in shape 'flat:6:6'");
+
+    /* auto: the constants are ra_opt's (1024-update budget less its
+     * look-ahead of 64; 25 ns per hop, 1.5 us per message) */
+    ASSERT_EQ_INT(TORUS_AUTO_BUDGET, 960);
+    ASSERT_TRUE(TORUS_AUTO_T_HOP == 25e-9);
+    ASSERT_TRUE(TORUS_AUTO_T_MSG == 1.5e-6);
+    static const struct {
+        int n;
+        const char *name;
+    } autos[] = {{1, "1"}, {2, "2"}, {7, "7"}, {8, "8"}, {64, "8x8"}, {512, "8x8x8"}, {4096, "8x8x8x8"},
+                 {65536, "8x8x8x8x4x4"}};
+    for (size_t i = 0; i < sizeof autos / sizeof *autos; i++) {
+        char txt[32];
+        snprintf(txt, sizeof txt, "auto:%d", autos[i].n);
+        parses_to(txt, 0, autos[i].name, autos[i].n);
+        parses_to(txt, autos[i].n, autos[i].name, autos[i].n);
+        parses_to("auto", autos[i].n, autos[i].name, autos[i].n);
+        /* what ra_opt's auto computes over n ranks, with its own figures */
+        torus_shape_auto(autos[i].n, 1024 - 64, 25e-9, 1.5e-6, &a);
+        ASSERT_EQ_INT(torus_shape_parse(txt, 0, &b, err, sizeof err), 0);
+        ASSERT_EQ_INT(memcmp(&a, &b, sizeof a), 0);
+    }
+    refuses("auto:64", 32, "has 64 positions but there are 32 processes: the product must equal the process count");
+    refuses("auto:0", 0, "allowed auto:N with N in 1..1073741824");
+
+    /* no process count: the bare words say which form to write */
+    torus_shape_parse("flat", 0, &a, err, sizeof err);
+    ASSERT_EQ_INT(strcmp(err, "shape 'flat' needs a process count here: write flat:N"), 0);
+    torus_shape_parse("auto", 0, &a, err, sizeof err);
+    ASSERT_EQ_INT(strcmp(err, "shape 'auto' needs a process count here: write auto:N"), 0);
+    torus_shape_parse("hypercube", 0, &a, err, sizeof err);
+    ASSERT_EQ_INT(strcmp(err, "shape 'hypercube' needs a process count here: write hypercube:D"), 0);
+
+    /* malformed text: one line, the user's bytes escaped */
+    refuses("", 8, "empty shape");
+    refuses("Flat", 0, "malformed shape 'Flat'");
+    refuses("foo:3", 0, "malformed shape 'foo:3'");
+    refuses("4x4y2", 0, "unexpected 'y'");
+    refuses("4x\n4", 0, "malformed shape '4x\\x0a4'");
+    refuses("4x4\t", 0, "unexpected '\\x09'");
+    refuses("2048x2048x2048", 0, "more than 2^30 positions");
+    refuses("2000000x2", 0, "dimension size 2000000 out of range");
+    refuses("2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2", 0, "more than 24 dimensions");
 }
 
 int main(void)
@@ -32,6 +162,7 @@ int main(void)
     ASSERT_EQ_INT(s.k[0], 7);
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 16, &s, err, sizeof err), 0);
     ASSERT_EQ_INT(s.ndims, 4);
+    grammar();
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 12, &s, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "power-of-two");
     ASSERT_EQ_INT(torus_shape_parse("4x4", 32, &s, err, sizeof err), -1);

@@ -1,5 +1,5 @@
 /*
- * sc.h - smallest edge expansion (the sparsest cut of paper 002 sec. 4.2)
+ * sparsest_cut.h - smallest edge expansion (the sparsest cut of paper 002 sec. 4.2)
  * of a network, from a torus/mesh shape or a general capacitated graph.
  *
  *   alpha(G) = min over S with 0 < w(S) <= W/2 of C(S, S-bar) / w(S)
@@ -11,8 +11,8 @@
  * link.  Functions return 0 on success and a negative value on error, with
  * one line in `err`.
  */
-#ifndef SC_H
-#define SC_H
+#ifndef SPARSEST_CUT_H
+#define SPARSEST_CUT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -51,16 +51,13 @@ void sc_edges_free(sc_edges *e);
 int sc_graph_build(sc_graph *g, const sc_edges *e, char *err, size_t errlen);
 void sc_graph_free(sc_graph *g);
 
-/* The torus/mesh graph of a shape: ring links in each torus dimension (a
- * ring of 2 has its two links in parallel, as a 2-node torus is cabled),
- * line links in a mesh dimension, one endpoint per node.  Node id is the
- * linear position c0 + k0*(c1 + k1*(...)). */
+/* The torus/mesh graph of a shape (torus_shape_parse is the grammar):
+ * ring links in each torus dimension (a ring of 2 has its two links in
+ * parallel, as a 2-node torus is cabled, so "2x2x2" has two links between
+ * partners), line links in a mesh dimension (so "2mx2mx2m", the grammar's
+ * "hypercube:3", has one), one endpoint per node.  Node id is the linear
+ * position c0 + k0*(c1 + k1*(...)). */
 int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t errlen);
-
-/* Parses "64x32x32", "8x4x2m" (per-dimension mesh), "hypercube:D" (D
- * dimensions of 2 joined by single links); mesh_all turns every dimension
- * into a mesh. */
-int sc_shape_parse(const char *str, int mesh_all, torus_shape *s, char *err, size_t errlen);
 
 /* Plain-text edge list (see README "Graph files") or METIS graph format. */
 int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen);
