@@ -17,6 +17,7 @@
  * empty polls, so runs with more ranks than cores do not starve each other.
  */
 #include "ra.h"
+#include "torus_mpi.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -131,9 +132,7 @@ static int base_setup(ra_run *run, char *err, size_t errlen)
         s->pos = malloc((size_t)s->P * sizeof(int));
         ok = s->head && s->count && s->heap && s->pos;
     }
-    int all_ok;
-    RA_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, run->comm));
-    if (!all_ok) {
+    if (!torus_all_ok(run->comm, ok)) {
         snprintf(err, errlen, "out of memory for the baseline's %d buckets", run->nprocs);
         return RA_EXIT_RESOURCE;
     }

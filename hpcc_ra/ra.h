@@ -70,6 +70,7 @@ typedef struct ra_config {
 
 
 typedef struct ra_progress ra_progress;
+struct torus_node_info; /* torus_mpi.h */
 
 typedef struct ra_run {
     MPI_Comm comm;
@@ -85,6 +86,8 @@ typedef struct ra_run {
     uint64_t upd_start;   /* stream element before this rank's first update */
     uint64_t upd_count;   /* updates this rank generates in this update() */
     ra_stats stats;
+    const struct torus_node_info *node; /* ranks sharing this rank's node, found
+                                         * once by the driver (torus_node_discover) */
     char shape[64];       /* routing shape used, "" when not applicable */
     void *algo_state;
     ra_progress *progress;
@@ -97,7 +100,10 @@ typedef struct ra_algorithm {
     const ra_option_def *options; /* terminated by {NULL} */
     /* Once, collectively, after the table is allocated: read options from
      * run->cfg, build communicators.  Returns an RA_EXIT_* code; on error
-     * writes one line into err (same on every rank). */
+     * writes one line into err (same on every rank).  A bad option value
+     * written with torus_cli_bad_value() is printed as the kit's option
+     * error ("PROG: bad value 'X' for --opt: allowed ..."), any other line
+     * as "PROG: error: ...". */
     int (*setup)(ra_run *run, char *err, size_t errlen);
     int (*update)(ra_run *run);  /* RA_EXIT_OK or RA_EXIT_RESOURCE */
     void (*teardown)(ra_run *run);

@@ -1,12 +1,18 @@
 /*
  * ra_main.c - the one driver every ra_* binary runs.
  *
- * Order of a run: options -> table size (HPCC: largest power of two taking at
- * most half the memory) -> memory check on every node before allocating ->
- * table allocated and initialised -> algorithm setup -> for each generator:
- * MPI test [time-bound sample; barrier, clock, update(), barrier, clock;
- * fingerprint; verification by bulk replay], Star and Single tests -> key
- * block on stdout, HPCC sections/Summary and JSON on request.
+ * Order of a run, one static step each (see ra_main at the end):
+ * options -> node layout (found once) -> table size (HPCC: largest power of
+ * two taking at most half the memory) -> memory check on every node before
+ * allocating -> table allocated -> stream slices -> result files probed ->
+ * algorithm setup -> counters and preamble -> for each generator: MPI test
+ * [time-bound sample; barrier, clock, update(), barrier, clock; fingerprint;
+ * verification by bulk replay], Star and Single tests -> key block on
+ * stdout, HPCC sections/Summary and JSON on request -> cleanup.
+ *
+ * Every step is collective and returns the same value on every rank:
+ * RA_EXIT_OK to go on, STEP_DONE to stop with exit 0 (--help), or the
+ * RA_EXIT_* code to exit with.
  */
 #include "ra.h"
 #include "ra_local.h"
@@ -16,6 +22,7 @@
 #include "ra_report.h"
 #include "ra_table.h"
 #include "ra_verify.h"
+#include "torus_mpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,8 +53,11 @@ void ra__mpi_fail(int rc, const char *what, const char *file, int line)
     exit(RA_EXIT_RESOURCE);
 }
 
+/* A step's "stop here, exit 0" (--help, --version): not an RA_EXIT_ code. */
+enum { STEP_DONE = -1 };
+
 /* One line from rank 0 (errors every rank agrees on). */
-static void say0(int rank, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void say0(int rank, const char *fmt, ...)
 {
     if (rank != 0)
         return;
@@ -57,6 +67,16 @@ static void say0(int rank, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+    fflush(stderr);
+}
+
+/* An option error, from rank 0, in the kit's one format without "error:"
+ * (torus_cli.h): "PROG: bad value 'X' for --opt: allowed ...". */
+static void usage0(int rank, const char *msg)
+{
+    if (rank != 0)
+        return;
+    fprintf(stderr, "%s: %s\n", g_prog, msg);
     fflush(stderr);
 }
 
@@ -72,10 +92,16 @@ static int ilog2_floor(uint64_t v)
 
 static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
 
+#define RA_MAX_RESULTS 6 /* 2 generators x (MPI, Star, Single) */
+
 typedef struct driver {
     ra_run run;
     const ra_algorithm *algo;
     ra_config cfg;
+    torus_node_info node;                       /* ranks sharing this rank's memory */
+    int setup_done;                             /* algo->setup succeeded: teardown owed */
+    ra_result results[RA_MAX_RESULTS];
+    int nres;
     uint64_t my_default_start, my_default_count; /* this rank's stream slice */
     uint64_t default_updates;                   /* total, HPCC's 4*TableSize or --updates */
     int huge;
@@ -200,9 +226,9 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
             return rc;
         res->sample_time_s = ts;
         double est = ts > 0 ? (double)run->upd_count * cfg->time_bound / ts : 1e30;
-        int fits = est >= (double)d->my_default_count, all_fit;
+        int fits = est >= (double)d->my_default_count;
         uint64_t mine = fits ? d->my_default_count : (uint64_t)est, m;
-        RA_MPI_CHECK(MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, run->comm));
+        int all_fit = torus_all_ok(run->comm, fits);
         RA_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
         run->upd_count = all_fit ? d->my_default_count : (m < d->my_default_count ? m : d->my_default_count);
         ra_table_init(run->table, run->local_size, run->local_start);
@@ -325,14 +351,14 @@ static void mpi_library(char *lib)
         *nl = 0;
 }
 
-static void preamble(const driver *d, int nodes, int per_node)
+static void preamble(const driver *d)
 {
     const ra_run *run = &d->run;
     const ra_config *cfg = &d->cfg;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     mpi_library(lib);
     printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
-    printf("# ranks: %d on %d node(s), %d per node\n", run->nprocs, nodes, per_node);
+    printf("# ranks: %d on %d node(s), %d per node\n", run->nprocs, d->node.nnodes, d->node.max_per_node);
     printf("# table: 2^%d words = %.3f GiB total, %llu words (%.3f GiB) on rank 0, huge pages %s\n",
            run->log2_table, gib(run->table_size * 8), (unsigned long long)run->local_size,
            gib(run->local_size * 8), d->huge ? "advised" : "not available");
@@ -400,66 +426,59 @@ static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n
     ra_report_hpcc_footer(f);
 }
 
-int ra_main(int argc, char **argv, const ra_algorithm *algo)
+/* ---- the steps of a run, in order ---------------------------------------- */
+
+/* Needs argv (MPI_Init may take its own arguments out first).  Fills d->cfg;
+ * prints --help or --version (STEP_DONE) or the one-line option error
+ * (RA_EXIT_USAGE) from rank 0.  Every rank parses the same argv, so all
+ * agree without communicating. */
+static int parse_options(driver *d, int argc, char **argv)
 {
-    const char *slash = strrchr(argv[0], '/');
-    g_prog = slash ? slash + 1 : argv[0];
-
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
-        return RA_EXIT_RESOURCE;
-    }
-    RA_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    driver dd;
-    memset(&dd, 0, sizeof dd);
-    driver *d = &dd;
-    d->algo = algo;
-    ra_run *run = &d->run;
-    run->comm = MPI_COMM_WORLD;
-    RA_MPI_CHECK(MPI_Comm_rank(run->comm, &run->rank));
-    RA_MPI_CHECK(MPI_Comm_size(run->comm, &run->nprocs));
-    run->cfg = &d->cfg;
-    int rank = run->rank, P = run->nprocs;
-    int code = RA_EXIT_OK;
-
     char err[512] = "";
-    int pr = ra_options_parse(argc, argv, algo, &d->cfg, err, sizeof err);
-    if (pr == RA_PARSE_HELP || pr == RA_PARSE_VERSION) {
-        if (rank == 0) {
-            if (pr == RA_PARSE_HELP)
-                ra_options_help(stdout, g_prog, algo);
-            else
-                print_version();
-        }
-        MPI_Finalize();
-        return RA_EXIT_OK;
-    }
+    int pr = ra_options_parse(argc, argv, d->algo, &d->cfg, err, sizeof err);
     if (pr == RA_PARSE_ERROR) {
-        say0(rank, "%s", err);
-        MPI_Finalize();
+        usage0(d->run.rank, err);
         return RA_EXIT_USAGE;
     }
+    if (pr == RA_PARSE_OK)
+        return RA_EXIT_OK;
+    if (d->run.rank == 0) {
+        if (pr == RA_PARSE_HELP)
+            ra_options_help(stdout, g_prog, d->algo);
+        else
+            print_version();
+    }
+    return STEP_DONE;
+}
+
+/* Finds, once, which ranks share this rank's node (and so its memory):
+ * d->node, which the sizing, the memory check and the preamble read and
+ * algorithms see as run->node. */
+static int discover_node(driver *d)
+{
+    if (torus_node_discover(d->run.comm, &d->node)) {
+        say0(d->run.rank, "out of memory while finding the node layout");
+        return RA_EXIT_RESOURCE;
+    }
+    d->run.node = &d->node;
+    return RA_EXIT_OK;
+}
+
+/* Needs the options and the node layout.  Sets the table's size (from
+ * --log2-table, or HPCC's rule: the largest power of two taking at most half
+ * of --mem times the ranks) and this rank's block of it. */
+static int size_table(driver *d)
+{
+    ra_run *run = &d->run;
     const ra_config *cfg = &d->cfg;
-
-    /* Node facts: ranks sharing this node's memory. */
-    MPI_Comm node;
-    int node_rank, per_node, nodes, is_root;
-    RA_MPI_CHECK(MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-    RA_MPI_CHECK(MPI_Comm_rank(node, &node_rank));
-    RA_MPI_CHECK(MPI_Comm_size(node, &per_node));
-    is_root = node_rank == 0;
-    RA_MPI_CHECK(MPI_Allreduce(&is_root, &nodes, 1, MPI_INT, MPI_SUM, run->comm));
-    int max_per_node;
-    RA_MPI_CHECK(MPI_Allreduce(&per_node, &max_per_node, 1, MPI_INT, MPI_MAX, run->comm));
-
-    /* Table size. */
+    int rank = run->rank, P = run->nprocs;
     int k = cfg->log2_table;
     if (k < 0) {
         uint64_t mem = cfg->mem_bytes, mine, minmem;
         if (!mem) {
             /* Default: half of this node's RAM is "given to the benchmark",
              * shared by its ranks; HPCC puts the table in half of that. */
-            mine = ra_mem_total() / 2 / (uint64_t)per_node;
+            mine = ra_mem_total() / 2 / (uint64_t)d->node.local_size;
             RA_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
             mem = minmem;
         }
@@ -471,7 +490,6 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
         if (k < 1) {
             say0(rank, "--mem %llu bytes per process gives no table: allowed at least 16 bytes per process in total",
                  (unsigned long long)mem);
-            MPI_Finalize();
             return RA_EXIT_USAGE;
         }
     }
@@ -480,131 +498,181 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     if (run->table_size < (uint64_t)P) {
         say0(rank, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here",
              k, P, ilog2_floor((uint64_t)P - 1) + 1);
-        MPI_Finalize();
         return RA_EXIT_USAGE;
     }
     ra_dist_init(&run->table_dist, run->table_size, P);
     run->local_start = ra_dist_start(&run->table_dist, rank);
     run->local_size = ra_dist_count(&run->table_dist, rank);
+    return RA_EXIT_OK;
+}
 
-    /* Memory check before allocating, on every node: the ranks of a node
-     * must fit their blocks into what the kernel says is available. */
+/* Needs the table's blocks and the node layout.  Before allocating, on every
+ * node: the ranks of a node must fit their blocks into 90% of what the
+ * kernel says is available; else the lowest such rank says what fits. */
+static int check_memory(driver *d)
+{
+    const ra_run *run = &d->run;
+    int rank = run->rank, P = run->nprocs, per_node = d->node.local_size;
     uint64_t need = run->local_size * 8, node_need, avail = ra_mem_available();
-    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_UINT64_T, MPI_SUM, node));
+    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_UINT64_T, MPI_SUM, d->node.comm));
     int bad = avail && node_need > avail / 10 * 9, worst_rank;
     int cand = bad ? rank : P;
     RA_MPI_CHECK(MPI_Allreduce(&cand, &worst_rank, 1, MPI_INT, MPI_MIN, run->comm));
-    if (worst_rank < P) {
-        if (rank == worst_rank) {
-            fprintf(stderr,
-                    "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
-                    "allowed --log2-table <= %d here (or a smaller --mem)\n",
-                    g_prog, k, gib(node_need), per_node, gib(avail),
-                    ilog2_floor(avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)per_node));
-            fflush(stderr);
-        }
-        MPI_Finalize();
-        return RA_EXIT_RESOURCE;
+    if (worst_rank == P)
+        return RA_EXIT_OK;
+    if (rank == worst_rank) {
+        fprintf(stderr,
+                "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
+                "allowed --log2-table <= %d here (or a smaller --mem)\n",
+                g_prog, run->log2_table, gib(node_need), per_node, gib(avail),
+                ilog2_floor(avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)per_node));
+        fflush(stderr);
     }
-    run->table = ra_table_alloc(run->local_size, &d->huge);
-    int ok = run->table != NULL, all_ok;
-    RA_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, run->comm));
-    if (!all_ok) {
-        if (!ok)
-            fprintf(stderr, "%s: error: rank %d could not allocate %.2f GiB for its table block\n", g_prog,
-                    rank, gib(need));
-        MPI_Finalize();
-        return RA_EXIT_RESOURCE;
-    }
+    return RA_EXIT_RESOURCE;
+}
 
-    /* Update stream slices: HPCC gives rank p the 4*LocalSize(p) elements
-     * after element 4*GlobalStart(p); --updates N splits elements 1..N the
-     * same block way.  Either way the union is a prefix of the stream, so the
-     * final table does not depend on the process count. */
+/* Allocates this rank's block (huge pages advised: d->huge), or every rank
+ * stops with the failing ranks naming themselves. */
+static int allocate_table(driver *d)
+{
+    ra_run *run = &d->run;
+    run->table = ra_table_alloc(run->local_size, &d->huge);
+    int ok = run->table != NULL;
+    if (torus_all_ok(run->comm, ok))
+        return RA_EXIT_OK;
+    if (!ok)
+        fprintf(stderr, "%s: error: rank %d could not allocate %.2f GiB for its table block\n", g_prog,
+                run->rank, gib(run->local_size * 8));
+    return RA_EXIT_RESOURCE;
+}
+
+/* Update stream slices: HPCC gives rank p the 4*LocalSize(p) elements after
+ * element 4*GlobalStart(p); --updates N splits elements 1..N the same block
+ * way.  Either way the union is a prefix of the stream, so the final table
+ * does not depend on the process count.  Also decides the progress line. */
+static void slice_updates(driver *d)
+{
+    const ra_run *run = &d->run;
+    const ra_config *cfg = &d->cfg;
     if (cfg->updates) {
         ra_dist ud;
-        ra_dist_init(&ud, cfg->updates, P);
-        d->my_default_start = ra_dist_start(&ud, rank);
-        d->my_default_count = ra_dist_count(&ud, rank);
+        ra_dist_init(&ud, cfg->updates, run->nprocs);
+        d->my_default_start = ra_dist_start(&ud, run->rank);
+        d->my_default_count = ra_dist_count(&ud, run->rank);
         d->default_updates = cfg->updates;
     } else {
         d->my_default_start = 4 * run->local_start;
         d->my_default_count = 4 * run->local_size;
         d->default_updates = 4 * run->table_size;
     }
-    d->show_progress = rank == 0 && (cfg->progress == 1 || (cfg->progress < 0 && isatty(2)));
+    d->show_progress = run->rank == 0 && (cfg->progress == 1 || (cfg->progress < 0 && isatty(2)));
+}
 
-    /* A result file that cannot be written is a usage error found now, not
-     * after a long run. */
+/* A result file that cannot be written is a usage error found now, not after
+ * a long run: rank 0 (the only writer) tries --output and tells the others.
+ * (--json is opened for writing only at the end: probing would create it.) */
+static int probe_outputs(driver *d)
+{
+    const ra_config *cfg = &d->cfg;
     int out_ok = 1;
-    if (rank == 0 && cfg->output) {
+    if (d->run.rank == 0 && cfg->output) {
         FILE *f = fopen(cfg->output, "a");
         out_ok = f != NULL;
         if (f)
             fclose(f);
     }
-    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, run->comm));
-    if (!out_ok) {
-        say0(rank, "--output '%s' cannot be opened for appending: allowed a writable file path", cfg->output);
-        ra_table_free(run->table, run->local_size);
-        MPI_Finalize();
-        return RA_EXIT_USAGE;
-    }
-    /* Test hook: prove that a failing MPI call names its place and aborts. */
-    if (getenv("RA_INJECT_MPI_ERROR") && rank == 0)
-        RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, P + 7, 0, run->comm));
+    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, d->run.comm));
+    if (out_ok)
+        return RA_EXIT_OK;
+    say0(d->run.rank, "--output '%s' cannot be opened for appending: allowed a writable file path", cfg->output);
+    return RA_EXIT_USAGE;
+}
 
-    memset(err, 0, sizeof err);
-    code = algo->setup ? algo->setup(run, err, sizeof err) : RA_EXIT_OK;
-    if (code) {
-        say0(rank, "%s", err);
-        ra_table_free(run->table, run->local_size);
-        MPI_Comm_free(&node);
-        MPI_Finalize();
-        return code;
-    }
+/* Test hook (RA_INJECT_MPI_ERROR set): prove that a failing MPI call names
+ * its place and aborts the job with exit code 3. */
+static void inject_mpi_error(const driver *d)
+{
+    if (getenv("RA_INJECT_MPI_ERROR") && d->run.rank == 0)
+        RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, d->run.nprocs + 7, 0, d->run.comm));
+}
 
+/* Needs the table allocated.  The algorithm reads its options and builds
+ * its state; its error line is printed by rank 0 (as an option error when it
+ * is one, see ra.h). */
+static int setup_algorithm(driver *d)
+{
+    char err[512] = "";
+    int code = d->algo->setup ? d->algo->setup(&d->run, err, sizeof err) : RA_EXIT_OK;
+    if (code == RA_EXIT_OK) {
+        d->setup_done = 1;
+        return RA_EXIT_OK;
+    }
+    if (!strncmp(err, "bad value ", 10))
+        usage0(d->run.rank, err);
+    else
+        say0(d->run.rank, "%s", err);
+    return code;
+}
+
+/* Runs the chosen tests for each chosen generator, in HPCC's order (MPI,
+ * Star, Single), after the counters are agreed on and the preamble printed;
+ * rank 0 prints each key block as soon as its test ends.  Stops at the
+ * first test that fails to run (not at verification errors). */
+static int run_suite(driver *d)
+{
+    const ra_config *cfg = &d->cfg;
     if (cfg->papi)
         papi_setup(d);
-    if (rank == 0 && !cfg->quiet)
-        preamble(d, nodes, max_per_node);
-
-    ra_result results[6];
-    int nres = 0;
-    for (int g = RA_GEN_LFSR; g <= RA_GEN_LCG && !code; g++) {
+    if (d->run.rank == 0 && !cfg->quiet)
+        preamble(d);
+    for (int g = RA_GEN_LFSR; g <= RA_GEN_LCG; g++) {
         if (!(cfg->gens & (g == RA_GEN_LFSR ? RA_GENS_LFSR : RA_GENS_LCG)))
             continue;
-        for (int t = 0; t < 3 && !code; t++) {
+        for (int t = 0; t < 3; t++) {
             int want = t == 0 ? RA_SUITE_MPI : t == 1 ? RA_SUITE_STAR : RA_SUITE_SINGLE;
             if (!(cfg->suite & want))
                 continue;
-            ra_result *res = &results[nres];
-            code = t == 0 ? run_mpi_test(d, (ra_gen_kind)g, res)
-                          : run_local_test(d, (ra_gen_kind)g, t == 2, res);
+            ra_result *res = &d->results[d->nres];
+            int code = t == 0 ? run_mpi_test(d, (ra_gen_kind)g, res)
+                              : run_local_test(d, (ra_gen_kind)g, t == 2, res);
             if (code)
-                break;
-            nres++;
-            if (rank == 0) {
-                if (nres > 1)
+                return code;
+            d->nres++;
+            if (d->run.rank == 0) {
+                if (d->nres > 1)
                     printf("\n");
                 ra_report_keys(stdout, res);
                 fflush(stdout);
             }
         }
     }
+    return RA_EXIT_OK;
+}
 
-    int failed = 0;
-    for (int i = 0; i < nres; i++)
-        if (results[i].errors > 0)
-            failed = 1;
-    if (!code && rank == 0) {
+/* 1 when verification found errors in any test. */
+static int any_errors(const driver *d)
+{
+    for (int i = 0; i < d->nres; i++)
+        if (d->results[i].errors > 0)
+            return 1;
+    return 0;
+}
+
+/* Needs run_suite's code.  When the suite ran, rank 0 appends the HPCC file
+ * and writes the JSON; then every rank takes rank 0's code, so that all exit
+ * alike.  Returns the exit code of the run (RA_EXIT_VERIFY on errors). */
+static int write_reports(driver *d, int code)
+{
+    const ra_config *cfg = &d->cfg;
+    int failed = any_errors(d);
+    if (!code && d->run.rank == 0) {
         if (cfg->output) {
             FILE *f = fopen(cfg->output, "a");
             if (!f) {
                 fprintf(stderr, "%s: error: cannot open --output file '%s' for appending\n", g_prog, cfg->output);
                 code = RA_EXIT_USAGE;
             } else {
-                write_hpcc_file(f, d, results, nres, !failed);
+                write_hpcc_file(f, d, d->results, d->nres, !failed);
                 fclose(f);
             }
         }
@@ -614,19 +682,68 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
                 fprintf(stderr, "%s: error: cannot open --json file '%s' for writing\n", g_prog, cfg->json);
                 code = RA_EXIT_USAGE;
             } else {
-                ra_report_json(f, results, nres);
+                ra_report_json(f, d->results, d->nres);
                 fclose(f);
             }
         }
     }
-    RA_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, run->comm));
-    if (algo->teardown)
-        algo->teardown(run);
-    ra_papi_close(&d->papi);
-    ra_table_free(run->table, run->local_size);
-    MPI_Comm_free(&node);
-    MPI_Finalize();
+    RA_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
     if (code)
         return code;
     return failed ? RA_EXIT_VERIFY : RA_EXIT_OK;
+}
+
+/* Releases whatever the steps acquired, in reverse order, and ends MPI. */
+static void cleanup(driver *d)
+{
+    if (d->setup_done && d->algo->teardown)
+        d->algo->teardown(&d->run);
+    ra_papi_close(&d->papi);
+    if (d->run.table)
+        ra_table_free(d->run.table, d->run.local_size);
+    torus_node_free(&d->node);
+    MPI_Finalize();
+}
+
+int ra_main(int argc, char **argv, const ra_algorithm *algo)
+{
+    const char *slash = strrchr(argv[0], '/');
+    g_prog = slash ? slash + 1 : argv[0];
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
+        return RA_EXIT_RESOURCE;
+    }
+    RA_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+
+    driver dd;
+    driver *d = &dd;
+    memset(d, 0, sizeof *d);
+    d->algo = algo;
+    d->node.comm = MPI_COMM_NULL;
+    d->run.comm = MPI_COMM_WORLD;
+    d->run.cfg = &d->cfg;
+    RA_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
+    RA_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
+
+    int code = parse_options(d, argc, argv);
+    if (code == RA_EXIT_OK)
+        code = discover_node(d);
+    if (code == RA_EXIT_OK)
+        code = size_table(d);
+    if (code == RA_EXIT_OK)
+        code = check_memory(d);
+    if (code == RA_EXIT_OK)
+        code = allocate_table(d);
+    if (code == RA_EXIT_OK) {
+        slice_updates(d);
+        code = probe_outputs(d);
+    }
+    if (code == RA_EXIT_OK) {
+        inject_mpi_error(d);
+        code = setup_algorithm(d);
+    }
+    if (code == RA_EXIT_OK)
+        code = write_reports(d, run_suite(d));
+    cleanup(d);
+    return code == STEP_DONE ? RA_EXIT_OK : code;
 }

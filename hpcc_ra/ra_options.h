@@ -9,18 +9,21 @@ enum { RA_PARSE_OK = 0, RA_PARSE_HELP, RA_PARSE_VERSION, RA_PARSE_ERROR };
 
 void ra_config_defaults(ra_config *cfg);
 
-/* Parses argv into cfg.  Algorithm options (algo->options) are stored by name
- * for the algorithm's setup().  On RA_PARSE_ERROR, err holds one line naming
- * the bad value and what is allowed.  argv strings are referenced, not copied. */
+/* Parses argv into cfg with getopt_long (GNU conventions: --opt value,
+ * --opt=value, -- ends the options, unique prefixes).  Algorithm options
+ * (algo->options) are stored by name for the algorithm's setup().  On
+ * RA_PARSE_ERROR, err holds one line without the program name, in the kit's
+ * one format (torus_cli.h): "bad value 'X' for --opt: allowed ...",
+ * "unknown option '--x' (see --help)", ...  argv is only read; its strings
+ * are referenced, not copied.  Not reentrant (getopt's state is global). */
 int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
                      ra_config *cfg, char *err, size_t errlen);
 
 void ra_options_help(FILE *f, const char *prog, const ra_algorithm *algo);
 
-/* Strict number parsers: 0 on success, -1 on anything else (sign, junk,
- * overflow, empty).  ra_parse_bytes accepts K, M, G, T suffixes (x1024). */
-int ra_parse_u64(const char *s, uint64_t *out);
+/* A byte count with an optional K, M, G or T suffix (x1024; "MiB", "GB"
+ * spellings too): 0 on success, -1 on anything else (sign, junk, overflow,
+ * empty).  Plain numbers use torus_cli_u64() and friends. */
 int ra_parse_bytes(const char *s, uint64_t *out);
-int ra_parse_double(const char *s, double *out);
 
 #endif

@@ -6,6 +6,7 @@
  * an event is left out is kept for the one notice line the driver prints.
  */
 #include "ra_papi.h"
+#include "torus_cli.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ int ra_papi_parse(ra_papi *p, const char *events, char *err, size_t errlen)
     char buf[RA_PAPI_MAX * 48 + RA_PAPI_MAX];
     const char *src = events && *events ? events : RA_PAPI_DEFAULT;
     if (strlen(src) >= sizeof buf) {
-        snprintf(err, errlen, "--papi '%s' is too long: allowed at most %d comma-separated event names", src,
-                 RA_PAPI_MAX);
+        char allowed[96];
+        snprintf(allowed, sizeof allowed, "at most %d comma-separated event names", RA_PAPI_MAX);
+        torus_cli_bad_value(err, errlen, "papi", src, allowed);
         return -1;
     }
     strcpy(buf, src);
@@ -29,17 +31,20 @@ int ra_papi_parse(ra_papi *p, const char *events, char *err, size_t errlen)
             if (!isalnum((unsigned char)tok[i]) && !strchr("_:.=-", tok[i]))
                 okname = 0;
         if (!okname) {
-            snprintf(err, errlen, "--papi event '%s' is not valid: allowed PAPI event names like PAPI_TOT_CYC, comma-separated", tok);
+            /* Name the one bad event, not the whole list. */
+            torus_cli_bad_value(err, errlen, "papi", tok, "PAPI event names like PAPI_TOT_CYC, comma-separated");
             return -1;
         }
         if (p->n == RA_PAPI_MAX) {
-            snprintf(err, errlen, "--papi lists more than %d events: allowed at most %d", RA_PAPI_MAX, RA_PAPI_MAX);
+            char allowed[64];
+            snprintf(allowed, sizeof allowed, "at most %d events", RA_PAPI_MAX);
+            torus_cli_bad_value(err, errlen, "papi", src, allowed);
             return -1;
         }
         strcpy(p->names[p->n++], tok);
     }
     if (!p->n) {
-        snprintf(err, errlen, "--papi '%s' names no event: allowed a comma list like " RA_PAPI_DEFAULT, src);
+        torus_cli_bad_value(err, errlen, "papi", src, "a comma list like " RA_PAPI_DEFAULT);
         return -1;
     }
     return 0;

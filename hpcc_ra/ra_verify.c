@@ -6,6 +6,7 @@
  * purpose: no look-ahead limit applies to verification.
  */
 #include "ra_verify.h"
+#include "torus_mpi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,8 @@ int ra_verify_replay(ra_run *run)
     uint64_t *recvbuf = NULL;
     size_t recv_cap = 0;
     int ok = vals && sendbuf && owner && scount && rcount && sdisp && rdisp && fill;
-    int all_ok;
-    RA_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, run->comm));
     int rc = RA_EXIT_OK;
-    if (!all_ok) {
+    if (!torus_all_ok(run->comm, ok)) {
         rc = RA_EXIT_RESOURCE;
         goto out;
     }
@@ -66,9 +65,7 @@ int ra_verify_replay(ra_run *run)
             recv_cap = total;
             recvbuf = malloc(recv_cap * sizeof *recvbuf);
         }
-        int have = recvbuf != NULL || total == 0, all_have;
-        RA_MPI_CHECK(MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, run->comm));
-        if (!all_have) {
+        if (!torus_all_ok(run->comm, recvbuf != NULL || total == 0)) {
             rc = RA_EXIT_RESOURCE;
             goto out;
         }

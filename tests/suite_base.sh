@@ -79,11 +79,25 @@ expect_fail "--log2-table 63" 2 "allowed an integer 1..62" 2 bin/ra_base --log2-
 expect_fail "--log2-table 0" 2 "allowed an integer 1..62" 2 bin/ra_base --log2-table 0
 expect_fail "--updates 0" 2 "allowed a whole number >= 1" 2 bin/ra_base --updates 0
 expect_fail "--updates -5" 2 "allowed a whole number >= 1" 2 bin/ra_base --updates -5
-expect_fail "--mem 0" 2 "is not a valid size" 2 bin/ra_base --mem 0
-expect_fail "--mem -1G" 2 "is not a valid size" 2 bin/ra_base --mem -1G
+expect_fail "--mem 0" 2 "bad value '0' for --mem: allowed a positive byte count" 2 bin/ra_base --mem 0
+expect_fail "--mem -1G" 2 "bad value '-1G' for --mem: allowed a positive byte count" 2 bin/ra_base --mem -1G
 expect_fail "--time-bound -1" 2 "allowed seconds" 2 bin/ra_base --time-bound -1
 expect_fail "--suite bogus" 2 "allowed mpi, star, single, all" 2 bin/ra_base --suite bogus
 expect_fail "missing value" 2 "needs a value" 2 bin/ra_base --log2-table
+expect_fail "ambiguous prefix (--no-verify, --no-progress)" 2 "option '--no' is ambiguous (see --help)" 2 bin/ra_base --no
+expect_fail "a word after --" 2 "unexpected argument 'x' (see --help)" 2 bin/ra_base --log2-table 10 -- x
+# The kit's one option-error format, exactly, on one line (no "error:").
+run_mpi 2 bin/ra_base --log2-table ten
+rc=$?
+line="ra_base: bad value 'ten' for --log2-table: allowed an integer 1..62 (table of 2^K words)"
+[ $rc = 2 ] && [ "$(grep -cxF "$line" "$TMP/err")" = 1 ] && [ "$(grep -c '^ra_base:' "$TMP/err")" = 1 ] &&
+    ok "option error format: '$line', exit 2" || bad "option error format: rc=$rc $(head -c 300 "$TMP/err")"
+# GNU forms: --opt=value and unique prefixes run like the full spelling.
+run_mpi 2 bin/ra_base --log2=12 --up 4096 --qu --suite=mpi
+rc=$?
+[ $rc = 0 ] && [ "$(key table_log2)" = 12 ] && [ "$(key updates)" = 4096 ] && [ "$(key errors)" = 0 ] &&
+    [ "$(grep -c '^#' "$TMP/out")" = 0 ] && ok "--log2=12 --up 4096 --qu --suite=mpi: prefixes and = accepted" ||
+    bad "GNU option forms: rc=$rc table_log2=$(key table_log2) updates=$(key updates) $(head -c 200 "$TMP/err")"
 expect_fail "table smaller than ranks" 2 "smaller than the 8 processes" 8 bin/ra_base --log2-table 2
 expect_fail "table beyond memory (2^40 words)" 3 "GiB is available" 2 bin/ra_base --log2-table 40
 expect_fail "table beyond memory (--mem 1T)" 3 "GiB is available" 2 bin/ra_base --mem 1T

@@ -167,7 +167,7 @@ rc=$?
 run_mpi 2 bin/ra_opt --log2-table 14 --papi 'PAPI TOT' --quiet
 rc=$?
 # (Open MPI adds its own abort banner to stderr: count our line only.)
-[ $rc = 2 ] && [ "$(grep -c "ra_opt: error:" "$TMP/err")" = 1 ] && grep -q "allowed PAPI event names" "$TMP/err" && ok "--papi 'PAPI TOT': one line, exit 2" || bad "--papi bad list: rc=$rc $(cat "$TMP/err")"
+[ $rc = 2 ] && [ "$(grep -c "^ra_opt: " "$TMP/err")" = 1 ] && grep -q "bad value 'PAPI TOT' for --papi: allowed PAPI event names" "$TMP/err" && ok "--papi 'PAPI TOT': one line, exit 2" || bad "--papi bad list: rc=$rc $(cat "$TMP/err")"
 
 # make install: binaries, libtorus.a, headers, scripts that find the binaries.
 inst=$TMP/inst

@@ -55,6 +55,18 @@ static int t_pass, t_fail;
         }                                                                         \
     } while (0)
 
+#define ASSERT_STR_EQ(a, b)                                                       \
+    do {                                                                          \
+        const char *ta_ = (a), *tb_ = (b);                                        \
+        if (ta_ && tb_ && !strcmp(ta_, tb_)) t_pass++;                            \
+        else {                                                                    \
+            t_fail++;                                                             \
+            fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n",        \
+                    __FILE__, __LINE__, #a, #b, ta_ ? ta_ : "(null)",             \
+                    tb_ ? tb_ : "(null)");                                        \
+        }                                                                         \
+    } while (0)
+
 #define ASSERT_NEAR(a, b, tol)                                                    \
     do {                                                                          \
         double ta_ = (double)(a), tb_ = (double)(b);                              \
