@@ -50,6 +50,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
         o.dims = ra_algo_option(cfg, "dims");
     o.mapfile = ra_algo_option(cfg, "map");
     o.node_dim = ra_algo_option(cfg, "node-dim") != NULL;
+    o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
     if (rc)
@@ -91,7 +92,9 @@ static void opt_teardown(ra_run *run)
 #define STR(x) STR_(x)
 
 static const ra_option_def opt_options[] = {
-    {"dims", 1, "auto", "routing shape: auto, flat, hypercube, or sizes like 4x4x2 (m suffix = mesh); product = ranks"},
+    {"dims", 1, "auto",
+     "routing shape: auto, flat, hypercube (one link between partners), hypercube:D, flat:N, auto:N, or sizes like "
+     "4x4x2 (m suffix = mesh); product = ranks"},
     {"map", 1, "none (from --dims)", "mapping file: one line of coordinates per rank, in rank order"},
     {"node-dim", 0, "off", "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
     {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING), "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) ")"},

@@ -25,16 +25,19 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
 {
     int over = o->node_dim ? ni->nnodes : P;
     const char *dims = o->dims ? o->dims : "auto";
-    if (!strcmp(dims, "auto")) {
-        /* the node-local dimension's buckets come out of the budget too */
-        int budget = o->prm.budget - o->prm.lookahead - (o->node_dim ? ni->per_node : 0);
-        torus_shape_auto(over, budget, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, &s->shape);
-    } else if (torus_shape_parse(dims, over, &s->shape, err, errlen)) {
+    if (torus_shape_parse(dims, over, &s->shape, err, errlen)) {
         if (o->node_dim) {
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, " (with --node-dim the shape covers the %d nodes)", ni->nnodes);
         }
         return TORUS_EXIT_USAGE;
+    }
+    if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5)) {
+        /* the grammar's auto assumes the default budget: choose again with
+         * this run's look-ahead, and the node-local dimension's buckets
+         * come out of the budget too */
+        int budget = o->prm.budget - o->prm.lookahead - (o->node_dim ? ni->per_node : 0);
+        torus_shape_auto(over, budget, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, &s->shape);
     }
     if (o->node_dim && torus_shape_append(&s->shape, ni->per_node)) {
         snprintf(err, errlen, "--node-dim: too many dimensions");
@@ -104,11 +107,15 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     }
     torus_node_info ni = {.comm = MPI_COMM_NULL, .nnodes = 1, .per_node = P, .local = me};
     if (o->node_dim) {
-        if (torus_node_discover(comm, &ni)) {
-            snprintf(err, errlen, "out of memory");
-            return TORUS_EXIT_RESOURCE;
+        if (o->node) {
+            ni = *o->node;
+        } else {
+            if (torus_node_discover(comm, &ni)) {
+                snprintf(err, errlen, "out of memory");
+                return TORUS_EXIT_RESOURCE;
+            }
+            torus_node_free(&ni);
         }
-        torus_node_free(&ni);
         if (ni.per_node < 1 || ni.per_node * ni.nnodes != P) {
             snprintf(err, errlen,
                      "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);

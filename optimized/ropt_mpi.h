@@ -17,6 +17,8 @@ typedef struct ropt_mpi_options {
     const char *mapfile; /* mapping file, or NULL for XYZT order */
     int node_dim;        /* add a last, node-local dimension (ranks sharing a node) */
     int outstanding;     /* send slots per dimension, 1..ROPT_MAX_OUTSTANDING */
+    const torus_node_info *node; /* the node layout if the caller has it (ra_main
+                                    finds it once), else NULL: found here */
     ropt_params prm;     /* budget, look-ahead */
 } ropt_mpi_options;
 
