@@ -197,7 +197,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBTORUS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 torus/torus.h torus/torus_mpi.h torus/torus_sim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/torus_cli.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/
 	install -m 644 run_scripts/slurm/*.sbatch $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm/
 	echo "$(MPI)" > $(DESTDIR)$(PREFIX)/share/hpcc-ra/mpi_flavour

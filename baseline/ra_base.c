@@ -26,7 +26,6 @@
 
 #define TAG_UPDATE 1
 #define TAG_FINISH 2
-#define IDLE_POLLS 16
 
 typedef struct base_state {
     MPI_Comm comm;
@@ -244,7 +243,7 @@ static int base_update(ra_run *run)
                 idle = 0;
             } else {
                 stx->send_blocked++;
-                if (++idle > IDLE_POLLS)
+                if (++idle > TORUS_IDLE_POLLS)
                     sched_yield();
             }
         }
@@ -266,7 +265,7 @@ static int base_update(ra_run *run)
             stx->bytes_sent += 8 * (uint64_t)n;
         } else {
             stx->send_blocked++;
-            if (!got && ++idle > IDLE_POLLS)
+            if (!got && ++idle > TORUS_IDLE_POLLS)
                 sched_yield();
         }
     }
@@ -288,7 +287,7 @@ static int base_update(ra_run *run)
     while (receiving > 0) {
         if (drain(run, s, &inreq, &receiving))
             idle = 0;
-        else if (++idle > IDLE_POLLS)
+        else if (++idle > TORUS_IDLE_POLLS)
             sched_yield();
     }
     /* The last re-posted receive will never match: cancel it. */
@@ -306,7 +305,7 @@ static int base_update(ra_run *run)
         }
         RA_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
         all_done &= d2;
-        if (!all_done && ++idle > IDLE_POLLS)
+        if (!all_done && ++idle > TORUS_IDLE_POLLS)
             sched_yield();
     }
     free(fin);

@@ -16,7 +16,6 @@
 #define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */
 #define ROPT_DEFAULT_OUTSTANDING 4  /* send slots per dimension (--outstanding) */
 #define ROPT_MAX_OUTSTANDING 64
-#define ROPT_IDLE_POLLS 16          /* idle steps before a rank yields its core */
 
 typedef struct ropt_params {
     int budget;      /* HPCC limit on held + looked-ahead updates: 1024 */

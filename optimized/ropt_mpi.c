@@ -155,7 +155,7 @@ void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
     while (!o->done) {
         if (ropt_step(o))
             idle = 0;
-        else if (++idle > ROPT_IDLE_POLLS)
+        else if (++idle > TORUS_IDLE_POLLS)
             sched_yield(); /* oversubscribed runs: let the peer run */
         if (tick && o->generated >= next_tick) {
             tick(ctx, o->generated);

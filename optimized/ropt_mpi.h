@@ -48,7 +48,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
 
 /* Runs one phase to the end on every rank: generates elements start+1 ..
  * start+count of gen's stream, routes and applies them; yields the core
- * after ROPT_IDLE_POLLS idle steps (oversubscribed runs).  tick, if not
+ * after TORUS_IDLE_POLLS idle steps (oversubscribed runs).  tick, if not
  * NULL, is called every 65536 generated updates.  Leaves the transport
  * ready for the next phase. */
 void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,

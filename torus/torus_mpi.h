@@ -6,6 +6,12 @@
 #include <mpi.h>
 #include "torus.h"
 
+/* A polling loop over MPI that found nothing to do this many times in a row
+ * yields its core (sched_yield): MPICH's shared-memory transport busy-waits,
+ * and oversubscribed runs (more ranks than cores) would otherwise starve
+ * the peer they wait for.  Shared by every algorithm that polls. */
+#define TORUS_IDLE_POLLS 16
+
 typedef struct torus_mpi torus_mpi;
 
 /* Builds one communicator per dimension (rank in it = coordinate along the
