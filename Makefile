@@ -62,8 +62,8 @@ INC_hpcc_ra      := -Ihpcc_ra -Itorus
 INC_baseline     := -Ibaseline $(INC_hpcc_ra)
 INC_optimized    := -Ioptimized $(INC_hpcc_ra)
 INC_sparsest_cut := -Isparsest_cut -Itorus
-INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
-INC_tools        := -Itools -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
+INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Itorus
+INC_tools        := -Itools -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
 INC_tests        := $(INC_tools)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
                -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
@@ -73,7 +73,7 @@ LDLIBS += $(PAPI_LIBS) -lm
 BUILD_INFO := $(strip $(subst ",,$(subst ',,$(CC) $(CFLAGS) $(SAN_FLAGS) MPI=$(MPI) PAPI=$(PAPI))))
 
 # One library per layer.
-TORUS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard torus/*.c))
+TORUS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard torus/*.c torus/coll/*.c))
 LIBTORUS := $(BUILD)/libtorus.a
 HARNESS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard hpcc_ra/*.c))
 LIBRA := $(BUILD)/libhpcc_ra.a
@@ -167,7 +167,7 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(TLINK_test_$*) $(TEXTRA_test_$*) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(or $(TLINK_test_$*),$(error tests/unit/test_$*.c: say what it links in TLINK_test_$*)) $(TEXTRA_test_$*) $(LDLIBS)
 
 # Fails when a file includes a header of a layer above its own.
 check-layers:

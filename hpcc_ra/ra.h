@@ -68,7 +68,6 @@ typedef struct ra_config {
     const char *algo_opt_value[RA_MAX_ALGO_OPTS];
 } ra_config;
 
-
 typedef struct ra_progress ra_progress;
 struct torus_node_info; /* torus_mpi.h */
 

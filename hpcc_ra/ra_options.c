@@ -211,46 +211,6 @@ static int set_harness(ra_config *cfg, int id, const char *val, char *err, size_
  * an exact name, else the one name it is a prefix of; -1 when none, -2
  * when several (ambiguous).  The same rule getopt_long applies, worked out
  * again because getopt reports every one of these cases as '?'. */
-static int match_long(const struct option *opts, const char *name, size_t len)
-{
-    int found = -1;
-    for (int i = 0; opts[i].name; i++) {
-        if (strncmp(opts[i].name, name, len))
-            continue;
-        if (strlen(opts[i].name) == len)
-            return i;
-        found = found == -1 ? i : -2;
-    }
-    return found;
-}
-
-/* One line for the word getopt_long refused with '?' (argv[at]). */
-static void refused(const struct option *opts, const char *word, char *err, size_t errlen)
-{
-    char w[300];
-    if (strncmp(word, "--", 2) != 0) {
-        /* -x: the kit has long options only */
-        torus_cli_escape(word, w, sizeof w);
-        snprintf(err, errlen, "unknown option '%s' (see --help)", w);
-        return;
-    }
-    const char *eq = strchr(word, '=');
-    size_t len = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
-    int i = match_long(opts, word + 2, len);
-    char name[300];
-    snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), word + 2);
-    torus_cli_escape(name, w, sizeof w);
-    if (i == -2)
-        snprintf(err, errlen, "option '--%s' is ambiguous (see --help)", w);
-    else if (i == -1 || !eq)
-        snprintf(err, errlen, "unknown option '--%s' (see --help)", w);
-    else {
-        /* a known flag given a value: --no-verify=1 */
-        torus_cli_escape(eq + 1, w, sizeof w);
-        snprintf(err, errlen, "option '--%s' takes no value, got '%s' (see --help)", opts[i].name, w);
-    }
-}
-
 /* getopt_long's val for entry i of the array: unique, above every char. */
 #define OPT_VAL0 0x100
 
@@ -291,13 +251,13 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
             if (i >= 0 && i < H_COUNT + na)
                 snprintf(err, errlen, "option '--%s' needs a value (see --help)", opts[i].name);
             else
-                refused(opts, argv[at], err, errlen);
+                torus_cli_refused(opts, argv[at], err, errlen);
             rc = RA_PARSE_ERROR;
             break;
         }
         int i = c - OPT_VAL0;
         if (c == '?' || i < 0 || i >= H_COUNT + na) {
-            refused(opts, argv[at], err, errlen);
+            torus_cli_refused(opts, argv[at], err, errlen);
             rc = RA_PARSE_ERROR;
             break;
         }

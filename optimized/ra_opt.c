@@ -53,8 +53,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
-    if (rc)
+    if (rc) {
+        /* the driver calls teardown only after a successful setup */
+        ropt_mpi_free(s);
+        free(s);
+        run->algo_state = NULL;
         return rc;
+    }
     char sh[64];
     torus_shape_format(&s->shape, sh, sizeof sh);
     snprintf(run->shape, sizeof run->shape, "%s", sh);

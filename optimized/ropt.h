@@ -10,7 +10,9 @@
 #include "torus.h"
 
 /* The routed algorithm's defaults, named once: bin/ra_opt, bin/ra_calibrate
- * and both simulators use these, so a simulation runs what ra_opt runs. */
+ * and the timed simulator (torusmodel --simulate) use these, so a
+ * simulation runs what ra_opt runs; the functional simulator's tests set
+ * their own values on purpose (many slot counts and look-aheads). */
 #define ROPT_BUDGET 1024            /* HPCC: updates held or looked ahead per process */
 #define ROPT_DEFAULT_LOOKAHEAD 64   /* generator prefetch distance (--lookahead) */
 #define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */

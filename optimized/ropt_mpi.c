@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(TORUS_AUTO_BUDGET == ROPT_BUDGET - ROPT_DEFAULT_LOOKAHEAD,
+               "the grammar's auto assumes the routed algorithm's default budget");
+
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -56,7 +59,7 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
 
 /* Rank placement: a mapping file, nodes in XYZT order with the node-local
  * index last, or plain XYZT order.  Every rank agrees before going on. */
-static int place_ranks(ropt_mpi *s, MPI_Comm comm, int me, int P, const ropt_mpi_options *o,
+static int place_ranks(ropt_mpi *s, MPI_Comm comm, int P, const ropt_mpi_options *o,
                        const torus_node_info *ni, char *err, size_t errlen)
 {
     int rc;
@@ -66,8 +69,10 @@ static int place_ranks(ropt_mpi *s, MPI_Comm comm, int me, int P, const ropt_mpi
         int pair[2] = {ni->node, ni->local}, *all = malloc(2 * (size_t)P * sizeof(int));
         rc = -1;
         if (torus_all_ok(comm, all != NULL)) {
-            if (MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS)
+            if (MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS) {
+                fprintf(stderr, "ropt: MPI error at %s:%d in MPI_Allgather of the node layout\n", __FILE__, __LINE__);
                 MPI_Abort(comm, TORUS_EXIT_RESOURCE);
+            }
             rc = torus_map_nodes(&s->map, &s->shape, ni->nnodes, all) ? -1 : 0;
         }
         free(all);
@@ -82,7 +87,6 @@ static int place_ranks(ropt_mpi *s, MPI_Comm comm, int me, int P, const ropt_mpi
             snprintf(err, errlen, "mapping failed on another rank");
         return o->mapfile ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
     }
-    (void)me;
     return 0;
 }
 
@@ -124,7 +128,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     }
     int rc = choose_shape(s, P, o, &ni, err, errlen);
     if (!rc)
-        rc = place_ranks(s, comm, me, P, o, &ni, err, errlen);
+        rc = place_ranks(s, comm, P, o, &ni, err, errlen);
     if (rc)
         return rc;
     s->have_route = torus_route_build(&s->route, &s->map, me) == 0;

@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(ROPT_TIMED_MAX_OUTSTANDING == ROPT_MAX_OUTSTANDING && ROPT_TIMED_MAX_LOOKAHEAD == ROPT_MAX_LOOKAHEAD,
+               "the narrow entry states ra_opt's ranges");
+
 void ropt_timed_defaults(ropt_timed_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -120,7 +123,8 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * tr.t_hop);
     torus_timed_stats ts;
     if (torus_timed_run(tt, step_rank, &tr, &ts)) {
-        snprintf(err, errlen, "simulation stuck: %d of %d ranks never finished", ts.unfinished, N);
+        if (ts.steps) /* else the event heap could not be allocated: out of memory */
+            snprintf(err, errlen, "simulation stuck: %d of %d ranks never finished", ts.unfinished, N);
         goto out;
     }
     /* the exactness check: the same updates applied sequentially */

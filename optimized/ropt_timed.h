@@ -11,6 +11,10 @@
 
 #include "torus.h"
 
+/* The ranges ra_opt accepts (ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD). */
+#define ROPT_TIMED_MAX_OUTSTANDING 64
+#define ROPT_TIMED_MAX_LOOKAHEAD 256
+
 typedef struct ropt_timed_config {
     torus_shape shape;
     long updates_per_rank;

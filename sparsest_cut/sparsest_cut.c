@@ -150,20 +150,8 @@ static void option_error(int c, char *const *argv, char *err, size_t errlen)
         snprintf(err, errlen, "unknown option '-%s' (see --help)", esc);
         return;
     }
-    /* A prefix of two names (--m: --mesh, --method) is refused as ambiguous. */
-    char matches[160] = "";
-    int nmatch = 0;
-    size_t wl = strlen(word);
-    for (const struct option *o = long_opts; o->name && wl > 2; o++)
-        if (!strncmp(o->name, word + 2, wl - 2)) {
-            size_t l = strlen(matches);
-            snprintf(matches + l, sizeof matches - l, "%s--%s", nmatch++ ? ", " : "", o->name);
-        }
-    torus_cli_escape(word, esc, sizeof esc);
-    if (nmatch > 1)
-        snprintf(err, errlen, "ambiguous option '%s': could be %s (see --help)", esc, matches);
-    else
-        snprintf(err, errlen, "unknown option '%s' (see --help)", esc);
+    /* unknown, or a prefix of several names (--m: --mesh, --method) */
+    torus_cli_refused(long_opts, argv[optind - 1], err, errlen);
 }
 
 /* A capacity or a size: a finite number > 0, else the kit's bad-value line. */

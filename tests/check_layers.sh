@@ -8,7 +8,7 @@
 set -u
 root=${1:-.}
 cd "$root" || exit 2
-layers="torus torus/coll hpcc_ra baseline optimized sparsest_cut torusmodel tools"
+layers="torus torus/coll hpcc_ra baseline optimized sparsest_cut torusmodel tools tests"
 allowed() {
     case $1 in
     torus) echo "torus" ;;
@@ -19,6 +19,7 @@ allowed() {
     sparsest_cut) echo "sparsest_cut torus" ;;
     torusmodel) echo "torusmodel sparsest_cut torus optimized/ropt_timed.h" ;;
     tools) echo "tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
+    tests) echo "tests tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
     esac
 }
 # the layer folder that holds header H (by file name), empty if none
@@ -32,11 +33,13 @@ bad=0
 for layer in $layers; do
     [ -d "$layer" ] || continue
     ok=$(allowed "$layer")
-    for f in "$layer"/*.c "$layer"/*.h; do
-        [ -f "$f" ] || continue
+    # every file under the folder, except those of a sub-folder that is a layer of its own
+    while IFS= read -r f; do
+        sub=$(dirname "$f")
+        case " $layers " in *" $sub "*) [ "$sub" = "$layer" ] || continue ;; esac
         while IFS=: read -r line inc; do
-            h=${inc#*\"}
-            h=${h%%\"*}
+            h=${inc#*[\"<]}
+            h=${h%%[\">]*}
             base=${h##*/}
             if [ "$base" != "$h" ]; then
                 # a path like ../optimized/ropt.h names its folder
@@ -57,8 +60,8 @@ for layer in $layers; do
                 echo "check-layers: $f:$line: includes \"$h\" from $(echo "$owners" | head -1)/, which $layer/ may not include (allowed: $ok)"
                 bad=1
             fi
-        done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
-    done
+        done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$f")
+    done < <(find "$layer" -name '*.[ch]' | sort)
 done
 if [ $bad = 0 ]; then
     echo "check-layers: every include points down (layers: $layers)"

@@ -12,6 +12,7 @@ fi
 lay=$TMP/layers
 mkdir -p "$lay/tests"
 cp -r Makefile torus hpcc_ra baseline optimized sparsest_cut torusmodel tools "$lay/"
+mkdir -p "$lay/torus/coll"
 cp tests/check_layers.sh "$lay/tests/"
 check_wrong() {
     local desc=$1 file=$2 inc=$3 out rc
@@ -31,6 +32,17 @@ check_wrong "optimized/ including torusmodel/" optimized/wrong_layer.c torusmode
 check_wrong "sparsest_cut/ including torusmodel/" sparsest_cut/wrong_layer.c torusmodel.h
 check_wrong "torusmodel/ including optimized/ beyond ropt_timed.h" torusmodel/wrong_layer.c ropt_sim.h
 check_wrong "a relative path up (../hpcc_ra/ra.h) from torus/" torus/wrong_layer.h ../hpcc_ra/ra.h
+check_wrong "torus/coll/ including the routed algorithm" torus/coll/wrong_layer.c ropt.h
+# the same with angle brackets: -I paths resolve <ra.h> too
+printf '#include <ra.h>\n' >"$lay/torus/wrong_layer.c"
+out=$(make --no-print-directory -C "$lay" check-layers MPI="$MPI" 2>&1)
+rc=$?
+rm -f "$lay/torus/wrong_layer.c"
+if [ $rc != 0 ] && printf '%s\n' "$out" | grep -q 'torus/wrong_layer.c:1: includes "ra.h"'; then
+    ok "make check-layers fails on #include <ra.h> in torus/ too"
+else
+    bad "make check-layers missed #include <ra.h> in torus/ (exit $rc): $out"
+fi
 
 # The per-folder include path refuses the same include at compile time,
 # while the harness's own path (a layer above) accepts it.

@@ -65,7 +65,7 @@ serial_fail "sparsest_cut bad number" 2 "bad value 'fast' for --link-bw: allowed
     bin/sparsest_cut 8x8 --link-bw fast --bytes-per-update 78
 serial_fail "sparsest_cut bad method" 2 "bad value 'best' for --method: allowed auto, closed-form, exact or bounds" \
     bin/sparsest_cut --method=best 8x8
-serial_fail "sparsest_cut ambiguous prefix" 2 "ambiguous option '--me': could be --mesh, --method" bin/sparsest_cut --me 8x8
+serial_fail "sparsest_cut ambiguous prefix" 2 "option '--me' is ambiguous: could be --mesh, --method" bin/sparsest_cut --me 8x8
 serial_fail "sparsest_cut flat without a process count" 2 "write flat:N" bin/sparsest_cut flat
 # GNU conventions: --opt=value, unique prefixes, '--' before the operand
 bin/sparsest_cut --link=175e6 --bytes-per 78 -- 64x32x32 >"$TMP/out" 2>&1

@@ -71,8 +71,9 @@ static int parse_options(int argc, char **argv, int rank, int *log2, const char 
     long v;
     opterr = 0;
     for (;;) {
-        int prev = optind;
-        int c = getopt_long(argc, argv, ":", longopts, NULL);
+        int prev = optind ? optind : 1;
+        /* "+": no reordering, so argv[prev] is the word getopt looked at */
+        int c = getopt_long(argc, argv, "+:", longopts, NULL);
         if (c == -1)
             break;
         const char *word = argv[prev < argc ? prev : argc - 1];
@@ -100,18 +101,24 @@ static int parse_options(int argc, char **argv, int rank, int *log2, const char 
             if (torus_cli_double(optarg, 1e-300, 1e300, link_bw))
                 torus_cli_bad_value(err, sizeof err, "link-bw", optarg, "a number > 0");
             break;
-        case ':':
-            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", word);
+        case ':': {
+            char w[300];
+            torus_cli_escape(word, w, sizeof w);
+            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", w);
             break;
+        }
         default:
-            snprintf(err, sizeof err, "unknown option '%s' (see --help)", word);
+            torus_cli_refused(longopts, word, err, sizeof err);
             break;
         }
         if (err[0])
             break;
     }
-    if (!err[0] && optind < argc)
-        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (!err[0] && optind < argc) {
+        char w[300];
+        torus_cli_escape(argv[optind], w, sizeof w);
+        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", w);
+    }
     if (err[0]) {
         if (!rank)
             fprintf(stderr, "ra_calibrate: %s\n", err);

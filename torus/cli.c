@@ -84,3 +84,49 @@ void torus_cli_bad_value(char *err, size_t errlen, const char *opt, const char *
     torus_cli_escape(value, v, sizeof v);
     snprintf(err, errlen, "bad value '%s' for --%s: allowed %s", v, opt, allowed);
 }
+
+/* Entry i of opts named exactly name[0..len), else -1 none, -2 several
+ * entries begin with it (an ambiguous prefix), else the one that does. */
+static int match_long(const struct option *opts, const char *name, size_t len)
+{
+    int found = -1;
+    for (int i = 0; opts[i].name; i++) {
+        if (strncmp(opts[i].name, name, len))
+            continue;
+        if (strlen(opts[i].name) == len)
+            return i;
+        found = found == -1 ? i : -2;
+    }
+    return found;
+}
+
+void torus_cli_refused(const struct option *opts, const char *word, char *err, size_t errlen)
+{
+    char w[300];
+    if (strncmp(word, "--", 2) != 0) {
+        /* -x: the kit has long options only */
+        torus_cli_escape(word, w, sizeof w);
+        snprintf(err, errlen, "unknown option '%s' (see --help)", w);
+        return;
+    }
+    const char *eq = strchr(word, '=');
+    size_t len = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
+    int i = match_long(opts, word + 2, len);
+    char name[300];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), word + 2);
+    torus_cli_escape(name, w, sizeof w);
+    if (i == -2) {
+        size_t o = (size_t)snprintf(err, errlen, "option '--%s' is ambiguous: could be", w);
+        for (int k = 0, shown = 0; opts[k].name && o < errlen; k++)
+            if (!strncmp(opts[k].name, word + 2, len) && shown++ < 6)
+                o += (size_t)snprintf(err + o, errlen - o, "%s --%s", shown > 1 ? "," : "", opts[k].name);
+        if (o < errlen)
+            snprintf(err + o, errlen - o, " (see --help)");
+    } else if (i == -1 || !eq) {
+        snprintf(err, errlen, "unknown option '--%s' (see --help)", w);
+    } else {
+        /* a known flag given a value: --no-verify=1 */
+        torus_cli_escape(eq + 1, w, sizeof w);
+        snprintf(err, errlen, "option '--%s' takes no value, got '%s' (see --help)", opts[i].name, w);
+    }
+}

@@ -48,7 +48,9 @@ int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t 
 /* What "auto" costs a shape with when the caller has no figures of its own
  * (the same values ra_opt's own "auto" uses): the budget is the routed
  * algorithm's 1024 updates held per rank less its default look-ahead of 64;
- * t_hop and t_msg are seconds per routing hop and per message. */
+ * t_hop and t_msg are seconds per routing hop and per message send+receive,
+ * measured on the development machine (2-core VM, MPICH shared memory).
+ * Only their ratio matters for the choice. */
 #define TORUS_AUTO_BUDGET 960
 #define TORUS_AUTO_T_HOP 25e-9
 #define TORUS_AUTO_T_MSG 1.5e-6
@@ -62,15 +64,6 @@ int torus_shape_balanced(int n, int d, torus_shape *out);
  * t_msg / fill, where fill = floor(budget / sum k_i).  Returns H*(t_hop +
  * t_msg/fill), or a huge value when fill < 1. */
 double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t_msg);
-
-/* "auto" without other knowledge: the routed algorithm's default budget
- * (1024 updates less a look-ahead of 64) and the cost-model constants
- * measured on the development machine (2-core VM, MPICH shared memory:
- * ~25 ns of CPU per routing hop, ~1.5 us per message send+receive).  Only
- * their ratio matters for the choice. */
-#define TORUS_AUTO_BUDGET 960
-#define TORUS_AUTO_T_HOP 25e-9
-#define TORUS_AUTO_T_MSG 1.5e-6
 
 /* The balanced shape of n minimising torus_shape_cost (ties: fewer dims). */
 void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out);
@@ -146,11 +139,35 @@ typedef struct torus_packet {
     int last;       /* the sender's finish mark on this dimension */
 } torus_packet;
 
+/* A polling loop that found nothing to do this many times in a row
+ * yields its core (sched_yield): MPICH's shared-memory transport busy-waits,
+ * and oversubscribed runs (more ranks than cores) would otherwise starve
+ * the peer they wait for.  Shared by every algorithm that polls. */
+#define TORUS_IDLE_POLLS 16
+
+/* A message request of the message interface (below): an index into the
+ * transport's own request table, so that this header needs no MPI. */
+typedef struct torus_req {
+    int id; /* -1: none */
+} torus_req;
+
 /* Per dimension d: may I send (a send slot is free)?  send a buffer of n
  * words to the router at coordinate `to` (the transport takes the buffer
  * and hands back an empty one of the same capacity through *buf, so no
  * copy is made); is a packet waiting (fills pkt, holds it); release it.
- * quiescent(): every send has completed. */
+ * quiescent(): every send has completed.  This packet interface is what
+ * the routed RandomAccess runs on; it stays as lean as it was.
+ *
+ * The message interface serves the collectives (torus/coll/): messages of
+ * any size to any rank of the map (a whole-world dimension, not only
+ * along lines), matched at the receiver by (source rank, tag) in the
+ * order they were sent.  isend/irecv start an operation and fill *r;
+ * test() returns 1 once it has completed (a receive: the data is in buf),
+ * 0 while not, negative on an error (a receive whose message is longer
+ * than its buffer).  A completed request is freed by test().  reduced()
+ * tells the transport that the caller combined `bytes` bytes of data: the
+ * timed transport charges its per-byte reduction cost (NULL elsewhere).
+ * Transports that do not offer messages leave these NULL. */
 typedef struct torus_transport {
     void *impl;
     int (*can_send)(void *impl, int d);
@@ -158,6 +175,11 @@ typedef struct torus_transport {
     int (*poll)(void *impl, int d, torus_packet *pkt);
     void (*release)(void *impl, int d);
     int (*quiescent)(void *impl);
+    /* message interface */
+    int (*isend)(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r);
+    int (*irecv)(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r);
+    int (*test)(void *impl, torus_req *r);
+    void (*reduced)(void *impl, size_t bytes);
 } torus_transport;
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef TORUS_CLI_H
 #define TORUS_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,11 @@ void torus_cli_escape(const char *s, char *buf, size_t len);
 /* Writes "bad value 'X' for --opt: allowed ALLOWED" into err (the PROG:
  * prefix is added by whoever prints err).  opt is given without dashes. */
 void torus_cli_bad_value(char *err, size_t errlen, const char *opt, const char *value, const char *allowed);
+
+/* One line for the word getopt_long refused with '?' (call with opterr = 0
+ * and "+:" so argv keeps its order and `word` is argv[optind before the
+ * call]): unknown option, ambiguous prefix (naming the candidates), or a
+ * value given to a flag. */
+void torus_cli_refused(const struct option *opts, const char *word, char *err, size_t errlen);
 
 #endif

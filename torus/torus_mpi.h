@@ -6,17 +6,14 @@
 #include <mpi.h>
 #include "torus.h"
 
-/* A polling loop over MPI that found nothing to do this many times in a row
- * yields its core (sched_yield): MPICH's shared-memory transport busy-waits,
- * and oversubscribed runs (more ranks than cores) would otherwise starve
- * the peer they wait for.  Shared by every algorithm that polls. */
-#define TORUS_IDLE_POLLS 16
-
 typedef struct torus_mpi torus_mpi;
 
 /* Builds one communicator per dimension (rank in it = coordinate along the
  * dimension), `outstanding` send slots per dimension and one posted receive
- * per dimension, every buffer of cap words.  Collective over comm.
+ * per dimension, every buffer of cap words: the packet interface.  The
+ * message interface runs on a duplicate of comm (a map rank is its rank in
+ * comm).  outstanding 0 builds the message interface only (collectives).
+ * Collective over comm.
  * Returns 0, or -1 with err set (MPI failures abort through the caller's
  * error handler). */
 int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me, int cap,

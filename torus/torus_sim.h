@@ -5,7 +5,7 @@
 #include "torus.h"
 
 typedef struct torus_sim_params {
-    int cap;            /* words per packet buffer */
+    int cap;            /* words per packet buffer (packet interface) */
     int outstanding;    /* send slots per rank and dimension */
     double eager_prob;  /* chance a send completes at once (else when received) */
     int eager_queue;    /* eager completion only while the queue is shorter */
@@ -24,5 +24,8 @@ uint64_t torus_sim_rand(torus_sim *s);
 /* Turns the visibility delay off (1) or back on (0): a deadlock check
  * must see every packet. */
 void torus_sim_set_strict(torus_sim *s, int strict);
+/* Message requests of rank r not yet completed and tested (0 after a
+ * collective that cleaned up after itself). */
+int torus_sim_open_requests(const torus_sim *s, int r);
 
 #endif

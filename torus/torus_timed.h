@@ -12,11 +12,19 @@
 
 /* Plain costs, in seconds and bytes: nothing here knows of RandomAccess. */
 typedef struct torus_timed_params {
-    int cap;             /* words per packet buffer */
-    int outstanding;     /* send slots per rank and dimension */
+    int cap;             /* words per packet buffer (packet interface) */
+    int outstanding;     /* send slots per rank and dimension (packet interface) */
     double link_bw;      /* bytes per second per link and direction */
     double latency_s;    /* per physical link crossed */
-    double header_bytes; /* per packet on the wire, beyond 8 per word */
+    double header_bytes; /* per packet on the wire, beyond its payload */
+    /* message interface (collectives): a message travels as packets of at
+     * most packet_bytes payload along the dimension-ordered route, each
+     * packet cut-through; the CPU writes and reads every packet */
+    double packet_bytes;    /* payload per packet (0: 240, BlueGene/L's) */
+    double cpu_msg_s;       /* per message, at the sender and at the receiver */
+    double cpu_send_pkt_s;  /* per packet written by the sender */
+    double cpu_recv_pkt_s;  /* per packet read by the receiver */
+    double cpu_reduce_byte_s; /* per byte combined by a reduction (gamma) */
 } torus_timed_params;
 
 typedef struct torus_timed torus_timed;
@@ -27,6 +35,14 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
 void torus_timed_destroy(torus_timed *t);
 /* The transport of virtual rank r. */
 void torus_timed_bind(torus_timed *t, int r, torus_transport *tp);
+
+/* CPU seconds the message interface charged rank r (sends, receives,
+ * reductions) since the last call; the step function adds them to its cost. */
+double torus_timed_take_cpu(torus_timed *t, int r);
+/* Rank r's clock, CPU work charged in its current step included. */
+double torus_timed_clock(const torus_timed *t, int r);
+/* Message requests of rank r not yet completed and tested. */
+int torus_timed_open_requests(const torus_timed *t, int r);
 
 /* One step of rank r at time `now` (its clock): the caller runs its
  * algorithm's step over rank r's transport and says how much CPU time it

@@ -11,6 +11,7 @@
 #include "torus_mpi.h"
 #include "mpi_check.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ typedef struct dim_state {
 struct torus_mpi {
     int ndims, cap;
     dim_state dim[TORUS_MAX_DIMS];
+    /* message interface: the whole communicator, a table of requests */
+    MPI_Comm world;
+    MPI_Request *req;
+    int *free_ids, nfree, nreq;
 };
 
 static int mpi_can_send(void *impl, int d)
@@ -115,14 +120,85 @@ static int mpi_quiescent(void *impl)
     return 1;
 }
 
+/* A free slot of the request table, growing it; -1 on out of memory. */
+static int req_slot(torus_mpi *mp)
+{
+    if (!mp->nfree) {
+        int n = mp->nreq ? 2 * mp->nreq : 64;
+        MPI_Request *nr = realloc(mp->req, (size_t)n * sizeof *nr);
+        if (!nr)
+            return -1;
+        mp->req = nr;
+        int *nf = realloc(mp->free_ids, (size_t)n * sizeof *nf);
+        if (!nf)
+            return -1;
+        mp->free_ids = nf;
+        for (int i = n - 1; i >= mp->nreq; i--) {
+            mp->req[i] = MPI_REQUEST_NULL;
+            mp->free_ids[mp->nfree++] = i;
+        }
+        mp->nreq = n;
+    }
+    return mp->free_ids[--mp->nfree];
+}
+
+static int mpi_isend(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    torus_mpi *mp = impl;
+    int id = bytes <= INT_MAX ? req_slot(mp) : -1;
+    r->id = id;
+    if (id < 0)
+        return -1;
+    TORUS_MPI_CHECK(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp->world, &mp->req[id]));
+    return 0;
+}
+
+static int mpi_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
+{
+    torus_mpi *mp = impl;
+    int id = bytes <= INT_MAX ? req_slot(mp) : -1;
+    r->id = id;
+    if (id < 0)
+        return -1;
+    TORUS_MPI_CHECK(MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, mp->world, &mp->req[id]));
+    return 0;
+}
+
+static int mpi_test(void *impl, torus_req *r)
+{
+    torus_mpi *mp = impl;
+    if (r->id < 0)
+        return 1;
+    int done;
+    int rc = MPI_Test(&mp->req[r->id], &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        /* a message longer than the posted buffer: the caller's error */
+        int cls = 0;
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_TRUNCATE)
+            TORUS_MPI_CHECK(rc);
+        done = -1;
+    }
+    if (!done)
+        return 0;
+    mp->req[r->id] = MPI_REQUEST_NULL;
+    mp->free_ids[mp->nfree++] = r->id;
+    r->id = -1;
+    return done;
+}
+
 void torus_mpi_bind(torus_mpi *mp, torus_transport *t)
 {
-    t->impl = mp;
-    t->can_send = mpi_can_send;
-    t->send = mpi_send;
-    t->poll = mpi_poll;
-    t->release = mpi_release;
-    t->quiescent = mpi_quiescent;
+    *t = (torus_transport){.impl = mp,
+                           .can_send = mpi_can_send,
+                           .send = mpi_send,
+                           .poll = mpi_poll,
+                           .release = mpi_release,
+                           .quiescent = mpi_quiescent,
+                           .isend = mpi_isend,
+                           .irecv = mpi_irecv,
+                           .test = mpi_test,
+                           .reduced = NULL};
 }
 
 int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me, int cap,
@@ -132,11 +208,13 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
     torus_mpi *mp = calloc(1, sizeof *mp);
     int ok = mp != NULL;
     if (mp) {
-        mp->ndims = s->ndims;
+        /* outstanding 0: the message interface only (collectives) */
+        mp->ndims = outstanding > 0 ? s->ndims : 0;
         mp->cap = cap;
+        mp->world = MPI_COMM_NULL;
     }
     const int *c = &m->coords[me * s->ndims];
-    for (int d = 0; ok && d < s->ndims; d++) {
+    for (int d = 0; ok && d < mp->ndims; d++) {
         dim_state *ds = &mp->dim[d];
         ds->nslots = outstanding;
         ds->sbuf = calloc((size_t)outstanding, sizeof *ds->sbuf);
@@ -155,7 +233,9 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         torus_mpi_destroy(mp);
         return -1;
     }
-    for (int d = 0; d < s->ndims; d++) {
+    TORUS_MPI_CHECK(MPI_Comm_dup(comm, &mp->world));
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(mp->world, MPI_ERRORS_RETURN));
+    for (int d = 0; d < mp->ndims; d++) {
         /* Colour: my linear position with coordinate d zeroed; key: coordinate d. */
         int cc[TORUS_MAX_DIMS];
         memcpy(cc, c, (size_t)s->ndims * sizeof(int));
@@ -211,5 +291,14 @@ void torus_mpi_destroy(torus_mpi *mp)
         if (ds->comm != MPI_COMM_NULL && ds->comm != 0)
             MPI_Comm_free(&ds->comm);
     }
+    for (int i = 0; i < mp->nreq; i++)
+        if (mp->req[i] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&mp->req[i]);
+            MPI_Wait(&mp->req[i], MPI_STATUS_IGNORE);
+        }
+    free(mp->req);
+    free(mp->free_ids);
+    if (mp->world != MPI_COMM_NULL)
+        MPI_Comm_free(&mp->world);
     free(mp);
 }

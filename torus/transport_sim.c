@@ -11,7 +11,10 @@
  * nothing has arrived yet.
  */
 #include "torus_sim.h"
+#include "msgq.h"
 #include "pktq.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,7 @@ struct torus_sim {
     int *slots_used; /* n * ndims */
     sim_ep *ep;
     torus__pool pool;
+    torus__msgs *msgs; /* the message interface */
     uint64_t rng;
     int strict;
 };
@@ -134,6 +138,35 @@ static void sim_release(void *impl, int d)
     q->held = -1;
 }
 
+/* Messages: a send is buffered (done at once) with probability
+ * eager_prob, else a rendezvous that completes only at its match; a test
+ * that could succeed pretends not to with probability delay_prob. */
+static int sim_isend(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    double ready = urand(s) < s->p.eager_prob ? 0 : INFINITY;
+    return torus__msgs_isend(s->msgs, e->rank, dest, buf, bytes, tag, 0, ready, &r->id);
+}
+
+static int sim_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
+{
+    sim_ep *e = impl;
+    return torus__msgs_irecv(e->sim->msgs, e->rank, src, buf, bytes, tag, &r->id);
+}
+
+static int sim_test(void *impl, torus_req *r)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    if (r->id >= 0 && !s->strict && urand(s) < s->p.delay_prob)
+        return 0;
+    int rc = torus__msgs_test(s->msgs, r->id, 0, NULL);
+    if (rc)
+        r->id = -1;
+    return rc;
+}
+
 static int sim_quiescent(void *impl)
 {
     sim_ep *e = impl;
@@ -142,6 +175,12 @@ static int sim_quiescent(void *impl)
         if (s->slots_used[e->rank * s->ndims + d])
             return 0;
     return 1;
+}
+
+/* Open message requests of rank r (0 at a clean end of a collective). */
+int torus_sim_open_requests(const torus_sim *s, int r)
+{
+    return torus__msgs_open(s->msgs, r);
 }
 
 torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
@@ -160,7 +199,8 @@ torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
     s->in = calloc(nq, sizeof *s->in);
     s->slots_used = calloc(nq, sizeof *s->slots_used);
     s->ep = calloc((size_t)s->n, sizeof *s->ep);
-    if (!s->in || !s->slots_used || !s->ep) {
+    s->msgs = torus__msgs_create(s->n);
+    if (!s->in || !s->slots_used || !s->ep || !s->msgs) {
         torus_sim_destroy(s);
         return NULL;
     }
@@ -178,6 +218,7 @@ void torus_sim_destroy(torus_sim *s)
         for (size_t i = 0; i < (size_t)s->n * (size_t)s->ndims; i++)
             torus__pktq_free(&s->in[i]);
     torus__pool_free(&s->pool);
+    torus__msgs_destroy(s->msgs);
     free(s->in);
     free(s->slots_used);
     free(s->ep);
@@ -188,12 +229,16 @@ void torus_sim_bind(torus_sim *s, int r, torus_transport *t)
 {
     s->ep[r].sim = s;
     s->ep[r].rank = r;
-    t->impl = &s->ep[r];
-    t->can_send = sim_can_send;
-    t->send = sim_send;
-    t->poll = sim_poll;
-    t->release = sim_release;
-    t->quiescent = sim_quiescent;
+    *t = (torus_transport){.impl = &s->ep[r],
+                           .can_send = sim_can_send,
+                           .send = sim_send,
+                           .poll = sim_poll,
+                           .release = sim_release,
+                           .quiescent = sim_quiescent,
+                           .isend = sim_isend,
+                           .irecv = sim_irecv,
+                           .test = sim_test,
+                           .reduced = NULL};
 }
 
 void torus_sim_set_strict(torus_sim *s, int strict)

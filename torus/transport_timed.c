@@ -13,6 +13,7 @@
  *   clock.  Cost O(steps * log N); memory O(N * ndims * (slots + queue)).
  */
 #include "torus_timed.h"
+#include "msgq.h"
 #include "pktq.h"
 
 #include <math.h>
@@ -35,6 +36,8 @@ struct torus_timed {
     double busy;       /* link-seconds */
     uint64_t packets, words, recvs;
     torus__pool pool;
+    torus__msgs *msgs;  /* message interface */
+    double *cpu_due;    /* per rank: CPU seconds charged, not yet taken */
     timed_ep *ep;
     /* ranks asleep with nothing to do, woken by a send */
     unsigned char *asleep;
@@ -176,7 +179,7 @@ static int timed_quiescent(void *impl)
 
 torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
 {
-    if (p->cap < 1 || p->outstanding < 1 || !(p->link_bw > 0))
+    if (p->cap < 1 || p->outstanding < 1 || !(p->link_bw > 0) || p->packet_bytes < 0)
         return NULL;
     torus_timed *s = calloc(1, sizeof *s);
     if (!s)
@@ -193,13 +196,18 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     s->ep = calloc((size_t)s->n, sizeof *s->ep);
     s->asleep = calloc((size_t)s->n, 1);
     s->wake = malloc((size_t)s->n * sizeof *s->wake);
-    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->ep || !s->asleep || !s->wake) {
+    s->msgs = torus__msgs_create(s->n);
+    s->cpu_due = calloc((size_t)s->n, sizeof *s->cpu_due);
+    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->ep || !s->asleep || !s->wake || !s->msgs ||
+        !s->cpu_due) {
         torus_timed_destroy(s);
         return NULL;
     }
     for (size_t i = 0; i < nq; i++)
         s->in[i].held = -1;
     s->pool.words = (size_t)p->cap;
+    if (!(s->p.packet_bytes > 0))
+        s->p.packet_bytes = 240;
     return s;
 }
 
@@ -211,15 +219,163 @@ void torus_timed_destroy(torus_timed *s)
         for (size_t i = 0; i < (size_t)s->n * (size_t)s->nd; i++)
             torus__pktq_free(&s->in[i]);
     torus__pool_free(&s->pool);
+    torus__msgs_destroy(s->msgs);
+    free(s->cpu_due);
     free(s->clock), free(s->slot_free), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
     free(s);
+}
+
+/* Wakes rank r if it sleeps, no earlier than time t. */
+static void wake_at(torus_timed *s, int r, double t)
+{
+    if (s->asleep[r]) {
+        s->asleep[r] = 0;
+        if (s->clock[r] < t)
+            s->clock[r] = t;
+        s->wake[s->nwake++] = r;
+    }
+}
+
+/* A message of `bytes` from rank r to dest: packets injected one after
+ * another (each no earlier than the CPU has written it), each holding the
+ * links of the dimension-ordered route for its serialisation time.
+ * Returns the arrival of the last packet; *left the time it left the
+ * first link (the send buffer is free again). */
+static double route_message(torus_timed *s, int r, int dest, size_t bytes, double now, double *left)
+{
+    const torus_shape *sh = &s->map->shape;
+    const int *from = &s->map->coords[(size_t)r * s->nd], *to = &s->map->coords[(size_t)dest * s->nd];
+    /* the route: per dimension a direction and a number of steps */
+    int dir[TORUS_MAX_DIMS], steps[TORUS_MAX_DIMS], hops = 0;
+    for (int d = 0; d < s->nd; d++) {
+        int k = sh->k[d], fwd = (to[d] - from[d] + k) % k;
+        if (sh->mesh[d]) {
+            dir[d] = to[d] > from[d] ? 0 : 1;
+            steps[d] = abs(to[d] - from[d]);
+        } else if (fwd <= k - fwd) {
+            dir[d] = 0, steps[d] = fwd;
+        } else {
+            dir[d] = 1, steps[d] = k - fwd;
+        }
+        hops += steps[d];
+    }
+    size_t npk = bytes ? (bytes + (size_t)s->p.packet_bytes - 1) / (size_t)s->p.packet_bytes : 1;
+    double arrive = now, out = now, written = now;
+    size_t rest = bytes;
+    for (size_t k = 0; k < npk; k++) {
+        double pay = rest < (size_t)s->p.packet_bytes ? (double)rest : s->p.packet_bytes;
+        rest -= (size_t)pay;
+        double ser = (pay + s->p.header_bytes) / s->p.link_bw;
+        written += s->p.cpu_send_pkt_s;
+        double start = written;
+        int c[TORUS_MAX_DIMS];
+        for (int pass = 0; pass < 2; pass++) {
+            memcpy(c, from, (size_t)s->nd * sizeof *c);
+            for (int d = 0; d < s->nd; d++)
+                for (int h = 0; h < steps[d]; h++) {
+                    double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir[d]];
+                    if (pass == 0 && *lf > start)
+                        start = *lf;
+                    if (pass == 1)
+                        *lf = start + ser;
+                    c[d] = dir[d] == 0 ? (c[d] + 1) % sh->k[d] : (c[d] - 1 + sh->k[d]) % sh->k[d];
+                }
+        }
+        s->busy += ser * hops;
+        out = start + (hops ? ser : 0);
+        arrive = out + s->p.latency_s * hops;
+    }
+    *left = out;
+    s->packets += npk;
+    s->words += (bytes + 7) / 8;
+    return arrive;
+}
+
+static double npackets(const torus_timed *s, size_t bytes)
+{
+    return bytes ? (double)((bytes + (size_t)s->p.packet_bytes - 1) / (size_t)s->p.packet_bytes) : 1.0;
+}
+
+/* A send starts when this step's CPU work so far is done; the CPU then
+ * spends cpu_msg_s on the message and cpu_send_pkt_s on every packet. */
+static int timed_isend(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    int me = e->rank;
+    double now = s->clock[me] + s->cpu_due[me] + s->p.cpu_msg_s, left;
+    double arrive = route_message(s, me, dest, bytes, now, &left);
+    s->cpu_due[me] += s->p.cpu_msg_s + npackets(s, bytes) * s->p.cpu_send_pkt_s;
+    if (torus__msgs_isend(s->msgs, me, dest, buf, bytes, tag, arrive, left, &r->id))
+        return -1;
+    wake_at(s, dest, arrive);
+    return 0;
+}
+
+static int timed_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
+{
+    timed_ep *e = impl;
+    return torus__msgs_irecv(e->t->msgs, e->rank, src, buf, bytes, tag, &r->id);
+}
+
+static int timed_test(void *impl, torus_req *r)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    int me = e->rank;
+    if (r->id < 0)
+        return 1;
+    size_t bytes = 0;
+    int is_recv = torus__msgs_is_recv(s->msgs, r->id);
+    int rc = torus__msgs_test(s->msgs, r->id, s->clock[me] + s->cpu_due[me], &bytes);
+    if (rc) {
+        r->id = -1;
+        if (is_recv) {
+            /* the CPU reads every packet of the message */
+            s->cpu_due[me] += s->p.cpu_msg_s + npackets(s, bytes) * s->p.cpu_recv_pkt_s;
+            s->recvs++;
+        }
+    }
+    return rc;
+}
+
+static void timed_reduced(void *impl, size_t bytes)
+{
+    timed_ep *e = impl;
+    e->t->cpu_due[e->rank] += (double)bytes * e->t->p.cpu_reduce_byte_s;
+}
+
+double torus_timed_take_cpu(torus_timed *s, int r)
+{
+    double c = s->cpu_due[r];
+    s->cpu_due[r] = 0;
+    return c;
+}
+
+double torus_timed_clock(const torus_timed *s, int r)
+{
+    return s->clock[r] + s->cpu_due[r];
+}
+
+int torus_timed_open_requests(const torus_timed *s, int r)
+{
+    return torus__msgs_open(s->msgs, r);
 }
 
 void torus_timed_bind(torus_timed *s, int r, torus_transport *tp)
 {
     s->ep[r].t = s;
     s->ep[r].rank = r;
-    *tp = (torus_transport){&s->ep[r], timed_can_send, timed_send, timed_poll, timed_release, timed_quiescent};
+    *tp = (torus_transport){.impl = &s->ep[r],
+                            .can_send = timed_can_send,
+                            .send = timed_send,
+                            .poll = timed_poll,
+                            .release = timed_release,
+                            .quiescent = timed_quiescent,
+                            .isend = timed_isend,
+                            .irecv = timed_irecv,
+                            .test = timed_test,
+                            .reduced = timed_reduced};
 }
 
 /* The next time something changes for rank r by itself: an arrival or a
@@ -237,7 +393,8 @@ static double next_event(const torus_timed *s, int r)
     for (int i = 0; i < s->nd * s->p.outstanding; i++)
         if (f[i] > now && f[i] < t)
             t = f[i];
-    return t;
+    double m = torus__msgs_next_event(s->msgs, r, now);
+    return m < t ? m : t;
 }
 
 /* Binary min-heap of ranks by clock. */

@@ -67,16 +67,6 @@ const char *tm_param_name(int i)
     return i >= 0 && (size_t)i < sizeof keys / sizeof *keys ? keys[i].key : NULL;
 }
 
-int tm_param_known(const char *key)
-{
-    char k[64];
-    canon(key, k, sizeof k);
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (!strcmp(keys[i].key, k))
-            return 1;
-    return 0;
-}
-
 static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
 {
     if (p->nshapes == TM_MAX_SHAPES) {
@@ -103,7 +93,9 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         else if (!strcmp(value, "routed"))
             p->algorithm = TM_ROUTED;
         else {
-            snprintf(err, errlen, "algorithm '%s' invalid: allowed direct or routed", value);
+            char shown[300];
+            torus_cli_escape(value, shown, sizeof shown);
+            snprintf(err, errlen, "bad value '%s' for %s: allowed direct or routed", shown, key);
             return -2;
         }
         return 0;

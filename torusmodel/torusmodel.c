@@ -97,9 +97,11 @@ static struct option *build_options(void)
         for (char *c = names[m]; *c; c++)
             if (*c == '_')
                 *c = '-';
-        all[n++] = (struct option){names[m++], required_argument, NULL, OPT_PARAM};
+        /* a code of its own per parameter: getopt_long would take a
+         * prefix shared by entries of one code (--t) as unambiguous */
+        all[n++] = (struct option){names[m++], required_argument, NULL, OPT_PARAM + i};
         if (strchr(k, '_'))
-            all[n++] = (struct option){k, required_argument, NULL, OPT_PARAM};
+            all[n++] = (struct option){k, required_argument, NULL, OPT_PARAM + i};
     }
     all[n] = (struct option){NULL, 0, NULL, 0};
     return all;
@@ -131,11 +133,19 @@ int main(int argc, char **argv)
     const struct option *opts = build_options();
     opterr = 0;
     for (;;) {
-        int idx = -1, prev = optind;
-        int c = getopt_long(argc, argv, ":h", opts, &idx);
+        int idx = -1, prev = optind ? optind : 1;
+        /* "+": no reordering, so argv[prev] is the word getopt looked at */
+        int c = getopt_long(argc, argv, "+:h", opts, &idx);
         if (c == -1)
             break;
         const char *word = argv[prev < argc ? prev : argc - 1];
+        if (c >= OPT_PARAM) {
+            char name[64];
+            snprintf(name, sizeof name, "--%s", opts[idx].name);
+            if (tm_param_set(&p, name, optarg, err, sizeof err))
+                goto bad;
+            continue;
+        }
         double v;
         switch (c) {
         case 'h':
@@ -181,13 +191,13 @@ int main(int argc, char **argv)
                 goto bad;
             break;
         case OPT_SIM_OUTSTANDING:
-            if (torus_cli_long(optarg, 1, 64, &sim_outstanding)) {
+            if (torus_cli_long(optarg, 1, ROPT_TIMED_MAX_OUTSTANDING, &sim_outstanding)) {
                 torus_cli_bad_value(err, sizeof err, "sim-outstanding", optarg, "an integer 1..64");
                 goto bad;
             }
             break;
         case OPT_SIM_LOOKAHEAD:
-            if (torus_cli_long(optarg, 0, 256, &sim_lookahead)) {
+            if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &sim_lookahead)) {
                 torus_cli_bad_value(err, sizeof err, "sim-lookahead", optarg, "an integer 0..256");
                 goto bad;
             }
@@ -199,18 +209,14 @@ int main(int argc, char **argv)
         case OPT_WRITE_PARAMS:
             write_params = optarg;
             break;
-        case OPT_PARAM: {
-            char name[64];
-            snprintf(name, sizeof name, "--%s", opts[idx].name);
-            if (tm_param_set(&p, name, optarg, err, sizeof err))
-                goto bad;
-            break;
-        }
-        case ':':
-            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", word);
+        case ':': {
+            char w[300];
+            torus_cli_escape(word, w, sizeof w);
+            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", w);
             goto bad;
+        }
         default:
-            snprintf(err, sizeof err, "unknown option '%s' (see --help)", word);
+            torus_cli_refused(opts, word, err, sizeof err);
             goto bad;
         }
     }

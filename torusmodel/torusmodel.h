@@ -42,8 +42,6 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen);
 /* Writes every parameter (and the shapes, when any) as a params file. */
 void tm_params_write(const tm_params *p, FILE *f);
 void tm_params_defaults(tm_params *p);
-/* Whether a key names a parameter (for the command line). */
-int tm_param_known(const char *key);
 /* The i-th parameter key (underscores), NULL past the last. */
 const char *tm_param_name(int i);
 

@@ -129,9 +129,9 @@ int main(void)
     ASSERT_EQ_INT(P("--quiet", "--log2"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "option '--log2-table' needs a value (see --help)");
     ASSERT_EQ_INT(P("--no"), RA_PARSE_ERROR); /* --no-verify or --no-progress */
-    ASSERT_STR_EQ(err, "option '--no' is ambiguous (see --help)");
+    ASSERT_STR_EQ(err, "option '--no' is ambiguous: could be --no-verify, --no-progress (see --help)");
     ASSERT_EQ_INT(P("--p=1"), RA_PARSE_ERROR); /* --papi or --progress */
-    ASSERT_STR_EQ(err, "option '--p' is ambiguous (see --help)");
+    ASSERT_STR_EQ(err, "option '--p' is ambiguous: could be --papi, --progress (see --help)");
     ASSERT_EQ_INT(P("--no-verify=1"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "option '--no-verify' takes no value, got '1' (see --help)");
     ASSERT_EQ_INT(P("--quiet", "--", "stray"), RA_PARSE_ERROR);

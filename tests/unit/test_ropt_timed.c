@@ -21,9 +21,9 @@
 static void simulate(void)
 {
     char err[256];
-    const char *shapes[] = {"4mx4mx2m", "8x8", "3x5x2"};
-    int ns[] = {32, 64, 30};
-    for (int i = 0; i < 3; i++) {
+    const char *shapes[] = {"4mx4mx2m", "4x4x2m", "8x8", "3x5x2"};
+    int ns[] = {32, 32, 64, 30};
+    for (int i = 0; i < 4; i++) {
         ropt_timed_config c;
         ropt_timed_defaults(&c);
         ASSERT_EQ_INT(c.outstanding, ROPT_DEFAULT_OUTSTANDING);

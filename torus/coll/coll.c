@@ -1,0 +1,451 @@
+/*
+ * coll.c - the collective context: creation, the blocking message helpers
+ * algorithms use, reductions in a fixed operand order, scratch memory, and
+ * the four entry points that check arguments, pick an algorithm (select.c)
+ * and run it.
+ */
+#include "coll_impl.h"
+#include "torus_cli.h"
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tags: one per call, so a fast rank's next collective can never match a
+ * message of this one; MPI guarantees tags up to 32767. */
+#define TAG_SPACE 32768
+
+typedef struct torus__scratch_block {
+    struct torus__scratch_block *next;
+    max_align_t data[];
+} scratch_block;
+
+int torus__fail(torus_coll *c, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *torus_coll_error(const torus_coll *c)
+{
+    return c->err;
+}
+
+size_t torus_dtype_size(torus_dtype t)
+{
+    (void)t;
+    return 8; /* uint64, int64 and double are all 8 bytes */
+}
+
+static const char *const op_names[TORUS_COLL_NCOLL] = {"barrier", "bcast", "allreduce", "alltoallv"};
+
+const char *torus_coll_op_name(torus_coll_op op)
+{
+    return op >= 0 && op < TORUS_COLL_NCOLL ? op_names[op] : "?";
+}
+
+int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!cfg->map || !cfg->tp || !cfg->tp->isend || cfg->me < 0 || cfg->me >= cfg->map->shape.n) {
+        snprintf(err, errlen, "collectives need a map, this rank in it and a transport with the message interface");
+        return TORUS_COLL_EARG;
+    }
+    torus_coll *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory for the collective context");
+        return TORUS_COLL_ENOMEM;
+    }
+    c->map = cfg->map;
+    c->me = cfg->me;
+    c->n = cfg->map->shape.n;
+    c->ndims = cfg->map->shape.ndims;
+    c->tp = cfg->tp;
+    c->node_of = cfg->node_of;
+    c->idle = cfg->idle;
+    c->idle_ctx = cfg->idle_ctx;
+    /* TORUS_COLL_<OP>=name forces an algorithm; the same variable is
+     * exported to every rank by the launcher, so the choice stays global */
+    static const char *const env[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
+                                                      "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
+        const char *v = getenv(env[op]);
+        if (v && *v && torus_coll_force(c, (torus_coll_op)op, v)) {
+            snprintf(err, errlen, "%s=%s: %s", env[op], v, c->err);
+            free(c);
+            return TORUS_COLL_EARG;
+        }
+    }
+    *out = c;
+    return 0;
+}
+
+void torus_coll_destroy(torus_coll *c)
+{
+    free(c);
+}
+
+void torus_coll_get_counts(const torus_coll *c, torus_coll_counts *out)
+{
+    *out = c->counts;
+}
+
+void torus_coll_reset_counts(torus_coll *c)
+{
+    memset(&c->counts, 0, sizeof c->counts);
+}
+
+/* ---- messaging ---------------------------------------------------------- */
+
+int torus__isend(torus_coll *c, int peer, const void *buf, size_t bytes, torus_req *r)
+{
+    if (c->tp->isend(c->tp->impl, peer, buf, bytes, c->seq % TAG_SPACE, r))
+        return torus__fail(c, TORUS_COLL_ENOMEM, "rank %d: could not start a send of %zu bytes to rank %d", c->me,
+                           bytes, peer);
+    c->counts.msgs_sent++;
+    c->counts.bytes_sent += bytes;
+    c->progress++;
+    return 0;
+}
+
+int torus__irecv(torus_coll *c, int peer, void *buf, size_t bytes, torus_req *r)
+{
+    if (c->tp->irecv(c->tp->impl, peer, buf, bytes, c->seq % TAG_SPACE, r))
+        return torus__fail(c, TORUS_COLL_ENOMEM, "rank %d: could not post a receive from rank %d", c->me, peer);
+    c->counts.msgs_recv++;
+    c->counts.bytes_recv += bytes;
+    return 0;
+}
+
+int torus__wait(torus_coll *c, torus_req *r, int n)
+{
+    for (;;) {
+        int pending = 0, bad = 0;
+        for (int i = 0; i < n; i++) {
+            if (r[i].id < 0)
+                continue;
+            int rc = c->tp->test(c->tp->impl, &r[i]);
+            if (rc < 0) {
+                r[i].id = -1;
+                bad = 1;
+            } else if (rc == 0) {
+                pending++;
+            } else {
+                r[i].id = -1;
+                c->progress++;
+            }
+        }
+        if (bad && !pending)
+            return torus__fail(c, TORUS_COLL_ETRUNC,
+                               "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
+                               c->me);
+        if (!pending)
+            return bad ? TORUS_COLL_ETRUNC : 0;
+        if (c->idle) {
+            c->idle(c->idle_ctx);
+        } else if (++c->idle_polls > TORUS_IDLE_POLLS) {
+            c->idle_polls = 0;
+            sched_yield(); /* oversubscribed: let the peer we wait for run */
+        }
+    }
+}
+
+int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes)
+{
+    torus_req r;
+    int rc = torus__isend(c, peer, buf, bytes, &r);
+    return rc ? rc : torus__wait(c, &r, 1);
+}
+
+int torus__recv(torus_coll *c, int peer, void *buf, size_t bytes)
+{
+    torus_req r;
+    int rc = torus__irecv(c, peer, buf, bytes, &r);
+    return rc ? rc : torus__wait(c, &r, 1);
+}
+
+int torus__sendrecv(torus_coll *c, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf, size_t rbytes)
+{
+    torus_req r[2];
+    int rc = torus__irecv(c, src, rbuf, rbytes, &r[0]);
+    if (rc)
+        return rc;
+    rc = torus__isend(c, dst, sbuf, sbytes, &r[1]);
+    if (rc) {
+        r[1].id = -1;
+        torus__wait(c, r, 1);
+        return rc;
+    }
+    return torus__wait(c, r, 2);
+}
+
+/* ---- reductions --------------------------------------------------------- */
+
+#define REDUCE_LOOP(T, EXPR)                                                                                   \
+    do {                                                                                                       \
+        T *d_ = dst;                                                                                           \
+        const T *a_ = a, *b_ = b;                                                                              \
+        for (size_t i = 0; i < count; i++) {                                                                   \
+            T x = a_[i], y = b_[i];                                                                            \
+            d_[i] = (EXPR);                                                                                    \
+        }                                                                                                      \
+    } while (0)
+
+void torus__reduce3(torus_coll *c, void *dst, const void *a, const void *b, size_t count, torus_dtype t, torus_op op)
+{
+    switch (t) {
+    case TORUS_UINT64:
+        switch (op) {
+        case TORUS_OP_SUM: REDUCE_LOOP(uint64_t, x + y); break;
+        case TORUS_OP_MIN: REDUCE_LOOP(uint64_t, x < y ? x : y); break;
+        case TORUS_OP_MAX: REDUCE_LOOP(uint64_t, x > y ? x : y); break;
+        default: REDUCE_LOOP(uint64_t, x ^ y); break;
+        }
+        break;
+    case TORUS_INT64:
+        switch (op) {
+        /* wrap-around sum, as MPI implementations do on overflow */
+        case TORUS_OP_SUM: REDUCE_LOOP(int64_t, (int64_t)((uint64_t)x + (uint64_t)y)); break;
+        case TORUS_OP_MIN: REDUCE_LOOP(int64_t, x < y ? x : y); break;
+        case TORUS_OP_MAX: REDUCE_LOOP(int64_t, x > y ? x : y); break;
+        default: REDUCE_LOOP(int64_t, x ^ y); break;
+        }
+        break;
+    default:
+        switch (op) {
+        case TORUS_OP_SUM: REDUCE_LOOP(double, x + y); break;
+        case TORUS_OP_MIN: REDUCE_LOOP(double, x < y ? x : y); break;
+        default: REDUCE_LOOP(double, x > y ? x : y); break;
+        }
+        break;
+    }
+    if (c->tp->reduced)
+        c->tp->reduced(c->tp->impl, count * 8);
+}
+
+void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, torus_dtype t, torus_op op)
+{
+    torus__reduce3(c, dst, dst, src, count, t, op);
+}
+
+/* ---- scratch, coordinates ----------------------------------------------- */
+
+void *torus__scratch(torus_coll *c, size_t bytes)
+{
+    scratch_block *b = malloc(sizeof *b + bytes + 16);
+    if (!b)
+        return NULL;
+    b->next = c->scratch;
+    c->scratch = b;
+    return b->data;
+}
+
+static void scratch_free(torus_coll *c)
+{
+    while (c->scratch) {
+        scratch_block *nx = c->scratch->next;
+        free(c->scratch);
+        c->scratch = nx;
+    }
+}
+
+const int *torus__coords(const torus_coll *c, int rank)
+{
+    return &c->map->coords[(size_t)rank * (size_t)c->ndims];
+}
+
+int torus__line_rank(const torus_coll *c, int rank, int d, int pos)
+{
+    int cc[TORUS_MAX_DIMS];
+    memcpy(cc, torus__coords(c, rank), (size_t)c->ndims * sizeof(int));
+    cc[d] = pos;
+    return c->map->rank_of[torus_map_linear(&c->map->shape, cc)];
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name)
+{
+    for (int i = 0; torus__coll_all[i]; i++)
+        if (torus__coll_all[i]->op == op && !strcmp(torus__coll_all[i]->name, name))
+            return torus__coll_all[i];
+    return NULL;
+}
+
+const char *const *torus_coll_algorithms(torus_coll_op op)
+{
+    static const char *names[TORUS_COLL_NCOLL][32];
+    static int filled;
+    if (!filled) {
+        int k[TORUS_COLL_NCOLL] = {0};
+        for (int i = 0; torus__coll_all[i]; i++) {
+            int o = torus__coll_all[i]->op;
+            if (k[o] < 31)
+                names[o][k[o]++] = torus__coll_all[i]->name;
+        }
+        filled = 1;
+    }
+    return op >= 0 && op < TORUS_COLL_NCOLL ? names[op] : names[0] + 31;
+}
+
+int torus_coll_force(torus_coll *c, torus_coll_op op, const char *name)
+{
+    if (op < 0 || op >= TORUS_COLL_NCOLL)
+        return torus__fail(c, TORUS_COLL_EARG, "unknown collective %d", (int)op);
+    if (!name || !strcmp(name, "auto")) {
+        c->forced[op] = NULL;
+        return 0;
+    }
+    const torus__coll_alg *a = torus__coll_find(op, name);
+    if (!a) {
+        char list[512] = "";
+        size_t o = 0;
+        for (const char *const *n = torus_coll_algorithms(op); *n && o < sizeof list; n++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", *n);
+        char shown[80];
+        torus_cli_escape(name, shown, sizeof shown);
+        return torus__fail(c, TORUS_COLL_EARG, "unknown %s algorithm '%s': allowed auto, %s", torus_coll_op_name(op),
+                           shown, list);
+    }
+    c->forced[op] = a;
+    return 0;
+}
+
+const char *torus_coll_last(const torus_coll *c, torus_coll_op op)
+{
+    return op >= 0 && op < TORUS_COLL_NCOLL && c->last[op] ? c->last[op]->name : "";
+}
+
+/* Picks and runs op's algorithm: a forced one whose preconditions hold,
+ * else the table's.  One notice line (rank 0) when a forced algorithm
+ * cannot run here. */
+static int dispatch(torus_coll *c, torus__coll_args *a)
+{
+    const torus__coll_alg *alg = c->forced[a->op];
+    if (alg && !alg->ok(c, a)) {
+        if (c->me == 0 && !c->noticed[a->op])
+            fprintf(stderr, "torus_coll: notice: %s algorithm '%s' cannot run on %d ranks here (%s); using the table's choice\n",
+                    torus_coll_op_name(a->op), alg->name, c->n, alg->summary);
+        c->noticed[a->op] = 1;
+        alg = NULL;
+    }
+    if (!alg)
+        alg = torus__coll_select(c, a);
+    c->last[a->op] = alg;
+    int rc = alg->run(c, a);
+    scratch_free(c);
+    c->seq++;
+    return rc;
+}
+
+int torus_coll_barrier(torus_coll *c)
+{
+    torus__coll_args a = {.op = TORUS_COLL_BARRIER};
+    return dispatch(c, &a);
+}
+
+int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root)
+{
+    if (root < 0 || root >= c->n)
+        return torus__fail(c, TORUS_COLL_EARG, "bcast root %d out of range: allowed 0..%d", root, c->n - 1);
+    torus__coll_args a = {.op = TORUS_COLL_BCAST, .buf = buf, .bytes = bytes, .root = root};
+    if (!bytes || c->n == 1) {
+        c->seq++;
+        return 0;
+    }
+    return dispatch(c, &a);
+}
+
+int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op)
+{
+    if ((unsigned)t >= TORUS_NDTYPES || (unsigned)op >= TORUS_NOPS)
+        return torus__fail(c, TORUS_COLL_EARG, "allreduce: unknown type %d or operation %d", (int)t, (int)op);
+    if (t == TORUS_DOUBLE && op == TORUS_OP_BXOR)
+        return torus__fail(c, TORUS_COLL_EARG, "allreduce: bxor is not defined on doubles: allowed sum, min, max");
+    if (count > SIZE_MAX / 16)
+        return torus__fail(c, TORUS_COLL_EARG, "allreduce: count %zu too large", count);
+    if (sbuf != rbuf && count)
+        memmove(rbuf, sbuf, count * 8);
+    torus__coll_args a = {.op = TORUS_COLL_ALLREDUCE, .sbuf = rbuf, .rbuf = rbuf, .count = count,
+                          .bytes = count * 8, .dt = t, .rop = op};
+    if (!count || c->n == 1) {
+        c->seq++;
+        return 0;
+    }
+    return dispatch(c, &a);
+}
+
+int torus_coll_alltoallv(torus_coll *c, const void *sbuf, const size_t *scounts, const size_t *sdispls, void *rbuf,
+                         const size_t *rcounts, const size_t *rdispls)
+{
+    torus__coll_args a = {.op = TORUS_COLL_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts,
+                          .sdispls = sdispls, .rcounts = rcounts, .rdispls = rdispls};
+    return dispatch(c, &a);
+}
+
+int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t bytes)
+{
+    size_t *v = torus__scratch(c, 2 * (size_t)c->n * sizeof *v);
+    if (!v)
+        return torus__fail(c, TORUS_COLL_ENOMEM, "alltoall: out of memory for %d counts", c->n);
+    for (int j = 0; j < c->n; j++) {
+        v[j] = bytes;
+        v[c->n + j] = (size_t)j * bytes;
+    }
+    torus__coll_args a = {.op = TORUS_COLL_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf, .scounts = v,
+                          .sdispls = v + c->n, .rcounts = v, .rdispls = v + c->n, .bytes = bytes, .uniform = 1};
+    return dispatch(c, &a);
+}
+
+/* Arguments for choice and prediction: the shared facts of a call of
+ * op at `bytes`, with no data. */
+static torus__coll_args shape_args(torus_coll_op op, size_t bytes)
+{
+    torus__coll_args a = {.op = op, .bytes = bytes, .count = bytes / 8, .dt = TORUS_UINT64, .rop = TORUS_OP_SUM,
+                          .uniform = op == TORUS_COLL_ALLTOALLV};
+    return a;
+}
+
+const char *torus_coll_choice(const torus_coll *c, torus_coll_op op, size_t bytes)
+{
+    if (op < 0 || op >= TORUS_COLL_NCOLL)
+        return "";
+    torus__coll_args a = shape_args(op, bytes);
+    const torus__coll_alg *alg = c->forced[op];
+    if (!alg || !alg->ok(c, &a))
+        alg = torus__coll_select(c, &a);
+    return alg->name;
+}
+
+double torus_coll_predict(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, double alpha,
+                          double beta, double gamma)
+{
+    const torus__coll_alg *alg = torus__coll_find(op, algorithm);
+    torus__coll_args a = shape_args(op, bytes);
+    if (!alg || !alg->ok(c, &a))
+        return -1;
+    torus__coll_cost k;
+    memset(&k, 0, sizeof k);
+    alg->cost(c, &a, c->me, &k);
+    return alpha * k.rounds + beta * k.path_bytes + gamma * k.reduce_bytes;
+}
+
+int torus__coll_cost_of(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, int rank,
+                        uint64_t *msgs, uint64_t *sent)
+{
+    const torus__coll_alg *alg = torus__coll_find(op, algorithm);
+    torus__coll_args a = shape_args(op, bytes);
+    if (!alg || !alg->ok(c, &a))
+        return -1;
+    torus__coll_cost k;
+    memset(&k, 0, sizeof k);
+    alg->cost(c, &a, rank, &k);
+    *msgs = k.msgs;
+    *sent = k.bytes;
+    return 0;
+}

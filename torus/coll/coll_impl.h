@@ -1,0 +1,103 @@
+/*
+ * coll_impl.h - internal to torus/coll/: what every algorithm file uses.
+ *
+ * An algorithm is a torus__coll_alg: a name, its collective, a
+ * precondition check, the run function, and its cost formula (exact
+ * messages and bytes this rank sends, and the critical path in alpha-beta-
+ * gamma terms).  Files register themselves in registry.c.  Algorithms
+ * talk to peers only through the helpers below (blocking send/recv built
+ * on the transport's message interface), so they run unchanged over MPI,
+ * the functional simulator and the timed simulator.
+ */
+#ifndef TORUS_COLL_IMPL_H
+#define TORUS_COLL_IMPL_H
+
+#include "torus_coll.h"
+
+/* The arguments of one call, as every algorithm of the op sees them. */
+typedef struct torus__coll_args {
+    torus_coll_op op;
+    /* bcast */
+    void *buf;
+    size_t bytes; /* bcast: message; allreduce: count * size; alltoall: per pair (uniform) */
+    int root;
+    /* allreduce */
+    const void *sbuf;
+    void *rbuf;
+    size_t count;
+    torus_dtype dt;
+    torus_op rop;
+    /* alltoallv (uniform alltoall fills them too) */
+    const size_t *scounts, *sdispls, *rcounts, *rdispls;
+    int uniform; /* every block has `bytes` bytes (a shared fact) */
+} torus__coll_args;
+
+/* The cost of one call at one rank: exact counts of what it sends, and the
+ * critical path of the algorithm: rounds of messages (alpha), bytes sent in
+ * sequence (beta), bytes combined in sequence (gamma). */
+typedef struct torus__coll_cost {
+    uint64_t msgs, bytes;
+    double rounds, path_bytes, reduce_bytes;
+} torus__coll_cost;
+
+typedef struct torus__coll_alg {
+    const char *name;
+    torus_coll_op op;
+    const char *summary;
+    /* 1 when it can run here (map, shared arguments); the same on every rank */
+    int (*ok)(const torus_coll *c, const torus__coll_args *a);
+    int (*run)(torus_coll *c, const torus__coll_args *a);
+    void (*cost)(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *out);
+} torus__coll_alg;
+
+struct torus_coll {
+    const torus_map *map;
+    int me, n, ndims;
+    torus_transport *tp;
+    const int *node_of;
+    void (*idle)(void *ctx);
+    void *idle_ctx;
+    int idle_polls;
+    int seq;          /* calls so far: the tag of the current call */
+    uint64_t progress; /* operations completed: the virtual-rank runner watches it */
+    torus_coll_counts counts;
+    const torus__coll_alg *forced[TORUS_COLL_NCOLL];
+    const torus__coll_alg *last[TORUS_COLL_NCOLL];
+    int noticed[TORUS_COLL_NCOLL];
+    struct torus__scratch_block *scratch; /* freed at the end of each call */
+    char err[256];
+};
+
+/* registry.c: every algorithm, and the lookup by name */
+extern const torus__coll_alg *const torus__coll_all[];
+const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name);
+/* select.c: the table's choice for these arguments (preconditions checked) */
+const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a);
+
+/* ---- messaging (coll.c) ------------------------------------------------ */
+/* Non-blocking: start, then torus__wait on the requests.  A peer equal to
+ * me is a local copy handled by the caller, never a message. */
+int torus__isend(torus_coll *c, int peer, const void *buf, size_t bytes, torus_req *r);
+int torus__irecv(torus_coll *c, int peer, void *buf, size_t bytes, torus_req *r);
+int torus__wait(torus_coll *c, torus_req *r, int n);
+int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes);
+int torus__recv(torus_coll *c, int peer, void *buf, size_t bytes);
+int torus__sendrecv(torus_coll *c, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf, size_t rbytes);
+
+/* dst[i] = dst[i] op src[i] for count elements (charges the timed model). */
+void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, torus_dtype t, torus_op op);
+/* dst[i] = a[i] op b[i], a written first: the order of the operands is
+ * the algorithm's fixed order. */
+void torus__reduce3(torus_coll *c, void *dst, const void *a, const void *b, size_t count, torus_dtype t, torus_op op);
+
+/* Scratch memory owned by the call (freed by the dispatcher). */
+void *torus__scratch(torus_coll *c, size_t bytes);
+
+/* Coordinates and ranks along dimensions. */
+const int *torus__coords(const torus_coll *c, int rank);
+/* The rank at my coordinates except coordinate `pos` along dimension d. */
+int torus__line_rank(const torus_coll *c, int rank, int d, int pos);
+/* An error line; returns code. */
+int torus__fail(torus_coll *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * torus_coll.h - topology-aware collectives over the torus library's
+ * transport interface (papers 000 and 004): barrier, bcast, allreduce and
+ * alltoallv, each with several algorithms (one file each, headed by its
+ * source, preconditions and alpha-beta cost), chosen from a table that
+ * keys on arguments every rank shares, so every rank picks the same one.
+ *
+ * A context is one rank's view: the map (shape + placement, identical on
+ * every rank) and this rank's transport, which must offer the message
+ * interface (torus.h).  The same code runs over MPI (torus_mpi.h), the
+ * functional simulator and the timed simulator (torus_coll_vrun below).
+ * Every call is collective over the map's ranks and returns 0, or a
+ * negative TORUS_COLL_E* code with one line in torus_coll_error().
+ */
+#ifndef TORUS_COLL_H
+#define TORUS_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torus.h"
+#include "torus_sim.h"
+#include "torus_timed.h"
+
+typedef enum { TORUS_UINT64 = 0, TORUS_INT64, TORUS_DOUBLE, TORUS_NDTYPES } torus_dtype;
+typedef enum { TORUS_OP_SUM = 0, TORUS_OP_MIN, TORUS_OP_MAX, TORUS_OP_BXOR, TORUS_NOPS } torus_op;
+typedef enum { TORUS_COLL_BARRIER = 0, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE, TORUS_COLL_ALLTOALLV, TORUS_COLL_NCOLL } torus_coll_op;
+
+enum {
+    TORUS_COLL_EARG = -2,  /* bad argument (unknown name, bxor on doubles, root out of range) */
+    TORUS_COLL_ENOMEM = -3,
+    TORUS_COLL_ETRUNC = -4, /* a message longer than expected: counts differ between ranks */
+};
+
+typedef struct torus_coll torus_coll;
+
+typedef struct torus_coll_config {
+    const torus_map *map;   /* outlives the context; the same on every rank */
+    int me;                 /* this rank */
+    torus_transport *tp;    /* this rank's transport, with the message interface */
+    const int *node_of;     /* node number of every rank (node-aware algorithms), or NULL: one rank per node */
+    /* Called when a wait finds nothing to do: over MPI, back off
+     * (sched_yield after TORUS_IDLE_POLLS); in a simulator, switch to
+     * another virtual rank.  NULL: spin. */
+    void (*idle)(void *ctx);
+    void *idle_ctx;
+} torus_coll_config;
+
+int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err, size_t errlen);
+void torus_coll_destroy(torus_coll *c);
+const char *torus_coll_error(const torus_coll *c);
+
+int torus_coll_barrier(torus_coll *c);
+/* buf: bytes on every rank; root's bytes end up everywhere. */
+int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root);
+/* count elements of type t combined with op; sbuf may equal rbuf.  Every
+ * rank gets bit-identical results (doubles combined in one order). */
+int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op);
+/* Byte counts and displacements per rank, as MPI_Alltoallv with MPI_BYTE:
+ * scounts[j] bytes at sbuf + sdispls[j] go to rank j, which receives them
+ * at rbuf + its rdispls[me]; rcounts[i] must equal rank i's scounts[me]. */
+int torus_coll_alltoallv(torus_coll *c, const void *sbuf, const size_t *scounts, const size_t *sdispls, void *rbuf,
+                         const size_t *rcounts, const size_t *rdispls);
+
+/* Uniform alltoall: `bytes` to every rank (a size every rank shares, so the
+ * table may pick by it, e.g. Bruck for small blocks). */
+int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t bytes);
+
+/* ---- algorithms and their choice ------------------------------------- */
+
+/* Names of op's algorithms, NULL-terminated (static). */
+const char *const *torus_coll_algorithms(torus_coll_op op);
+const char *torus_coll_op_name(torus_coll_op op);
+/* Forces op's algorithm (name; NULL or "auto" = the table again).  The
+ * environment variable TORUS_COLL_<OP>=name (read by torus_coll_create)
+ * does the same.  An unknown name: TORUS_COLL_EARG. */
+int torus_coll_force(torus_coll *c, torus_coll_op op, const char *name);
+/* The algorithm the table picks for op on this map at `bytes` (per rank:
+ * the message for bcast, the vector for allreduce, the largest block for
+ * alltoallv), with its preconditions checked (fallbacks applied). */
+const char *torus_coll_choice(const torus_coll *c, torus_coll_op op, size_t bytes);
+/* The algorithm the last call of op ran. */
+const char *torus_coll_last(const torus_coll *c, torus_coll_op op);
+
+/* Messages and bytes this rank has sent and received through the context. */
+typedef struct torus_coll_counts {
+    uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+} torus_coll_counts;
+void torus_coll_get_counts(const torus_coll *c, torus_coll_counts *out);
+void torus_coll_reset_counts(torus_coll *c);
+
+/* Alpha-beta-gamma prediction of one call (seconds) for an algorithm on
+ * this map: alpha per message on the critical path, beta per byte sent
+ * on it, gamma per byte reduced; -1 when the algorithm cannot run here.
+ * Each algorithm file's header states the same formula. */
+double torus_coll_predict(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, double alpha,
+                          double beta, double gamma);
+
+/* The exact messages and bytes `rank` sends in one call of an algorithm
+ * at `bytes` (uniform blocks for alltoallv), from the file's cost formula:
+ * what the tests hold the simulator's counts to.  -1 if it cannot run. */
+int torus__coll_cost_of(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, int rank,
+                        uint64_t *msgs, uint64_t *sent);
+
+/* ---- virtual ranks: the whole machine in one process -------------------- */
+
+/* What one rank does: called on every rank of the map, each a coroutine
+ * with its own context c over its endpoint of the simulated transport.
+ * Returns 0 or an error code. */
+typedef int (*torus_coll_body)(torus_coll *c, int rank, void *arg);
+
+typedef struct torus_coll_vrun_result {
+    int deadlock;     /* ranks left waiting that nothing could wake */
+    int unfinished;   /* how many */
+    int failed_rank;  /* the first rank whose body returned non-zero, -1 none */
+    int rc;           /* its code */
+    char err[256];    /* its error line */
+    int open_requests; /* requests left open at the end (a leak in an algorithm) */
+    uint64_t steps;
+    torus_timed_stats timed; /* the timed run's figures (makespan, link use) */
+} torus_coll_vrun_result;
+
+/* Functional simulator: ranks stepped in a seeded random order, sends
+ * eager or rendezvous, deliveries delayed at random (torus_sim_params);
+ * a round where nothing moves is retried with every message visible, and
+ * if nothing moves then either, it is a deadlock.  Returns 0, or -1 on out
+ * of memory. */
+int torus_coll_vrun_sim(const torus_map *m, const torus_sim_params *p, const int *node_of, torus_coll_body body,
+                        void *arg, torus_coll_vrun_result *res);
+/* Timed simulator: link bandwidth and latency, per-packet and per-message
+ * CPU costs, gamma per byte reduced (torus_timed_params); res->timed gets
+ * the makespan.  Returns 0 or -1 on out of memory. */
+int torus_coll_vrun_timed(const torus_map *m, const torus_timed_params *p, const int *node_of, torus_coll_body body,
+                          void *arg, torus_coll_vrun_result *res);
+/* The simulated time of virtual rank `rank` inside a timed run (for
+ * timing one collective from within a body); 0 elsewhere. */
+double torus_coll_vtime(const torus_coll *c);
+
+/* Sizes of the element types. */
+size_t torus_dtype_size(torus_dtype t);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * vrun.c - every rank of a map as a coroutine in one process, over the
+ * functional or the timed simulated transport.  Algorithms are written in
+ * blocking style (send, receive, wait); when a wait finds nothing to do,
+ * the rank's coroutine switches back to the scheduler (the context's idle
+ * hook), which runs another rank.  The functional scheduler looks for
+ * deadlocks; the timed one is torus_timed_run's discrete-event loop.
+ * Coroutines are POSIX ucontext with mmap'ed stacks (only touched pages
+ * cost memory, so thousands of ranks fit).
+ */
+#define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include "coll_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#define STACK_BYTES (256 * 1024)
+
+typedef struct vrank {
+    ucontext_t uc;
+    void *stack;
+    torus_coll *c;
+    int rank, done, rc;
+    char err[256];
+} vrank;
+
+typedef struct vrun {
+    ucontext_t main;
+    vrank *v;
+    int n;
+    torus_coll_body body;
+    void *arg;
+    torus_transport *tps;
+    torus_timed *tt; /* timed runs */
+} vrun;
+
+static vrun *g_run; /* the scheduler of the running simulation (one at a time) */
+static vrank *g_cur;
+
+static void yield_to_scheduler(void *ctx)
+{
+    vrank *v = ctx;
+    swapcontext(&v->uc, &g_run->main);
+}
+
+static void entry(void)
+{
+    vrank *v = g_cur;
+    v->rc = g_run->body(v->c, v->rank, g_run->arg);
+    if (v->rc)
+        snprintf(v->err, sizeof v->err, "%s", torus_coll_error(v->c));
+    v->done = 1;
+    /* uc_link returns to the scheduler */
+}
+
+static void resume(vrun *run, vrank *v)
+{
+    g_cur = v;
+    swapcontext(&run->main, &v->uc);
+}
+
+static int setup(vrun *run, const torus_map *m, const int *node_of, torus_coll_body body, void *arg)
+{
+    memset(run, 0, sizeof *run);
+    run->n = m->shape.n;
+    run->body = body;
+    run->arg = arg;
+    run->v = calloc((size_t)run->n, sizeof *run->v);
+    run->tps = calloc((size_t)run->n, sizeof *run->tps);
+    if (!run->v || !run->tps)
+        return -1;
+    return 0;
+    (void)node_of;
+}
+
+static int start_ranks(vrun *run, const torus_map *m, const int *node_of)
+{
+    for (int r = 0; r < run->n; r++) {
+        vrank *v = &run->v[r];
+        v->rank = r;
+        torus_coll_config cfg = {.map = m, .me = r, .tp = &run->tps[r], .node_of = node_of,
+                                 .idle = yield_to_scheduler, .idle_ctx = v};
+        char err[256];
+        if (torus_coll_create(&v->c, &cfg, err, sizeof err))
+            return -1;
+        v->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (v->stack == MAP_FAILED) {
+            v->stack = NULL;
+            return -1;
+        }
+        getcontext(&v->uc);
+        v->uc.uc_stack.ss_sp = v->stack;
+        v->uc.uc_stack.ss_size = STACK_BYTES;
+        v->uc.uc_link = &run->main;
+        makecontext(&v->uc, entry, 0);
+    }
+    return 0;
+}
+
+static void finish(vrun *run, torus_coll_vrun_result *res, int (*open)(const void *, int), const void *tr)
+{
+    res->failed_rank = -1;
+    for (int r = 0; r < run->n; r++) {
+        vrank *v = &run->v[r];
+        if (!v->done)
+            res->unfinished++;
+        else if (v->rc && res->failed_rank < 0) {
+            res->failed_rank = r;
+            res->rc = v->rc;
+            snprintf(res->err, sizeof res->err, "%s", v->err);
+        }
+        if (tr && v->done)
+            res->open_requests += open(tr, r);
+    }
+}
+
+static void teardown(vrun *run)
+{
+    for (int r = 0; run->v && r < run->n; r++) {
+        if (run->v[r].stack)
+            munmap(run->v[r].stack, STACK_BYTES);
+        torus_coll_destroy(run->v[r].c);
+    }
+    free(run->v);
+    free(run->tps);
+    g_run = NULL;
+}
+
+static int sim_open(const void *s, int r)
+{
+    return torus_sim_open_requests(s, r);
+}
+
+static int timed_open(const void *s, int r)
+{
+    return torus_timed_open_requests(s, r);
+}
+
+int torus_coll_vrun_sim(const torus_map *m, const torus_sim_params *p, const int *node_of, torus_coll_body body,
+                        void *arg, torus_coll_vrun_result *res)
+{
+    memset(res, 0, sizeof *res);
+    vrun run;
+    torus_sim_params sp = *p;
+    if (sp.cap < 1)
+        sp.cap = 1;
+    if (sp.outstanding < 1)
+        sp.outstanding = 1;
+    torus_sim *sim = NULL;
+    int rc = -1;
+    if (setup(&run, m, node_of, body, arg) || !(sim = torus_sim_create(m, &sp)))
+        goto out;
+    for (int r = 0; r < run.n; r++)
+        torus_sim_bind(sim, r, &run.tps[r]);
+    g_run = &run;
+    if (start_ranks(&run, m, node_of))
+        goto out;
+    int left = run.n;
+    while (left > 0) {
+        int moved = 0;
+        for (int i = 0; i < run.n; i++) {
+            int r = (int)(torus_sim_rand(sim) % (uint64_t)run.n);
+            vrank *v = &run.v[r];
+            if (v->done)
+                continue;
+            uint64_t p0 = v->c->progress;
+            resume(&run, v);
+            res->steps++;
+            moved |= v->c->progress != p0 || v->done;
+            left -= v->done;
+            if (v->done)
+                v->done = 2; /* counted */
+        }
+        if (moved)
+            continue;
+        /* nothing moved: every message visible, every rank once */
+        torus_sim_set_strict(sim, 1);
+        for (int r = 0; r < run.n; r++) {
+            vrank *v = &run.v[r];
+            if (v->done)
+                continue;
+            uint64_t p0 = v->c->progress;
+            resume(&run, v);
+            res->steps++;
+            moved |= v->c->progress != p0 || v->done;
+            left -= v->done != 0;
+            if (v->done)
+                v->done = 2;
+        }
+        torus_sim_set_strict(sim, 0);
+        if (!moved) {
+            res->deadlock = 1;
+            break;
+        }
+    }
+    finish(&run, res, sim_open, sim);
+    rc = 0;
+out:
+    teardown(&run);
+    torus_sim_destroy(sim);
+    return rc;
+}
+
+typedef struct timed_ctx {
+    vrun *run;
+    torus_timed *tt;
+    uint64_t steps;
+} timed_ctx;
+
+static int timed_step(void *ctx, int r, double now, double *cpu_s)
+{
+    timed_ctx *t = ctx;
+    vrank *v = &t->run->v[r];
+    uint64_t p0 = v->c->progress;
+    (void)now;
+    resume(t->run, v);
+    t->steps++;
+    *cpu_s = torus_timed_take_cpu(t->tt, r);
+    if (v->done)
+        return TORUS_TIMED_DONE;
+    return v->c->progress != p0 ? TORUS_TIMED_MOVED : TORUS_TIMED_IDLE;
+}
+
+int torus_coll_vrun_timed(const torus_map *m, const torus_timed_params *p, const int *node_of, torus_coll_body body,
+                          void *arg, torus_coll_vrun_result *res)
+{
+    memset(res, 0, sizeof *res);
+    vrun run;
+    torus_timed_params tp = *p;
+    if (tp.cap < 1)
+        tp.cap = 1;
+    if (tp.outstanding < 1)
+        tp.outstanding = 1;
+    torus_timed *tt = NULL;
+    int rc = -1;
+    if (setup(&run, m, node_of, body, arg) || !(tt = torus_timed_create(m, &tp)))
+        goto out;
+    run.tt = tt;
+    for (int r = 0; r < run.n; r++)
+        torus_timed_bind(tt, r, &run.tps[r]);
+    g_run = &run;
+    if (start_ranks(&run, m, node_of))
+        goto out;
+    timed_ctx t = {&run, tt, 0};
+    if (torus_timed_run(tt, timed_step, &t, &res->timed))
+        res->deadlock = 1;
+    res->steps = t.steps;
+    finish(&run, res, timed_open, tt);
+    rc = 0;
+out:
+    teardown(&run);
+    torus_timed_destroy(tt);
+    return rc;
+}
+
+double torus_coll_vtime(const torus_coll *c)
+{
+    if (!g_run || !g_run->tt)
+        return 0;
+    return torus_timed_clock(g_run->tt, c->me);
+}
