@@ -104,6 +104,7 @@ MAIN_ra_calibrate := tools/ra_calibrate
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLINK_test_torus          := $(LIBTORUS)
+TLINK_test_coll           := $(LIBTORUS)
 TLINK_test_dist           := $(LIBRA) $(LIBTORUS)
 TLINK_test_gen            := $(LIBRA) $(LIBTORUS)
 TLINK_test_table          := $(LIBRA) $(LIBTORUS)

@@ -271,9 +271,9 @@ int torus__line_rank(const torus_coll *c, int rank, int d, int pos)
 
 const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name)
 {
-    for (int i = 0; torus__coll_all[i]; i++)
-        if (torus__coll_all[i]->op == op && !strcmp(torus__coll_all[i]->name, name))
-            return torus__coll_all[i];
+    for (int i = 0; i < torus__coll_nlisted; i++)
+        if (torus__coll_listed[i] && torus__coll_listed[i]->op == op && !strcmp(torus__coll_listed[i]->name, name))
+            return torus__coll_listed[i];
     return NULL;
 }
 
@@ -283,10 +283,12 @@ const char *const *torus_coll_algorithms(torus_coll_op op)
     static int filled;
     if (!filled) {
         int k[TORUS_COLL_NCOLL] = {0};
-        for (int i = 0; torus__coll_all[i]; i++) {
-            int o = torus__coll_all[i]->op;
+        for (int i = 0; i < torus__coll_nlisted; i++) {
+            if (!torus__coll_listed[i])
+                continue;
+            int o = torus__coll_listed[i]->op;
             if (k[o] < 31)
-                names[o][k[o]++] = torus__coll_all[i]->name;
+                names[o][k[o]++] = torus__coll_listed[i]->name;
         }
         filled = 1;
     }

@@ -68,8 +68,9 @@ struct torus_coll {
     char err[256];
 };
 
-/* registry.c: every algorithm, and the lookup by name */
-extern const torus__coll_alg *const torus__coll_all[];
+/* registry.c: every algorithm (the <op>.def lists), and the lookup by name */
+extern const torus__coll_alg *const torus__coll_listed[];
+extern const int torus__coll_nlisted;
 const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name);
 /* select.c: the table's choice for these arguments (preconditions checked) */
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a);

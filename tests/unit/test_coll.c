@@ -1,0 +1,414 @@
+/*
+ * test_coll.c - every collective algorithm on the functional simulator:
+ * every ordered factorisation of every N <= 16 into at most 4 dimensions
+ * (mesh and torus flags, size-1 and size-2 dimensions), sizes 0, 1, odd
+ * and 64 KiB, several scheduler seeds.  Each run must terminate, leave no
+ * request open, give the sequential reference element for element (every
+ * rank bit-identical for doubles), and send exactly the messages and bytes
+ * of its file's cost formula.  Then a few shapes at 4096 virtual ranks,
+ * and bad input.  Arguments: [op [algorithm]] to run a subset.
+ */
+#include "../test.h"
+#include "coll_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int bad_runs, runs;
+static const char *only_op, *only_alg;
+
+/* ---- deterministic data ------------------------------------------------ */
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* element i of rank r's allreduce input for a type: integers anywhere in
+ * their range (sums wrap), doubles whole numbers below 2^20 so that any
+ * order of summation is exact */
+static uint64_t elem(int r, size_t i, torus_dtype t, uint64_t salt)
+{
+    uint64_t x = mix(salt * 1000003u + (uint64_t)r * 7919u + i);
+    if (t == TORUS_DOUBLE) {
+        double d = (double)(int64_t)(x % 2000001) - 1000000.0;
+        memcpy(&x, &d, 8);
+    }
+    return x;
+}
+
+/* ---- one collective on every rank --------------------------------------- */
+
+typedef struct tcase {
+    torus_coll_op op;
+    const char *alg;
+    size_t bytes;  /* bcast message, allreduce vector (8 * count), alltoall block */
+    int root;
+    torus_dtype dt;
+    torus_op rop;
+    int uniform;   /* alltoallv: uniform blocks (else seeded random counts) */
+    uint64_t salt;
+    int n;
+    unsigned char *arrived; /* barrier: who has entered */
+    int *fail_rank;
+    char why[256];
+} tcase;
+
+static size_t a2a_count(const tcase *t, int from, int to)
+{
+    if (t->uniform)
+        return t->bytes;
+    return (size_t)(mix(t->salt + (uint64_t)from * 131u + (uint64_t)to) % 40); /* 0..39, zeros included */
+}
+
+static int body(torus_coll *c, int r, void *arg)
+{
+    tcase *t = arg;
+    int n = t->n, rc = 0;
+    if (torus_coll_force(c, t->op, t->alg))
+        return -10;
+    switch (t->op) {
+    case TORUS_COLL_BARRIER:
+        for (int round = 0; round < 3 && !rc; round++) {
+            t->arrived[r] = (unsigned char)(round + 1);
+            rc = torus_coll_barrier(c);
+            /* nobody leaves a barrier before everybody has entered it */
+            for (int j = 0; j < n && !rc; j++)
+                if (t->arrived[j] < round + 1) {
+                    snprintf(t->why, sizeof t->why, "rank %d left barrier %d before rank %d entered", r, round, j);
+                    rc = -11;
+                }
+            rc = rc ? rc : torus_coll_barrier(c); /* everyone has checked before the next round writes */
+        }
+        break;
+    case TORUS_COLL_BCAST: {
+        unsigned char *b = malloc(t->bytes + 1);
+        for (size_t i = 0; i < t->bytes; i++)
+            b[i] = r == t->root ? (unsigned char)mix(t->salt + i) : 0xEE;
+        rc = torus_coll_bcast(c, b, t->bytes, t->root);
+        for (size_t i = 0; i < t->bytes && !rc; i++)
+            if (b[i] != (unsigned char)mix(t->salt + i)) {
+                snprintf(t->why, sizeof t->why, "rank %d byte %zu: %u, root sent %u", r, i, b[i],
+                         (unsigned)(unsigned char)mix(t->salt + i));
+                rc = -12;
+            }
+        free(b);
+        break;
+    }
+    case TORUS_COLL_ALLREDUCE: {
+        size_t cnt = t->bytes / 8;
+        uint64_t *v = malloc(cnt * 8 + 8), *want = malloc(cnt * 8 + 8);
+        for (size_t i = 0; i < cnt; i++)
+            v[i] = elem(r, i, t->dt, t->salt);
+        /* the sequential reference, ranks in order */
+        for (size_t i = 0; i < cnt; i++) {
+            uint64_t acc = elem(0, i, t->dt, t->salt);
+            for (int j = 1; j < n; j++) {
+                uint64_t x = elem(j, i, t->dt, t->salt);
+                torus__reduce3(c, &acc, &acc, &x, 1, t->dt, t->rop);
+            }
+            want[i] = acc;
+        }
+        rc = torus_coll_allreduce(c, v, v, cnt, t->dt, t->rop);
+        for (size_t i = 0; i < cnt && !rc; i++)
+            if (v[i] != want[i]) {
+                snprintf(t->why, sizeof t->why, "rank %d element %zu of %zu: %016llx, want %016llx", r, i, cnt,
+                         (unsigned long long)v[i], (unsigned long long)want[i]);
+                rc = -13;
+            }
+        free(v);
+        free(want);
+        break;
+    }
+    default: {
+        size_t *sc = malloc(4 * (size_t)n * sizeof *sc), *sd = sc + n, *rcn = sc + 2 * n, *rd = sc + 3 * n;
+        size_t stot = 0, rtot = 0;
+        for (int j = 0; j < n; j++) {
+            sc[j] = a2a_count(t, r, j);
+            sd[j] = stot;
+            stot += sc[j] + (size_t)(j % 3); /* gaps between blocks */
+            rcn[j] = a2a_count(t, j, r);
+            rd[j] = rtot;
+            rtot += rcn[j] + (size_t)(j % 2);
+        }
+        unsigned char *s = malloc(stot + 1), *d = malloc(rtot + 1);
+        memset(s, 0xAB, stot + 1);
+        memset(d, 0xCD, rtot + 1);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < sc[j]; i++)
+                s[sd[j] + i] = (unsigned char)mix(t->salt + (uint64_t)r * 65536u + (uint64_t)j * 256u + i);
+        rc = t->uniform ? torus_coll_alltoall(c, s, d, t->bytes)
+                        : torus_coll_alltoallv(c, s, sc, sd, d, rcn, rd);
+        for (int j = 0; j < n && !rc; j++)
+            for (size_t i = 0; i < rcn[j] && !rc; i++)
+                if (d[rd[j] + i] != (unsigned char)mix(t->salt + (uint64_t)j * 65536u + (uint64_t)r * 256u + i)) {
+                    snprintf(t->why, sizeof t->why, "rank %d block from %d byte %zu wrong", r, j, i);
+                    rc = -14;
+                }
+        /* the gaps between blocks stay untouched */
+        for (int j = 0; j < n && !rc; j++)
+            for (size_t g = rd[j] + rcn[j]; g < (j + 1 < n ? rd[j + 1] : rtot); g++)
+                if (d[g] != 0xCD) {
+                    snprintf(t->why, sizeof t->why, "rank %d wrote outside block %d", r, j);
+                    rc = -15;
+                }
+        free(s);
+        free(d);
+        free(sc);
+        break;
+    }
+    }
+    if (!rc && strcmp(torus_coll_last(c, t->op), t->alg) && !(t->op != TORUS_COLL_BARRIER && n == 1) &&
+        !(t->bytes == 0 && (t->op == TORUS_COLL_BCAST || t->op == TORUS_COLL_ALLREDUCE))) {
+        snprintf(t->why, sizeof t->why, "ran '%s', not the forced '%s'", torus_coll_last(c, t->op), t->alg);
+        rc = -16;
+    }
+    /* the counts of the file's cost formula (uniform calls at root 0) */
+    if (!rc && (t->op == TORUS_COLL_BARRIER || t->uniform || t->op == TORUS_COLL_ALLREDUCE ||
+                (t->op == TORUS_COLL_BCAST && t->root == 0))) {
+        torus_coll_counts k;
+        torus_coll_get_counts(c, &k);
+        uint64_t m = 0, b = 0;
+        int calls = t->op == TORUS_COLL_BARRIER ? 6 : 1;
+        if (t->op == TORUS_COLL_ALLREDUCE && t->dt != TORUS_UINT64)
+            calls = 1;
+        if (n > 1 && t->bytes && torus__coll_cost_of(c, t->op, t->alg, t->bytes, r, &m, &b) == 0 &&
+            (k.msgs_sent != m * (uint64_t)calls || k.bytes_sent != b * (uint64_t)calls)) {
+            snprintf(t->why, sizeof t->why, "rank %d sent %llu messages / %llu bytes, formula %llu / %llu", r,
+                     (unsigned long long)k.msgs_sent, (unsigned long long)k.bytes_sent,
+                     (unsigned long long)(m * (uint64_t)calls), (unsigned long long)(b * (uint64_t)calls));
+            rc = -17;
+        }
+    }
+    return rc;
+}
+
+static void run_case(const torus_map *m, tcase *t, uint64_t seed, double eager)
+{
+    torus_sim_params sp = {.cap = 1, .outstanding = 1, .eager_prob = eager, .eager_queue = 4, .delay_prob = 0.3,
+                           .seed = seed};
+    t->n = m->shape.n;
+    t->why[0] = 0;
+    unsigned char arrived[8192];
+    memset(arrived, 0, sizeof arrived);
+    t->arrived = arrived;
+    torus_coll_vrun_result res;
+    int rc = torus_coll_vrun_sim(m, &sp, NULL, body, t, &res);
+    runs++;
+    if (rc || res.deadlock || res.failed_rank >= 0 || res.unfinished || res.open_requests) {
+        char name[128];
+        torus_shape_format(&m->shape, name, sizeof name);
+        if (bad_runs++ < 25)
+            fprintf(stderr, "%s %s on %s (N=%d) bytes %zu root %d type %d op %d seed %llu: rc=%d deadlock=%d "
+                            "unfinished=%d open=%d failed rank %d (%d): %s %s\n",
+                    torus_coll_op_name(t->op), t->alg, name, t->n, t->bytes, t->root, t->dt, t->rop,
+                    (unsigned long long)seed, rc, res.deadlock, res.unfinished, res.open_requests, res.failed_rank,
+                    res.rc, t->why, res.err);
+    }
+}
+
+static int selected(torus_coll_op op, const char *alg)
+{
+    return (!only_op || !strcmp(only_op, torus_coll_op_name(op))) && (!only_alg || !strcmp(only_alg, alg));
+}
+
+/* Every algorithm of every op on one shape; returns the runs made. */
+static void all_algorithms(const torus_map *m, int seeds, int big)
+{
+    static const size_t sizes[] = {0, 8, 104, 65536};
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++)
+        for (const char *const *a = torus_coll_algorithms((torus_coll_op)op); *a; a++) {
+            if (!selected((torus_coll_op)op, *a))
+                continue;
+            for (int seed = 1; seed <= seeds; seed++) {
+                tcase t = {.op = (torus_coll_op)op, .alg = *a, .salt = (uint64_t)seed * 77u};
+                double eager = seed % 2 ? 0.0 : 0.7; /* rendezvous and buffered sends */
+                if (op == TORUS_COLL_BARRIER) {
+                    run_case(m, &t, (uint64_t)seed, eager);
+                    continue;
+                }
+                for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                    if (sizes[s] == 65536 && !big)
+                        continue;
+                    t.bytes = sizes[s];
+                    if (op == TORUS_COLL_BCAST) {
+                        t.bytes = sizes[s] ? sizes[s] + (s == 2) : 0; /* odd size */
+                        t.root = (int)((uint64_t)seed * 5u % (uint64_t)m->shape.n);
+                        if (s == 1)
+                            t.root = 0;
+                        run_case(m, &t, (uint64_t)seed, eager);
+                    } else if (op == TORUS_COLL_ALLREDUCE) {
+                        t.dt = (torus_dtype)((s + (size_t)seed) % 3);
+                        t.rop = (torus_op)((s + (size_t)seed * 3) % (t.dt == TORUS_DOUBLE ? 3 : 4));
+                        if (s == 1 || s == 3)
+                            t.dt = TORUS_UINT64, t.rop = TORUS_OP_SUM; /* the cost formula's case */
+                        run_case(m, &t, (uint64_t)seed, eager);
+                    } else {
+                        t.uniform = 1;
+                        t.bytes = sizes[s] / 16 + (s == 2); /* blocks of 0, 0, 7, 4096 bytes */
+                        run_case(m, &t, (uint64_t)seed, eager);
+                        if (s == 0) {
+                            t.uniform = 0;
+                            run_case(m, &t, (uint64_t)seed, eager);
+                        }
+                    }
+                }
+            }
+        }
+}
+
+/* Every ordered factorisation of n into factors >= 1, at most 4 dims, at
+ * most one size-1 dimension; mesh flags spread over the dimensions. */
+static int nshapes;
+static void shapes_of(int n, int left, torus_shape *cur, int ones)
+{
+    if (left == 1 && cur->ndims > 0) {
+        torus_shape s = *cur;
+        s.n = n;
+        for (int v = 0; v < 2; v++) {
+            for (int i = 0; i < s.ndims; i++)
+                s.mesh[i] = v ? (int)((n + i) % 2) : 0;
+            torus_map m;
+            if (torus_map_xyzt(&m, &s) == 0) {
+                all_algorithms(&m, 2, nshapes % 5 == 0);
+                torus_map_free(&m);
+                nshapes++;
+            }
+        }
+        return;
+    }
+    if (cur->ndims == 4)
+        return;
+    for (int f = 1; f <= left; f++) {
+        if (left % f)
+            continue;
+        if (f == 1 && (ones || left == 1))
+            continue;
+        cur->k[cur->ndims++] = f;
+        shapes_of(n, left / f, cur, ones + (f == 1));
+        cur->ndims--;
+    }
+}
+
+/* The algorithms issue 11 and ARCHITECTURE.md name, all registered. */
+static void registry_complete(void)
+{
+    static const char *const want[TORUS_COLL_NCOLL][8] = {
+        {"dissemination", "nary_dissemination", "nary_exchange", "hsb", "dimwise", "node_aware"},
+        {"binomial", "scatter_allgather", "multistream"},
+        {"recursive_doubling", "rabenseifner", "dimwise", "hamiltonian", "swing"},
+        {"pairwise", "random_permutation", "routed", "bruck"},
+    };
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++)
+        for (int i = 0; want[op][i]; i++)
+            if (!torus__coll_find((torus_coll_op)op, want[op][i])) {
+                fprintf(stderr, "missing %s algorithm %s\n", torus_coll_op_name((torus_coll_op)op), want[op][i]);
+                t_fail++;
+            }
+    printf("algorithms registered: %d\n", torus__coll_nlisted);
+}
+
+static void big_shapes(void)
+{
+    const char *shapes[] = {"16x16x16", "8x8x8x8"};
+    for (int i = 0; i < 2; i++) {
+        torus_shape s;
+        char err[128];
+        ASSERT_EQ_INT(torus_shape_parse(shapes[i], 4096, &s, err, sizeof err), 0);
+        torus_map m;
+        ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
+        for (int op = 0; op < TORUS_COLL_NCOLL; op++)
+            for (const char *const *a = torus_coll_algorithms((torus_coll_op)op); *a; a++) {
+                if (!selected((torus_coll_op)op, *a))
+                    continue;
+                tcase t = {.op = (torus_coll_op)op, .alg = *a, .salt = 99, .bytes = 64, .uniform = 1};
+                if (op == TORUS_COLL_ALLTOALLV)
+                    t.bytes = 8;
+                run_case(&m, &t, 7, 0.5);
+            }
+        torus_map_free(&m);
+    }
+}
+
+static void bad_input(void)
+{
+    torus_shape s;
+    char err[256];
+    torus_shape_parse("2x2", 4, &s, err, sizeof err);
+    torus_map m;
+    torus_map_xyzt(&m, &s);
+    torus_transport tp = {0};
+    torus_sim_params sp = {.cap = 1, .outstanding = 1, .seed = 1};
+    torus_sim *sim = torus_sim_create(&m, &sp);
+    torus_sim_bind(sim, 0, &tp);
+    torus_coll *c;
+    torus_coll_config cfg = {.map = &m, .me = 0, .tp = &tp};
+    ASSERT_EQ_INT(torus_coll_create(&c, &cfg, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_coll_force(c, TORUS_COLL_BCAST, "bogus"), TORUS_COLL_EARG);
+    ASSERT_STR_CONTAINS(torus_coll_error(c), "unknown bcast algorithm 'bogus': allowed auto, binomial");
+    ASSERT_EQ_INT(torus_coll_bcast(c, err, 1, 4), TORUS_COLL_EARG);
+    ASSERT_STR_CONTAINS(torus_coll_error(c), "root 4 out of range: allowed 0..3");
+    double d = 1;
+    ASSERT_EQ_INT(torus_coll_allreduce(c, &d, &d, 1, TORUS_DOUBLE, TORUS_OP_BXOR), TORUS_COLL_EARG);
+    ASSERT_STR_CONTAINS(torus_coll_error(c), "bxor is not defined on doubles");
+    torus_coll_destroy(c);
+    /* an environment override naming no algorithm is refused at creation */
+    setenv("TORUS_COLL_ALLREDUCE", "nonesuch", 1);
+    ASSERT_TRUE(torus_coll_create(&c, &cfg, err, sizeof err) != 0);
+    ASSERT_STR_CONTAINS(err, "TORUS_COLL_ALLREDUCE=nonesuch: unknown allreduce algorithm 'nonesuch'");
+    unsetenv("TORUS_COLL_ALLREDUCE");
+    torus_sim_destroy(sim);
+    torus_map_free(&m);
+}
+
+/* Counts that differ between ranks: a longer message than the receiver
+ * expects is an error line on that rank, never a hang or an overrun. */
+static int mismatch_body(torus_coll *c, int r, void *arg)
+{
+    (void)arg;
+    unsigned char buf[64] = {0};
+    torus_coll_force(c, TORUS_COLL_BCAST, "binomial");
+    return torus_coll_bcast(c, buf, r == 0 ? 64 : 16, 0);
+}
+
+static void mismatch(void)
+{
+    torus_shape s;
+    char err[128];
+    torus_shape_parse("4", 4, &s, err, sizeof err);
+    torus_map m;
+    torus_map_xyzt(&m, &s);
+    torus_sim_params sp = {.cap = 1, .outstanding = 1, .eager_prob = 1, .eager_queue = 8, .seed = 3};
+    torus_coll_vrun_result res;
+    ASSERT_EQ_INT(torus_coll_vrun_sim(&m, &sp, NULL, mismatch_body, NULL, &res), 0);
+    ASSERT_EQ_INT(res.deadlock, 0);
+    ASSERT_TRUE(res.failed_rank > 0);
+    ASSERT_EQ_INT(res.rc, TORUS_COLL_ETRUNC);
+    ASSERT_STR_CONTAINS(res.err, "longer than expected");
+    torus_map_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    only_op = argc > 1 ? argv[1] : NULL;
+    only_alg = argc > 2 ? argv[2] : NULL;
+    if (!only_op) {
+        registry_complete();
+        bad_input();
+        mismatch();
+    }
+    for (int n = 1; n <= 16; n++) {
+        torus_shape cur;
+        memset(&cur, 0, sizeof cur);
+        shapes_of(n, n, &cur, 0);
+    }
+    printf("shapes: %d, runs: %d, failed: %d\n", nshapes, runs, bad_runs);
+    ASSERT_EQ_INT(bad_runs, 0);
+    big_shapes();
+    printf("with 4096-rank shapes: runs %d, failed %d\n", runs, bad_runs);
+    ASSERT_EQ_INT(bad_runs, 0);
+    TEST_MAIN_END("test_coll");
+}
