@@ -175,7 +175,8 @@ static int body(torus_coll *c, int r, void *arg)
         int calls = t->op == TORUS_COLL_BARRIER ? 6 : 1;
         if (t->op == TORUS_COLL_ALLREDUCE && t->dt != TORUS_UINT64)
             calls = 1;
-        if (n > 1 && t->bytes && torus__coll_cost_of(c, t->op, t->alg, t->bytes, r, &m, &b) == 0 &&
+        if (n > 1 && (t->bytes || t->op == TORUS_COLL_BARRIER) &&
+            torus__coll_cost_of(c, t->op, t->alg, t->bytes, r, &m, &b) == 0 &&
             (k.msgs_sent != m * (uint64_t)calls || k.bytes_sent != b * (uint64_t)calls)) {
             snprintf(t->why, sizeof t->why, "rank %d sent %llu messages / %llu bytes, formula %llu / %llu", r,
                      (unsigned long long)k.msgs_sent, (unsigned long long)k.bytes_sent,

@@ -49,6 +49,12 @@ const char *torus_coll_op_name(torus_coll_op op)
     return op >= 0 && op < TORUS_COLL_NCOLL ? op_names[op] : "?";
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err, size_t errlen)
 {
     *out = NULL;
@@ -67,6 +73,20 @@ int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err,
     c->ndims = cfg->map->shape.ndims;
     c->tp = cfg->tp;
     c->node_of = cfg->node_of;
+    if (c->node_of) {
+        /* several ranks on one node <=> fewer distinct node numbers than ranks */
+        int *v = malloc((size_t)c->n * sizeof *v);
+        if (!v) {
+            free(c);
+            snprintf(err, errlen, "out of memory for the collective context");
+            return TORUS_COLL_ENOMEM;
+        }
+        memcpy(v, c->node_of, (size_t)c->n * sizeof *v);
+        qsort(v, (size_t)c->n, sizeof *v, cmp_int);
+        for (int i = 1; i < c->n; i++)
+            c->shared_nodes |= v[i] == v[i - 1];
+        free(v);
+    }
     c->idle = cfg->idle;
     c->idle_ctx = cfg->idle_ctx;
     /* TORUS_COLL_<OP>=name forces an algorithm; the same variable is

@@ -55,6 +55,7 @@ struct torus_coll {
     int me, n, ndims;
     torus_transport *tp;
     const int *node_of;
+    int shared_nodes; /* some node holds several ranks (found once at creation) */
     void (*idle)(void *ctx);
     void *idle_ctx;
     int idle_polls;

@@ -21,30 +21,31 @@ typedef struct rule {
     int min_ranks, max_ranks; /* ANY: no bound */
     int min_dims;             /* dimensions of size > 1 at least */
     int pow2;                 /* 1: rank count a power of two, 0: not, ANY */
+    int shared_nodes;         /* 1: some node holds several ranks (node_of given), ANY */
     int uniform;              /* alltoall: 1 uniform blocks only, ANY */
     size_t min_bytes, max_bytes;
     const char *algorithm;
 } rule;
 
 static const rule table[] = {
-    /* op                   ranks      dims pow2 unif  bytes              algorithm */
-    {TORUS_COLL_BARRIER,    2, ANY,     1, ANY, ANY, 0, NOLIMIT,          "node_aware"},
-    {TORUS_COLL_BARRIER,    64, ANY,    2, ANY, ANY, 0, NOLIMIT,          "dimwise"},
-    {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, 0, NOLIMIT,          "dissemination"},
+    /* op                   ranks      dims pow2 nodes unif  bytes              algorithm */
+    {TORUS_COLL_BARRIER,    2, ANY,     0, ANY, 1,   ANY, 0, NOLIMIT,          "node_aware"},
+    {TORUS_COLL_BARRIER,    64, ANY,    2, ANY, ANY, ANY, 0, NOLIMIT,          "dimwise"},
+    {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
 
-    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, 0, 12287,            "binomial"},
-    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, 65536, NOLIMIT,      "multistream"},
-    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
+    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, 12287,            "binomial"},
+    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 65536, NOLIMIT,      "multistream"},
+    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
 
-    {TORUS_COLL_ALLREDUCE,  64, ANY,    2, ANY, ANY, 0, 2048,             "dimwise"},
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, 0, 2048,             "recursive_doubling"},
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, 0, NOLIMIT,          "swing"},
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
+    {TORUS_COLL_ALLREDUCE,  64, ANY,    2, ANY, ANY, ANY, 0, 2048,             "dimwise"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, 2048,             "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, 0, NOLIMIT,          "swing"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
 
-    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, 1,   0, 256,              "bruck"},
-    {TORUS_COLL_ALLTOALLV,  64, ANY,    2, ANY, 1,   0, 4096,             "routed"},
-    {TORUS_COLL_ALLTOALLV,  ANY, 8,     0, ANY, ANY, 0, NOLIMIT,          "pairwise"},
-    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
+    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, 1,   0, 256,              "bruck"},
+    {TORUS_COLL_ALLTOALLV,  64, ANY,    2, ANY, ANY, 1,   0, 4096,             "routed"},
+    {TORUS_COLL_ALLTOALLV,  ANY, 8,     0, ANY, ANY, ANY, 0, NOLIMIT,          "pairwise"},
+    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
 };
 
 static int dims_over_one(const torus_shape *s)
@@ -68,7 +69,8 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
             continue;
         last = alg;
         if ((r->min_ranks != ANY && n < r->min_ranks) || (r->max_ranks != ANY && n > r->max_ranks) ||
-            dims < r->min_dims || (r->pow2 != ANY && r->pow2 != pow2) || (r->uniform != ANY && r->uniform != a->uniform) ||
+            dims < r->min_dims || (r->pow2 != ANY && r->pow2 != pow2) ||
+            (r->shared_nodes != ANY && r->shared_nodes != c->shared_nodes) || (r->uniform != ANY && r->uniform != a->uniform) ||
             a->bytes < r->min_bytes || a->bytes > r->max_bytes)
             continue;
         if (alg->ok(c, a))
