@@ -77,6 +77,24 @@ static int setup(vrun *run, const torus_map *m, const int *node_of, torus_coll_b
     (void)node_of;
 }
 
+/* A stack and a context that starts in entry(); a function of its own so
+ * that getcontext's setjmp-like return clobbers no loop variable. */
+static int make_coroutine(vrun *run, vrank *v)
+{
+    v->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (v->stack == MAP_FAILED) {
+        v->stack = NULL;
+        return -1;
+    }
+    if (getcontext(&v->uc))
+        return -1;
+    v->uc.uc_stack.ss_sp = v->stack;
+    v->uc.uc_stack.ss_size = STACK_BYTES;
+    v->uc.uc_link = &run->main;
+    makecontext(&v->uc, entry, 0);
+    return 0;
+}
+
 static int start_ranks(vrun *run, const torus_map *m, const int *node_of)
 {
     for (int r = 0; r < run->n; r++) {
@@ -87,16 +105,8 @@ static int start_ranks(vrun *run, const torus_map *m, const int *node_of)
         char err[256];
         if (torus_coll_create(&v->c, &cfg, err, sizeof err))
             return -1;
-        v->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (v->stack == MAP_FAILED) {
-            v->stack = NULL;
+        if (make_coroutine(run, v))
             return -1;
-        }
-        getcontext(&v->uc);
-        v->uc.uc_stack.ss_sp = v->stack;
-        v->uc.uc_stack.ss_size = STACK_BYTES;
-        v->uc.uc_link = &run->main;
-        makecontext(&v->uc, entry, 0);
     }
     return 0;
 }
