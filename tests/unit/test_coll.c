@@ -127,12 +127,13 @@ static int body(torus_coll *c, int r, void *arg)
         size_t *sc = malloc(4 * (size_t)n * sizeof *sc), *sd = sc + n, *rcn = sc + 2 * n, *rd = sc + 3 * n;
         size_t stot = 0, rtot = 0;
         for (int j = 0; j < n; j++) {
+            /* the uniform alltoall has contiguous blocks; alltoallv gets gaps */
             sc[j] = a2a_count(t, r, j);
             sd[j] = stot;
-            stot += sc[j] + (size_t)(j % 3); /* gaps between blocks */
+            stot += sc[j] + (t->uniform ? 0 : (size_t)(j % 3));
             rcn[j] = a2a_count(t, j, r);
             rd[j] = rtot;
-            rtot += rcn[j] + (size_t)(j % 2);
+            rtot += rcn[j] + (t->uniform ? 0 : (size_t)(j % 2));
         }
         unsigned char *s = malloc(stot + 1), *d = malloc(rtot + 1);
         memset(s, 0xAB, stot + 1);
@@ -161,7 +162,13 @@ static int body(torus_coll *c, int r, void *arg)
         break;
     }
     }
-    if (!rc && strcmp(torus_coll_last(c, t->op), t->alg) && !(t->op != TORUS_COLL_BARRIER && n == 1) &&
+    /* the forced algorithm ran, unless its preconditions do not hold here
+     * (then the table's choice is right) */
+    torus__coll_args pre = {.op = t->op, .bytes = t->bytes, .count = t->bytes / 8, .dt = t->dt, .rop = t->rop,
+                            .root = t->root, .uniform = t->uniform};
+    const torus__coll_alg *forced = torus__coll_find(t->op, t->alg);
+    if (!rc && forced && forced->ok(c, &pre) && strcmp(torus_coll_last(c, t->op), t->alg) &&
+        !(t->op != TORUS_COLL_BARRIER && n == 1) &&
         !(t->bytes == 0 && (t->op == TORUS_COLL_BCAST || t->op == TORUS_COLL_ALLREDUCE))) {
         snprintf(t->why, sizeof t->why, "ran '%s', not the forced '%s'", torus_coll_last(c, t->op), t->alg);
         rc = -16;
