@@ -1,0 +1,219 @@
+/*
+ * alltoallv_random_permutation.c - paper 000's randomized alltoall(v).
+ *
+ * Algorithm: paper 000 sec. 3.1 (MPI_Alltoall and MPI_Alltoallv on
+ *   BlueGene/L), in messages instead of torus packets:
+ *   - one permutation P of the ranks, drawn by Fisher-Yates from splitmix64
+ *     with a FIXED seed, so every rank computes the same P without talking;
+ *   - every rank starts at its own place in P: rank i = P[s] sends to
+ *     P[s + 1], P[s + 2], ... (indices mod N), so in the uniform case the
+ *     t-th destination of all ranks together is a permutation (rank P[s]
+ *     -> P[s + t]): no rank is the target of two at once and the torus
+ *     sees a random, evenly spread pattern instead of MPICH's hot spots;
+ *   - blocks are cut into packets of PACKET bytes and each visit of a
+ *     destination sends up to TWO of them before moving on (the paper's
+ *     best compromise between cache locality and hot spots); pass p sends
+ *     packets 2p and 2p+1 of every block that still has some;
+ *   - destinations with nothing left are removed from the list in place
+ *     (order kept), so later passes scan only unfinished blocks; empty
+ *     blocks are never sent (the receiver skips them too: it knows its
+ *     rcounts, as MPI_Alltoallv requires them to match the senders');
+ *   - the block to myself is a local copy.
+ *   Receives follow the same schedule from the other side: the packet
+ *   from P[s - t] in pass p, in the same order (t, then packet), so a
+ *   message's place (pass, t, packet) is the same for both its ends.
+ *   Bounded: the paper's receiver takes packets from the network as they
+ *   come; with messages every receive must be posted, and N - 1 posted
+ *   at once (16.8 million requests at 4096 ranks, searched linearly by the
+ *   in-process transports) does not scale.  So the schedule runs in
+ *   windows that are the same on every rank: within a pass, distances t
+ *   in [1 + w WINDOW, 1 + (w + 1) WINDOW) together; a rank posts every
+ *   receive and send of the window (receives first) and waits for all of
+ *   them before the next.  No deadlock under rendezvous sends: the
+ *   smallest unfinished message (by pass, t, packet) lies in a window
+ *   whose earlier windows are finished at both its ends, so both have
+ *   posted it.  At most 4 WINDOW requests are open per rank.
+ *   Counts that disagree between ranks can hang (a packet that is never
+ *   sent) or give TORUS_COLL_ETRUNC; MPI_Alltoallv rules them out too.
+ * Preconditions: none (any N, any shape).
+ * Cost: with blocks of m bytes, q = ceil(m / PACKET) packets per block
+ *   (0 when m = 0): every rank sends (N - 1) q messages of (N - 1) m bytes
+ *   in all; T = (N - 1) q alpha + (N - 1) m beta (the random order is
+ *   what lets the network carry it at close to the bisection bound of
+ *   paper 000 sec. 5.3, which alpha-beta does not model).
+ */
+#include "coll_impl.h"
+
+#include <string.h>
+
+#define PACKET 2048 /* bytes per message ("packet") of a block */
+#define PER_VISIT 2 /* packets to one destination before moving on */
+#define WINDOW 32   /* destinations per window of the schedule */
+#define SEED 0x42f9baa78c63171fULL
+
+static int ok(const torus_coll *c, const torus__coll_args *a)
+{
+    (void)c, (void)a;
+    return 1;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The same permutation of 0..n-1 on every rank (Fisher-Yates). */
+static void permutation(int *perm, int n)
+{
+    uint64_t x = SEED;
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(splitmix64(&x) % (uint64_t)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* One direction of the schedule: sends (dir +1: the peer at distance t
+ * is P[s + t]) or receives (dir -1: P[s - t]).  Pass 0 scans t = 1..N-1
+ * directly; the blocks that need more passes are kept in `list` (their
+ * distances, ascending), compacted in place after every pass. */
+typedef struct side {
+    const int *perm;
+    int n, s, dir;
+    const size_t *counts, *displs;
+    const unsigned char *sbuf; /* sends read here */
+    unsigned char *rbuf;       /* receives write here */
+    int *list; /* NULL until a block needs a second pass */
+    int len;   /* entries of list for the current pass (pass > 0) */
+    int at;    /* next index: t in pass 0, list position after */
+} side;
+
+static int peer_at(const side *d, int t)
+{
+    long v = ((long)d->s + (long)d->dir * t) % d->n;
+    return d->perm[v < 0 ? v + d->n : v];
+}
+
+/* The distance of the next block with packets in this pass, or n. */
+static int next_t(const side *d, int pass)
+{
+    if (pass == 0) {
+        int t = d->at;
+        while (t < d->n && !d->counts[peer_at(d, t)])
+            t++;
+        return t;
+    }
+    return d->at < d->len ? d->list[d->at] : d->n;
+}
+
+/* Starts this pass's packets of every block with t < hi (hi <= n); blocks with
+ * packets left after the pass are moved to the front of list (in place:
+ * the write index never passes the read index). */
+static int post(torus_coll *c, side *d, int pass, int hi, torus_req *q, int *m, int *kept)
+{
+    for (int t; (t = next_t(d, pass)) < hi;) {
+        int peer = peer_at(d, t);
+        size_t total = d->counts[peer];
+        for (int k = 0; k < PER_VISIT; k++) {
+            size_t off = ((size_t)pass * PER_VISIT + (size_t)k) * PACKET;
+            if (off >= total)
+                break;
+            size_t len = total - off < PACKET ? total - off : PACKET;
+            size_t at = d->displs[peer] + off;
+            int rc = d->dir > 0 ? torus__isend(c, peer, d->sbuf + at, len, &q[*m])
+                                : torus__irecv(c, peer, d->rbuf + at, len, &q[*m]);
+            if (rc)
+                return rc;
+            (*m)++;
+        }
+        if (total > ((size_t)pass + 1) * PER_VISIT * PACKET) {
+            if (!d->list && !(d->list = torus__scratch(c, (size_t)d->n * sizeof *d->list)))
+                return torus__fail(c, TORUS_COLL_ENOMEM, "alltoallv: out of memory for %d destinations", d->n);
+            d->list[(*kept)++] = t;
+        }
+        d->at = pass == 0 ? t + 1 : d->at + 1;
+    }
+    return 0;
+}
+
+static int run(torus_coll *c, const torus__coll_args *a)
+{
+    int n = c->n, me = c->me, bad = 0;
+    size_t own = a->scounts[me];
+    if (own > a->rcounts[me]) {
+        own = a->rcounts[me];
+        bad = 1; /* the count error a message would give, reported at the end */
+    }
+    if (own)
+        memcpy((unsigned char *)a->rbuf + a->rdispls[me], (const unsigned char *)a->sbuf + a->sdispls[me], own);
+    int *perm = torus__scratch(c, (size_t)n * sizeof *perm);
+    if (!perm)
+        return torus__fail(c, TORUS_COLL_ENOMEM, "alltoallv: out of memory for a permutation of %d ranks", n);
+    permutation(perm, n);
+    int s = 0;
+    while (perm[s] != me)
+        s++;
+    side snd = {.perm = perm, .n = n, .s = s, .dir = 1, .counts = a->scounts, .displs = a->sdispls,
+                .sbuf = a->sbuf, .at = 1};
+    side rcv = {.perm = perm, .n = n, .s = s, .dir = -1, .counts = a->rcounts, .displs = a->rdispls,
+                .rbuf = a->rbuf, .at = 1};
+    torus_req q[4 * WINDOW];
+    for (int pass = 0;; pass++) {
+        int skept = 0, rkept = 0;
+        for (;;) {
+            int t = next_t(&snd, pass), tr = next_t(&rcv, pass);
+            if (tr < t)
+                t = tr;
+            if (t >= n)
+                break;
+            /* the window holding t: the same boundaries on every rank */
+            int hi = 1 + ((t - 1) / WINDOW + 1) * WINDOW, m = 0;
+            if (hi > n)
+                hi = n;
+            int rc = post(c, &rcv, pass, hi, q, &m, &rkept);
+            if (!rc)
+                rc = post(c, &snd, pass, hi, q, &m, &skept);
+            int wrc = torus__wait(c, q, m); /* also after an error: leave no request open */
+            if (rc)
+                return rc;
+            if (wrc == TORUS_COLL_ETRUNC)
+                bad = 1; /* all finished: carry on so no peer waits for us */
+            else if (wrc)
+                return wrc;
+        }
+        if (!skept && !rkept)
+            break;
+        snd.len = skept, snd.at = 0;
+        rcv.len = rkept, rcv.at = 0;
+    }
+    if (bad)
+        return torus__fail(c, TORUS_COLL_ETRUNC,
+                           "rank %d: alltoallv: a block was longer than its receive: do the counts differ between ranks?",
+                           me);
+    return 0;
+}
+
+static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
+{
+    (void)rank;
+    uint64_t peers = (uint64_t)(c->n - 1), packets = (a->bytes + PACKET - 1) / PACKET;
+    k->msgs = peers * packets;
+    k->bytes = peers * a->bytes;
+    k->rounds = (double)k->msgs;
+    k->path_bytes = (double)k->bytes;
+}
+
+const torus__coll_alg torus__coll_alltoallv_random_permutation = {
+    .name = "random_permutation",
+    .op = TORUS_COLL_ALLTOALLV,
+    .summary = "seeded permutation, own offsets, 2 packets per visit (any N)",
+    .ok = ok,
+    .run = run,
+    .cost = cost,
+};
