@@ -62,14 +62,14 @@ trap 'rm -rf "$work"' EXIT
 col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 C_OP=$(col op); C_SIZE=$(col size); C_ALG=$(col algorithm); C_RANKS=$(col ranks); C_SHAPE=$(col shape)
 C_MODE=$(col mode); C_MIN=$(col min_us); C_AVG=$(col avg_us); C_MAX=$(col max_us); C_MBS=$(col mb_s)
-C_PRED=$(col pred_us); C_CHOSEN=$(col chosen)
+C_PRED=$(col pred_us); C_CHOSEN=$(col chosen); C_HOST=$(col host)
 
 ranks=$(awk -F, -v c="$C_RANKS" 'NR == 2 { print $c }' "$CSV")
 shape=$(awk -F, -v c="$C_SHAPE" 'NR == 2 { print $c }' "$CSV")
 mode=$(awk -F, -v c="$C_MODE" 'NR == 2 { print $c }' "$CSV")
 case "$mode" in
 simulate*) where="simulated ${mode#simulate:} torus" ;;
-*) where="MPI, $(hostname)" ;;
+*) where="MPI${C_HOST:+ on $(awk -F, -v c="$C_HOST" 'NR == 2 { print $c }' "$CSV")}" ;;
 esac
 
 # A readable size: 8, 512, 4K, 1M.

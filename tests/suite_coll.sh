@@ -159,11 +159,12 @@ if command -v python3 >/dev/null 2>&1; then
 else
     jrows="$trows 2 mpi" # no JSON parser here: the CSV checks stand
 fi
-if [ $rc = 0 ] && [ "$hdr" = "op,size,algorithm,chosen,ranks,shape,mode,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,ratio_vs_mpi" ] &&
+if [ $rc = 0 ] && [ "$hdr" = "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,ratio_vs_mpi" ] &&
     [ "$crows" = "$trows" ] && [ "$jrows" = "$trows 2 mpi" ] && [ "$left" = 0 ] &&
-    [ "$(awk -F, 'NR > 1 && $3 == "mpi" && $15 != ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
-    [ "$(awk -F, 'NR > 1 && $3 != "mpi" && $15 == ""' "$TMP/res/r.csv" | wc -l)" = 0 ]; then
-    ok "--csv/--json: $crows rows as in the table, ratio_vs_mpi on every row but mpi's, the old file replaced, no temporary left"
+    [ "$(awk -F, 'NR > 1 && $3 == "mpi" && $16 != ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
+    [ "$(awk -F, 'NR > 1 && $3 != "mpi" && $16 == ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
+    [ "$(awk -F, 'NR > 1 && $8 != h' h="$(hostname)" "$TMP/res/r.csv" | wc -l)" = 0 ]; then
+    ok "--csv/--json: $crows rows as in the table, ratio_vs_mpi on every row but mpi's, the host, the old file replaced, no temporary left"
 else
     bad "--csv/--json: rc=$rc header '$hdr' csv rows $crows table rows $trows json '$jrows' temporaries $left"
 fi

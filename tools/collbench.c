@@ -524,6 +524,7 @@ typedef struct run_info {
     char shape[128], shape_src[160];
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[64];
+    char host[128]; /* rank 0's host name, commas and quotes replaced (a CSV field) */
     const char *mode; /* "mpi" or "simulate:bgl" */
     double alpha, beta, gamma;
     char calib[320];
@@ -746,11 +747,12 @@ static void csv_num(writer *w, double v)
 
 static void emit_csv(writer *w, const run_info *ri)
 {
-    wput(w, "op,size,algorithm,chosen,ranks,shape,mode,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,ratio_vs_mpi\n");
+    wput(w, "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,"
+            "ratio_vs_mpi\n");
     for (int i = 0; i < ri->nrows; i++) {
         const row *r = &ri->rows[i];
-        wput(w, "%s,%zu,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f", kind_name[r->kind], r->size, r->alg, r->chosen,
-             ri->ranks, ri->shape, ri->mode, r->iters, r->warmup, r->min_us, r->avg_us, r->max_us);
+        wput(w, "%s,%zu,%s,%s,%d,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f", kind_name[r->kind], r->size, r->alg, r->chosen,
+             ri->ranks, ri->shape, ri->mode, ri->host, r->iters, r->warmup, r->min_us, r->avg_us, r->max_us);
         csv_num(w, r->mbs);
         csv_num(w, r->pred_us);
         csv_num(w, r->ratio);
@@ -787,6 +789,8 @@ static void emit_json(writer *w, const run_info *ri)
     json_str(w, ri->mode);
     wput(w, ", \"ranks\": %d, \"nodes\": %d, \"shape\": ", ri->ranks, ri->nodes);
     json_str(w, ri->shape);
+    wput(w, ", \"host\": ");
+    json_str(w, ri->host);
     wput(w, ", \"mpi_library\": ");
     json_str(w, ri->mpi);
     wput(w, ", \"date\": ");
@@ -2292,6 +2296,11 @@ int main(int argc, char **argv)
     ri.mode = "mpi";
     mpi_library(ri.mpi);
     now_string(ri.date, sizeof ri.date);
+    if (gethostname(ri.host, sizeof ri.host - 1))
+        snprintf(ri.host, sizeof ri.host, "unknown");
+    for (char *c = ri.host; *c; c++)
+        if (*c == ',' || *c == '"' || (unsigned char)*c < 0x20)
+            *c = '_';
 
     /* result files must be writable before a long run starts */
     int probe_rc = 0;
