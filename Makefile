@@ -91,6 +91,7 @@ LINK_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 LINK_sparsest_cut := $(LIBSC) $(LIBTORUS)
 LINK_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 LINK_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+LINK_collbench    := $(LIBTORUS)
 EXTRA_sparsest_cut := $(SC_LIBS)
 EXTRA_torusmodel   := $(SC_LIBS)
 EXTRA_ra_calibrate := $(SC_LIBS)
@@ -99,6 +100,7 @@ MAIN_ra_opt       := optimized/ra_opt
 MAIN_sparsest_cut := sparsest_cut/sparsest_cut
 MAIN_torusmodel   := torusmodel/torusmodel
 MAIN_ra_calibrate := tools/ra_calibrate
+MAIN_collbench    := tools/collbench
 
 # Unit tests link only the layer they test (and the layers under it).
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -121,13 +123,14 @@ TEXTRA_test_sc_shapes     := $(SC_LIBS)
 TEXTRA_test_torusmodel    := $(SC_LIBS)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate
+PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate bin/collbench
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh
+SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
+           run_scripts/plot_coll.sh
 
 .PHONY: all deps run test run-tests check-layers clean distclean install FORCE
 .SECONDEXPANSION:
@@ -206,7 +209,7 @@ install: all
 	ln -sf ../share/hpcc-ra/run_scripts/hpcc_submission.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-submission
 	ln -sf ../share/hpcc-ra/run_scripts/sweep.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-sweep
 	ln -sf ../share/hpcc-ra/run_scripts/plot.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-plot
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/ (ra_base ra_opt sparsest_cut torusmodel ra_calibrate hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, include/torus*.h, share/hpcc-ra/run_scripts"
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, include/torus*.h, share/hpcc-ra/run_scripts"
 
 clean:
 	rm -rf build bin

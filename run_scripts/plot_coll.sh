@@ -1,0 +1,192 @@
+#!/bin/bash
+# run_scripts/plot_coll.sh - PNG plots of a collbench CSV (bin/collbench --csv), gnuplot.
+#
+#   OUTDIR/coll_<op>_latency.png     mean time per call (avg_us over ranks) against
+#                                    size, log-log, one line per algorithm: where a
+#                                    torus algorithm beats the MPI library's own;
+#                                    dotted: the alpha-beta prediction for auto
+#   OUTDIR/coll_<op>_bandwidth.png   MB/s (bytes per rank / avg_us) against size,
+#                                    log-log, one line per algorithm
+#   OUTDIR/coll_barrier.png          barrier (no size): avg_us per algorithm, with
+#                                    the min..max over ranks as an error bar
+# "mpi" (the MPI library's collective) is drawn thick and black, "auto" (the
+# selection table's choice) dashed, so the two a reader compares stand out.
+set -u
+RA_SCRIPT=plot_coll.sh
+# shellcheck source=run_scripts/common.sh
+. "$(dirname "$(readlink -f "$0")")/common.sh"
+
+usage() {
+    cat <<EOF
+usage: $0 CSV [OUTDIR]
+  CSV      a file written by bin/collbench --csv
+  OUTDIR   where the PNGs go [default: the CSV's directory]
+  -h       this help
+environment: GNUPLOT (the gnuplot to run) [gnuplot]
+exit: 0 plots written, 2 usage or nothing to plot, 3 gnuplot missing or failed
+EOF
+}
+
+CSV=""
+OUT=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -h | --help) usage; exit 0 ;;
+    -*) usage >&2; ra_die "unknown option '$1'" ;;
+    *)
+        if [ -z "$CSV" ]; then CSV=$1
+        elif [ -z "$OUT" ]; then OUT=$1
+        else ra_die "unexpected argument '$1': allowed CSV [OUTDIR]"
+        fi
+        shift ;;
+    esac
+done
+[ -n "$CSV" ] || { usage >&2; ra_die "no CSV given: allowed a file written by collbench --csv"; }
+[ -r "$CSV" ] || ra_die "cannot read '$CSV': allowed a CSV written by collbench --csv"
+head -1 "$CSV" | grep -q '^op,size,algorithm,chosen,ranks,shape,mode,.*avg_us,.*mb_s' ||
+    ra_die "'$CSV' is not a collbench CSV (header lacks op,size,algorithm,...,avg_us,mb_s): allowed a file written by collbench --csv"
+[ "$(wc -l <"$CSV")" -ge 2 ] || ra_die "'$CSV' has no rows to plot"
+
+GP=${GNUPLOT:-gnuplot}
+if ! command -v "$GP" >/dev/null 2>&1; then
+    echo "$RA_SCRIPT: error: gnuplot is not installed: install it with: apt-get install -y gnuplot-nox" >&2
+    exit 3
+fi
+[ -n "$OUT" ] || OUT=$(dirname "$CSV")
+mkdir -p "$OUT" || { echo "$RA_SCRIPT: error: cannot create $OUT" >&2; exit 3; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Columns by name, so the plot survives new columns.
+col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+C_OP=$(col op); C_SIZE=$(col size); C_ALG=$(col algorithm); C_RANKS=$(col ranks); C_SHAPE=$(col shape)
+C_MODE=$(col mode); C_MIN=$(col min_us); C_AVG=$(col avg_us); C_MAX=$(col max_us); C_MBS=$(col mb_s)
+C_PRED=$(col pred_us); C_CHOSEN=$(col chosen); C_HOST=$(col host)
+
+ranks=$(awk -F, -v c="$C_RANKS" 'NR == 2 { print $c }' "$CSV")
+shape=$(awk -F, -v c="$C_SHAPE" 'NR == 2 { print $c }' "$CSV")
+mode=$(awk -F, -v c="$C_MODE" 'NR == 2 { print $c }' "$CSV")
+case "$mode" in
+simulate*) where="simulated ${mode#simulate:} torus" ;;
+*) where="MPI${C_HOST:+ on $(awk -F, -v c="$C_HOST" 'NR == 2 { print $c }' "$CSV")}" ;;
+esac
+
+# A readable size: 8, 512, 4K, 1M.
+human() { awk -v s="$1" 'BEGIN { if (s >= 1048576 && s % 1048576 == 0) printf "%dM", s / 1048576; else if (s >= 1024 && s % 1024 == 0) printf "%dK", s / 1024; else printf "%d", s }'; }
+
+# Line style of algorithm $1 (the i-th, $2): mpi black and thick, auto dashed.
+style() {
+    local colors=("#1f77b4" "#d62728" "#2ca02c" "#ff7f0e" "#9467bd" "#8c564b" "#e377c2" "#17becf" "#bcbd22" "#7f7f7f")
+    case "$1" in
+    mpi) echo "lw 3.5 lc rgb 'black' pt 7 ps 1.3" ;;
+    auto) echo "lw 2.5 dt 2 lc rgb '#555555' pt 4 ps 1.4" ;;
+    *) echo "lw 2 lc rgb '${colors[$(($2 % ${#colors[@]}))]}' pt $(($2 % 10 + 5)) ps 1.2" ;;
+    esac
+}
+
+mapfile -t OPS < <(awk -F, -v c="$C_OP" 'NR > 1 && !seen[$c]++ { print $c }' "$CSV")
+written=()
+for op in "${OPS[@]}"; do
+    awk -F, -v c="$C_OP" -v op="$op" 'NR > 1 && $c == op' "$CSV" >"$work/rows"
+    # the algorithms first, then auto and mpi drawn over them (the two a
+    # reader compares)
+    mapfile -t ALGS < <(awk -F, -v c="$C_ALG" '!seen[$c]++ && $c != "auto" && $c != "mpi" { print $c }
+        END { if (seen["auto"]) print "auto"; if (seen["mpi"]) print "mpi" }' "$work/rows")
+    if [ "$op" = barrier ]; then
+        # one bar per algorithm: name avg min max colour (mpi dark, auto grey)
+        awk -F, -v a="$C_ALG" -v ch="$C_CHOSEN" -v mn="$C_MIN" -v av="$C_AVG" -v mx="$C_MAX" '{
+            c = $a == "mpi" ? "0x333333" : $a == "auto" ? "0xaaaaaa" : "0x1f77b4"
+            name = $a == "auto" ? "auto:" $ch : $a
+            print name, $av, $mn, $mx, c }' "$work/rows" >"$work/barrier.dat"
+        png=$OUT/coll_barrier.png
+        {
+            echo "set terminal pngcairo size 1000,650 enhanced font 'Sans,12'"
+            echo "set output '$png'"
+            echo "set title \"collbench: barrier, $ranks ranks, shape $shape ($where)\" noenhanced"
+            echo "set ylabel 'time per call, microseconds (avg over ranks; bar: min..max)'"
+            echo "set yrange [0:*]"
+            echo "set grid ytics lc rgb '#dddddd'"
+            echo "set style fill solid 0.5 border -1"
+            echo "set boxwidth 0.6"
+            echo "set xtics rotate by -20 noenhanced"
+            echo "unset key"
+            echo "plot '$work/barrier.dat' using 0:2:5:xtic(1) with boxes lc rgb variable, '' using 0:2:3:4 with yerrorbars lc rgb '#d62728' pt 0 lw 2"
+        } >"$work/plot.gp"
+        if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+            echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
+            exit 3
+        fi
+        written+=("$png")
+        continue
+    fi
+    # one data file per algorithm: size avg_us mb_s, by size
+    i=0
+    for a in "${ALGS[@]}"; do
+        i=$((i + 1))
+        awk -F, -v c="$C_ALG" -v a="$a" -v s="$C_SIZE" -v av="$C_AVG" -v b="$C_MBS" \
+            '$c == a { print $s, $av, ($b == "" ? "NaN" : $b) }' "$work/rows" | sort -n >"$work/a$i.dat"
+    done
+    awk -F, -v c="$C_ALG" -v s="$C_SIZE" -v p="$C_PRED" '$c == "auto" && $p != "" { print $s, $p }' "$work/rows" |
+        sort -n >"$work/pred.dat"
+    # x tics at the sizes measured (every other one when there are many)
+    mapfile -t SIZES < <(awk -F, -v s="$C_SIZE" '{ print $s }' "$work/rows" | sort -n | uniq)
+    step=1
+    [ ${#SIZES[@]} -gt 12 ] && step=2
+    tics=""
+    for k in $(seq 0 $step $((${#SIZES[@]} - 1))); do
+        tics="$tics${tics:+, }\"$(human "${SIZES[$k]}")\" ${SIZES[$k]}"
+    done
+    for what in latency bandwidth; do
+        if [ $what = latency ]; then
+            c=2; yl="time per call, microseconds (avg over ranks)"
+        else
+            c=3; yl="MB/s per rank (bytes / avg time)"
+        fi
+        png=$OUT/coll_${op}_$what.png
+        {
+            echo "set terminal pngcairo size 1250,700 enhanced font 'Sans,12'"
+            echo "set output '$png'"
+            echo "set title \"collbench: $op $what, $ranks ranks, shape $shape ($where)\" noenhanced"
+            if [ "${op#alltoall}" != "$op" ]; then
+                echo "set xlabel 'bytes per pair'"
+            else
+                echo "set xlabel 'message bytes'"
+            fi
+            echo "set ylabel '$yl'"
+            echo "set logscale x 2"
+            echo "set logscale y 10"
+            echo "set format y '%g'"
+            echo "set xtics ($tics)"
+            echo "set grid xtics ytics mytics lc rgb '#dddddd'"
+            # beside the plot: with a dozen algorithms a key inside hides data,
+            # and one below runs into the axis label
+            echo "set key outside right top vertical box noenhanced spacing 1.3 samplen 3"
+            echo "set offsets graph 0.03, graph 0.03, 0, 0"
+            printf 'plot '
+            sep=""
+            i=0
+            for a in "${ALGS[@]}"; do
+                i=$((i + 1))
+                title=$a
+                [ "$a" = auto ] && title="auto (the table's choice)"
+                [ "$a" = mpi ] && title="mpi (the MPI library's own)"
+                printf "%s'%s' using 1:%d with linespoints %s title \"%s\"" "$sep" "$work/a$i.dat" "$c" "$(style "$a" "$i")" "$title"
+                sep=", "
+            done
+            if [ $what = latency ] && [ -s "$work/pred.dat" ]; then
+                printf ", '%s' using 1:2 with lines lw 2 dt 3 lc rgb '#555555' title \"auto, alpha-beta-gamma prediction\"" "$work/pred.dat"
+            fi
+            echo
+        } >"$work/plot.gp"
+        if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+            echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
+            exit 3
+        fi
+        written+=("$png")
+    done
+done
+for f in "${written[@]}"; do
+    [ -s "$f" ] || { echo "$RA_SCRIPT: error: $f was not written" >&2; exit 3; }
+    echo "wrote $f"
+done

@@ -1,0 +1,2378 @@
+/*
+ * collbench.c - bin/collbench: the collectives of torus/coll raced against
+ * the MPI library's own, OSU/IMB style, with an alpha-beta-gamma
+ * prediction beside every measurement.
+ *
+ * Protocol (OSU micro-benchmarks): per operation, size and algorithm,
+ *   MPI_Barrier; warm-up calls; then per iteration MPI_Barrier (not timed),
+ *   MPI_Wtime around one call.  Each rank's mean time per call is reduced
+ *   to min/avg/max over ranks.  "mpi" is the library's own collective,
+ *   "auto" what torus/coll's selection table picks, every other name an
+ *   algorithm of torus_coll_algorithms(op) forced by torus_coll_force.
+ * Calibration, in the same run: alpha = half the round trip of an 8-byte
+ *   ping-pong between ranks 0 and 1, beta from a 1 MiB ping-pong, gamma
+ *   from rank 0 summing two 1 MiB vectors of doubles the way the library's
+ *   reductions do; pred_us = torus_coll_predict(alpha, beta, gamma).
+ * --validate: every algorithm's result against the MPI library's own
+ *   collective on the same data; one line per failure, exit 1.
+ * --simulate SHAPE: no MPI collective; the same algorithms on the timed
+ *   simulator (torus_coll_vrun_timed) with a BlueGene/L link model, timed
+ *   with the simulated clock, calibrated with a simulated ping-pong.
+ *
+ * Collbench knows no algorithm by name: it lists what the registry holds,
+ * so an algorithm registered in torus/coll/<op>.def is benchmarked,
+ * validated and plotted without a change here.
+ */
+/* realpath() (resolving a symbolic link result file) is XSI */
+#define _XOPEN_SOURCE 700
+#include "torus.h"
+#include "torus_cli.h"
+#include "torus_coll.h"
+#include "torus_mpi.h"
+#include "torus_timed.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef HPCC_RA_VERSION
+#define HPCC_RA_VERSION "unknown"
+#endif
+
+/* Every MPI call is checked and named with file:line (the world's error
+ * handler is set to return, so the check sees the error, not MPI's abort). */
+#define CB_MPI(call)                                                                                          \
+    do {                                                                                                      \
+        int cb_rc_ = (call);                                                                                  \
+        if (cb_rc_ != MPI_SUCCESS)                                                                            \
+            mpi_fail(cb_rc_, #call, __FILE__, __LINE__);                                                      \
+    } while (0)
+
+static void mpi_fail(int rc, const char *what, const char *file, int line)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, s, &len);
+    fprintf(stderr, "collbench: MPI error at %s:%d in %s: %s\n", file, line, what, s);
+    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+}
+
+/* ---- operations ----------------------------------------------------------- */
+
+/* What --op names: alltoall and alltoallv are one collective of the
+ * library (TORUS_COLL_ALLTOALLV) called two ways. */
+enum { K_BARRIER, K_BCAST, K_ALLREDUCE, K_ALLTOALL, K_ALLTOALLV, NKINDS };
+static const char *const kind_name[NKINDS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv"};
+static const torus_coll_op kind_op[NKINDS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
+                                              TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
+
+static int is_a2a(int k)
+{
+    return k == K_ALLTOALL || k == K_ALLTOALLV;
+}
+
+/* ---- the bgl link model of --simulate --------------------------------------- */
+
+/* BlueGene/L (paper 000 sec. 2): a 700 MHz core writes a torus packet in 75
+ * cycles and reads one in 204; packets carry 240 bytes of payload (256 on
+ * the wire); a link moves 154 MB/s of payload per direction.  The
+ * per-message software overhead and gamma are not in the paper: 1000
+ * cycles per message at each end and 1 cycle per byte combined are this
+ * tool's assumptions (with them an 8-byte message to a neighbour takes
+ * 3.5 us, the few microseconds of BlueGene/L's MPI latency).  The per-link
+ * latency is torusmodel --simulate's default. */
+#define BGL_HZ 700e6
+#define BGL_LINK_BW 154e6
+#define BGL_PACKET_BYTES 240.0
+#define BGL_HEADER_BYTES 16.0
+#define BGL_SEND_PKT_CYCLES 75.0
+#define BGL_RECV_PKT_CYCLES 204.0
+#define BGL_MSG_CYCLES 1000.0
+#define BGL_GAMMA_CYCLES 1.0
+#define BGL_LATENCY_S 100e-9
+
+/* ---- options ---------------------------------------------------------------- */
+
+#define MAX_SIZES 256
+#define MAX_SIZE_BYTES (1ULL << 30)
+#define BIG_SIZE (64u * 1024u) /* above this, fewer iterations (as OSU does) */
+
+typedef struct opts {
+    int kinds[NKINDS];
+    size_t sizes[MAX_SIZES];
+    int nsizes;
+    const char *alg_list; /* NULL: all */
+    long iters, warmup;
+    int iters_set, warmup_set;
+    const char *dims;
+    int validate;
+    const char *csv, *json;
+    const char *simulate;
+    double link_bw, latency;
+    int link_bw_set, latency_set;
+} opts;
+
+static void usage(void)
+{
+    printf("usage: mpirun -n P bin/collbench [options]\n"
+           "       bin/collbench --simulate SHAPE [options]\n"
+           "Times the collectives of torus/coll (every registered algorithm, the table's choice)\n"
+           "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
+           "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
+           "the same run) and the ratio to the MPI library's time.\n"
+           "  --op OP            barrier, bcast, allreduce, alltoall, alltoallv or all (comma list\n"
+           "                     allowed; alltoall: uniform blocks through torus_coll_alltoall,\n"
+           "                     alltoallv: the v call with the same counts) [default: all]\n"
+           "  --sizes A:B        bytes A, 2A, 4A, ... up to B (K/M/G suffixes, binary), or a comma\n"
+           "                     list of sizes and ranges, each 1..1G; bcast: the message, allreduce:\n"
+           "                     the vector (whole 8-byte doubles), alltoall(v): the block per pair\n"
+           "                     [default: 8:1M]\n"
+           "  --algorithms LIST  all, or a comma list of algorithm names, auto (the table's choice)\n"
+           "                     and mpi (the MPI library's own) [default: all = auto, every\n"
+           "                     registered algorithm, mpi]\n"
+           "  --iters N          timed calls per size; sizes above 64 KiB run N/5 (at least 1)\n"
+           "                     [default: 100; with --simulate 1]\n"
+           "  --warmup N         untimed calls first; above 64 KiB N/5 [default: 10; with --simulate 0]\n"
+           "  --dims SHAPE       the collectives' torus over the ranks: auto, flat, hypercube,\n"
+           "                     hypercube:D or sizes like 4x2 (m suffix = mesh) [default: auto]\n"
+           "  --validate         check every algorithm against the MPI library: bcast vs MPI_Bcast\n"
+           "                     (roots 0 and P-1), allreduce uint64/int64 sum, min, max, bxor vs\n"
+           "                     MPI_Allreduce, doubles (whole numbers) sum, min, max vs a rank-order\n"
+           "                     reference from MPI_Allgather, alltoall(v) vs MPI_Alltoallv (alltoallv\n"
+           "                     also with uneven counts and gaps); one line per failure, exit 1\n"
+           "                     [default: off]\n"
+           "  --csv FILE         write the rows as CSV (replaced atomically) [default: none]\n"
+           "  --json FILE        write the run as JSON (replaced atomically) [default: none]\n"
+           "  --simulate SHAPE   no MPI collective: run the algorithms on the timed simulator at\n"
+           "                     SHAPE (e.g. 8x8x8, up to 64x32x32), one process, bgl link model:\n"
+           "                     %.0f bytes/s payload per link direction, %.0f-byte packets\n"
+           "                     (+%.0f header), at %.0f MHz %.0f cycles to write and %.0f to read a\n"
+           "                     packet (paper 000 sec. 2), %.0f cycles per message at each end and\n"
+           "                     %.0f cycle per byte reduced (assumed); sizes that would not fit in\n"
+           "                     half the free memory are left out (one notice) [default: off]\n"
+           "  --link-bw B        --simulate: link bandwidth, bytes/s per direction [default: %.0f]\n"
+           "  --latency S        --simulate: seconds per link crossed [default: %g]\n"
+           "  --help             this help\n"
+           "  --version          the version\n"
+           "algorithms registered:",
+           BGL_LINK_BW, BGL_PACKET_BYTES, BGL_HEADER_BYTES, BGL_HZ / 1e6, BGL_SEND_PKT_CYCLES, BGL_RECV_PKT_CYCLES,
+           BGL_MSG_CYCLES, BGL_GAMMA_CYCLES, BGL_LINK_BW, BGL_LATENCY_S);
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
+        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
+        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
+        if (!*a)
+            printf(" (none yet)");
+        for (; *a; a++)
+            printf(" %s", *a);
+    }
+    printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
+           "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
+}
+
+/* One size: digits with an optional K, M or G (binary).  0 or -1. */
+static int parse_one_size(const char *s, size_t len, uint64_t *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    uint64_t mult = 1;
+    char last = buf[len - 1];
+    if (last == 'K' || last == 'k')
+        mult = 1ULL << 10;
+    else if (last == 'M' || last == 'm')
+        mult = 1ULL << 20;
+    else if (last == 'G' || last == 'g')
+        mult = 1ULL << 30;
+    if (mult > 1)
+        buf[--len] = 0;
+    uint64_t v;
+    if (torus_cli_u64(buf, 1, MAX_SIZE_BYTES, &v) || v > MAX_SIZE_BYTES / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "A:B" and comma lists of sizes and ranges, sorted, duplicates dropped. */
+static int parse_sizes(const char *arg, opts *o)
+{
+    int n = 0;
+    const char *p = arg;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *colon = memchr(p, ':', len);
+        uint64_t a, b;
+        if (colon) {
+            if (parse_one_size(p, (size_t)(colon - p), &a) ||
+                parse_one_size(colon + 1, len - (size_t)(colon - p) - 1, &b) || a > b)
+                return -1;
+        } else if (parse_one_size(p, len, &a)) {
+            return -1;
+        } else {
+            b = a;
+        }
+        for (uint64_t s = a; s <= b; s *= 2) {
+            if (n == MAX_SIZES)
+                return -1;
+            o->sizes[n++] = (size_t)s;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    qsort(o->sizes, (size_t)n, sizeof *o->sizes, cmp_size);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (!u || o->sizes[u - 1] != o->sizes[i])
+            o->sizes[u++] = o->sizes[i];
+    o->nsizes = u;
+    return 0;
+}
+
+static int parse_ops(const char *arg, opts *o)
+{
+    memset(o->kinds, 0, sizeof o->kinds);
+    const char *p = arg;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int found = 0;
+        if (len == 3 && !strncmp(p, "all", 3)) {
+            for (int k = 0; k < NKINDS; k++)
+                o->kinds[k] = 1;
+            found = 1;
+        }
+        for (int k = 0; k < NKINDS && !found; k++)
+            if (strlen(kind_name[k]) == len && !strncmp(p, kind_name[k], len))
+                o->kinds[k] = found = 1;
+        if (!found)
+            return -1;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* Whether name is in the comma list. */
+static int in_list(const char *list, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *p = list;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == nl && !strncmp(p, name, nl))
+            return 1;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* Whether name is an algorithm of op in the registry. */
+static int registered(torus_coll_op op, const char *name)
+{
+    for (const char *const *a = torus_coll_algorithms(op); *a; a++)
+        if (!strcmp(*a, name))
+            return 1;
+    return 0;
+}
+
+/* Every word of --algorithms must name something one of the chosen ops
+ * can run (auto, mpi unless simulating, or a registered algorithm).
+ * 0, or -1 with the one error line in err. */
+static int check_algorithms(const opts *o, char *err, size_t errlen)
+{
+    if (!o->alg_list)
+        return 0;
+    char allowed[2048];
+    size_t a = (size_t)snprintf(allowed, sizeof allowed, "all, or a comma list of auto%s", o->simulate ? "" : ", mpi");
+    int seen_op[TORUS_COLL_NCOLL] = {0};
+    for (int k = 0; k < NKINDS; k++) {
+        if (!o->kinds[k] || seen_op[kind_op[k]]++)
+            continue;
+        for (const char *const *n = torus_coll_algorithms(kind_op[k]); *n && a < sizeof allowed; n++) {
+            /* a name shared by two ops (dimwise) is listed once */
+            int dup = 0;
+            for (int j = 0; j < k; j++)
+                if (o->kinds[j] && kind_op[j] != kind_op[k] && registered(kind_op[j], *n))
+                    dup = 1;
+            if (!dup)
+                a += (size_t)snprintf(allowed + a, sizeof allowed - a, ", %s", *n);
+        }
+    }
+    if (a < sizeof allowed)
+        snprintf(allowed + a, sizeof allowed - a, " (algorithms of the chosen --op)");
+    const char *p = o->alg_list;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char word[128];
+        snprintf(word, sizeof word, "%.*s", (int)(len < 127 ? len : 127), p);
+        int ok = len > 0 && len < 127 && (!strcmp(word, "auto") || (!strcmp(word, "mpi") && !o->simulate));
+        for (int k = 0; k < NKINDS && !ok && len > 0 && len < 127; k++)
+            ok = o->kinds[k] && registered(kind_op[k], word);
+        if (!ok) {
+            torus_cli_bad_value(err, errlen, "algorithms", o->alg_list, allowed);
+            return -1;
+        }
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+enum {
+    OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
+    OPT_SIMULATE, OPT_LINK_BW, OPT_LATENCY, OPT_HELP, OPT_VERSION
+};
+
+/* Parses argv the same way on every rank.  Returns -1 to go on, else the
+ * exit code (0 after --help/--version); err holds the one error line. */
+static int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
+{
+    static const struct option longopts[] = {
+        {"op", required_argument, NULL, OPT_OP},
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"algorithms", required_argument, NULL, OPT_ALGORITHMS},
+        {"iters", required_argument, NULL, OPT_ITERS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"dims", required_argument, NULL, OPT_DIMS},
+        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"simulate", required_argument, NULL, OPT_SIMULATE},
+        {"link-bw", required_argument, NULL, OPT_LINK_BW},
+        {"latency", required_argument, NULL, OPT_LATENCY},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    for (int k = 0; k < NKINDS; k++)
+        o->kinds[k] = 1;
+    parse_sizes("8:1M", o);
+    o->iters = 100;
+    o->warmup = 10;
+    o->dims = "auto";
+    o->link_bw = BGL_LINK_BW;
+    o->latency = BGL_LATENCY_S;
+    err[0] = 0;
+    opterr = 0;
+    optind = 1;
+    for (;;) {
+        int prev = optind ? optind : 1;
+        /* "+": no reordering, so argv[prev] is the word getopt looked at */
+        int c = getopt_long(argc, argv, "+:", longopts, NULL);
+        if (c == -1)
+            break;
+        const char *word = argv[prev < argc ? prev : argc - 1];
+        switch (c) {
+        case OPT_HELP:
+            return -2;
+        case OPT_VERSION:
+            return -3;
+        case OPT_OP:
+            if (parse_ops(optarg, o))
+                torus_cli_bad_value(err, errlen, "op", optarg,
+                                    "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed)");
+            break;
+        case OPT_SIZES:
+            if (parse_sizes(optarg, o))
+                torus_cli_bad_value(err, errlen, "sizes", optarg,
+                                    "A:B (A, 2A, ... up to B bytes, K/M/G suffixes, e.g. 8:1M) or a comma list of "
+                                    "sizes and ranges, each 1..1G, at most 256 sizes");
+            break;
+        case OPT_ALGORITHMS:
+            if (!*optarg)
+                torus_cli_bad_value(err, errlen, "algorithms", optarg, "all, or a comma list of names");
+            o->alg_list = strcmp(optarg, "all") ? optarg : NULL;
+            break;
+        case OPT_ITERS:
+            if (torus_cli_long(optarg, 1, 10000000, &o->iters))
+                torus_cli_bad_value(err, errlen, "iters", optarg, "an integer 1..10000000");
+            o->iters_set = 1;
+            break;
+        case OPT_WARMUP:
+            if (torus_cli_long(optarg, 0, 1000000, &o->warmup))
+                torus_cli_bad_value(err, errlen, "warmup", optarg, "an integer 0..1000000");
+            o->warmup_set = 1;
+            break;
+        case OPT_DIMS:
+            o->dims = optarg; /* parsed against the world size later */
+            break;
+        case OPT_VALIDATE:
+            o->validate = 1;
+            break;
+        case OPT_CSV:
+            if (!*optarg)
+                torus_cli_bad_value(err, errlen, "csv", optarg, "a file name");
+            o->csv = optarg;
+            break;
+        case OPT_JSON:
+            if (!*optarg)
+                torus_cli_bad_value(err, errlen, "json", optarg, "a file name");
+            o->json = optarg;
+            break;
+        case OPT_SIMULATE:
+            o->simulate = optarg;
+            break;
+        case OPT_LINK_BW:
+            if (torus_cli_double(optarg, 1, 1e15, &o->link_bw))
+                torus_cli_bad_value(err, errlen, "link-bw", optarg, "bytes per second in 1..1e15");
+            o->link_bw_set = 1;
+            break;
+        case OPT_LATENCY:
+            if (torus_cli_double(optarg, 0, 1, &o->latency))
+                torus_cli_bad_value(err, errlen, "latency", optarg, "seconds in 0..1");
+            o->latency_set = 1;
+            break;
+        case ':': {
+            char w[300];
+            torus_cli_escape(word, w, sizeof w);
+            snprintf(err, errlen, "option '%s' needs a value (see --help)", w);
+            break;
+        }
+        default:
+            torus_cli_refused(longopts, word, err, errlen);
+            break;
+        }
+        if (err[0])
+            return TORUS_EXIT_USAGE;
+    }
+    if (optind < argc) {
+        char w[300];
+        torus_cli_escape(argv[optind], w, sizeof w);
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)", w);
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->simulate) {
+        if (o->validate) {
+            snprintf(err, errlen, "--validate compares with the MPI library's collectives, which --simulate does not "
+                                  "run: use one of them (tests/unit/test_coll checks the simulated results)");
+            return TORUS_EXIT_USAGE;
+        }
+        if (strcmp(o->dims, "auto")) {
+            snprintf(err, errlen, "--dims shapes the MPI ranks; with --simulate the shape is --simulate's: use one of them");
+            return TORUS_EXIT_USAGE;
+        }
+        /* the simulator is deterministic: one call tells what many would */
+        if (!o->iters_set)
+            o->iters = 1;
+        if (!o->warmup_set)
+            o->warmup = 0;
+    } else if (o->link_bw_set || o->latency_set) {
+        snprintf(err, errlen, "--%s sets the simulated link model: add --simulate SHAPE",
+                 o->link_bw_set ? "link-bw" : "latency");
+        return TORUS_EXIT_USAGE;
+    }
+    if (check_algorithms(o, err, errlen))
+        return TORUS_EXIT_USAGE;
+    return -1;
+}
+
+/* Whether algorithm `name` (auto, mpi or registered) is to be run. */
+static int wanted(const opts *o, const char *name)
+{
+    if (!strcmp(name, "mpi") && o->simulate)
+        return 0;
+    return !o->alg_list || in_list(o->alg_list, name);
+}
+
+static int iters_for(const opts *o, size_t bytes)
+{
+    return (int)(bytes > BIG_SIZE ? (o->iters + 4) / 5 : o->iters);
+}
+
+static int warmup_for(const opts *o, size_t bytes)
+{
+    return (int)(bytes > BIG_SIZE ? (o->warmup + 4) / 5 : o->warmup);
+}
+
+/* ---- results ----------------------------------------------------------------- */
+
+typedef struct row {
+    int kind;
+    size_t size;
+    char alg[64];    /* auto, mpi or an algorithm */
+    char chosen[64]; /* what ran (auto: the table's choice) */
+    int iters, warmup;
+    double min_us, avg_us, max_us;
+    double mbs, pred_us, ratio; /* < 0: none */
+} row;
+
+typedef struct run_info {
+    int ranks, nodes, per_node;
+    char shape[128], shape_src[160];
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    char date[64];
+    char host[128]; /* rank 0's host name, commas and quotes replaced (a CSV field) */
+    const char *mode; /* "mpi" or "simulate:bgl" */
+    double alpha, beta, gamma;
+    char calib[320];
+    row *rows;
+    int nrows, caprows;
+    int checks, failures;
+    const char *validation_note; /* about the MPI library's references, or NULL */
+} run_info;
+
+static int add_row(run_info *ri, const row *r)
+{
+    if (ri->nrows == ri->caprows) {
+        int n = ri->caprows ? 2 * ri->caprows : 64;
+        row *nr = realloc(ri->rows, (size_t)n * sizeof *nr);
+        if (!nr)
+            return -1;
+        ri->rows = nr;
+        ri->caprows = n;
+    }
+    ri->rows[ri->nrows++] = *r;
+    return 0;
+}
+
+/* Bytes a rank moves per call, for MB/s: the message or vector, and for
+ * alltoall(v) its blocks to the other ranks. */
+static double payload(int kind, size_t bytes, int n)
+{
+    if (kind == K_BARRIER)
+        return 0;
+    return is_a2a(kind) ? (double)bytes * (n - 1) : (double)bytes;
+}
+
+/* v with `prec` decimals, "-" for none (negative) */
+static void fmt_num(char *buf, size_t len, double v, int prec)
+{
+    if (v < 0 || !isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", prec, v);
+}
+
+static void print_header(int kind)
+{
+    printf("# op: %s\n", kind_name[kind]);
+    printf("#%9s  %-28s %10s %10s %10s %10s %10s %12s\n", "size", "algorithm", "min_us", "avg_us", "max_us", "MB/s",
+           "pred_us", "ratio_vs_mpi");
+}
+
+static void print_row(const row *r)
+{
+    char label[100], mbs[32], pred[32], ratio[32];
+    if (!strcmp(r->alg, "auto") && r->chosen[0])
+        snprintf(label, sizeof label, "auto(%s)", r->chosen);
+    else
+        snprintf(label, sizeof label, "%s", r->alg);
+    fmt_num(mbs, sizeof mbs, r->mbs, 2);
+    fmt_num(pred, sizeof pred, r->pred_us, 2);
+    fmt_num(ratio, sizeof ratio, r->ratio, 3);
+    printf("%10zu  %-28s %10.2f %10.2f %10.2f %10s %10s %12s\n", r->size, label, r->min_us, r->avg_us, r->max_us, mbs,
+           pred, ratio);
+}
+
+/* ---- result files: replaced atomically, every write checked ----------------- */
+
+/* A stream whose every write is checked: the first failure is kept. */
+typedef struct writer {
+    FILE *f;
+    int err; /* errno of the first failed write, 0 none */
+} writer;
+
+static void wput(writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wput(writer *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    errno = 0;
+    int rc = vfprintf(w->f, fmt, ap);
+    va_end(ap);
+    if (rc < 0 && !w->err)
+        w->err = errno ? errno : EIO;
+}
+
+/* The file a write to path lands in: a symbolic link's target (so the
+ * rename replaces the file and keeps the link), else path. */
+static char *target_of(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *r = realpath(path, NULL);
+        if (r)
+            return r;
+    }
+    return strdup(path);
+}
+
+/* A new temporary file beside path: fd, and its name in *tmp (to free). */
+static int temp_beside(const char *path, char **tmp)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int dl = slash ? (int)(slash - path) + 1 : 0;
+    size_t n = strlen(path) + 32;
+    char *t = malloc(n);
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(t, n, "%.*s.%s.XXXXXX", dl, path, base);
+    int fd = mkstemp(t);
+    if (fd < 0) {
+        int e = errno;
+        free(t);
+        errno = e;
+        return -1;
+    }
+    *tmp = t;
+    return fd;
+}
+
+static int file_fail(char *err, size_t errlen, const char *opt, const char *path, int e)
+{
+    char esc[300];
+    torus_cli_escape(path, esc, sizeof esc);
+    snprintf(err, errlen, "cannot write --%s '%s': %s", opt, esc, strerror(e ? e : EIO));
+    return -1;
+}
+
+/* Before the run: will writing path work?  A directory is refused; a
+ * device or pipe must open for writing; elsewhere the folder must take a
+ * new file (one is made and removed). */
+static int probe_file(const char *opt, const char *path, char *err, size_t errlen)
+{
+    char *p = target_of(path);
+    if (!p)
+        return file_fail(err, errlen, opt, path, ENOMEM);
+    struct stat st;
+    int rc = 0;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = file_fail(err, errlen, opt, path, EISDIR);
+    } else if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* O_NONBLOCK: a pipe without a reader says so instead of waiting */
+        int fd = open(p, O_WRONLY | O_NONBLOCK);
+        if (fd < 0)
+            rc = file_fail(err, errlen, opt, path, errno);
+        else
+            close(fd);
+    } else {
+        char *tmp = NULL;
+        int fd = temp_beside(p, &tmp);
+        if (fd < 0) {
+            rc = file_fail(err, errlen, opt, path, errno);
+        } else {
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+        }
+    }
+    free(p);
+    return rc;
+}
+
+/* Writes path through emit: a temporary in the same folder, every write
+ * checked, fsync, close, rename over path (what git and SQLite do), so a
+ * full disk or a crash never leaves half a file.  A device or pipe
+ * (/dev/stdout, /dev/full) cannot be renamed over: it is written in place
+ * with the same checks.  0, or -1 with one line in err (old file intact). */
+static int write_file(const char *opt, const char *path, void (*emit)(writer *, const run_info *),
+                      const run_info *ri, char *err, size_t errlen)
+{
+    char *p = target_of(path);
+    if (!p)
+        return file_fail(err, errlen, opt, path, ENOMEM);
+    struct stat st;
+    int special = stat(p, &st) == 0 && !S_ISREG(st.st_mode);
+    char *tmp = NULL;
+    int fd = special ? open(p, O_WRONLY | O_TRUNC) : temp_beside(p, &tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(p);
+        return file_fail(err, errlen, opt, path, e);
+    }
+    if (!special) {
+        /* mkstemp makes 0600; a result file gets what the umask allows */
+        mode_t um = umask(0);
+        umask(um);
+        fchmod(fd, 0666 & ~um);
+    }
+    writer w = {fdopen(fd, "w"), 0};
+    if (!w.f) {
+        int e = errno;
+        close(fd);
+        if (tmp)
+            unlink(tmp);
+        free(tmp), free(p);
+        return file_fail(err, errlen, opt, path, e);
+    }
+    emit(&w, ri);
+    if (!w.err && fflush(w.f))
+        w.err = errno ? errno : EIO;
+    if (!w.err && !special && fsync(fileno(w.f)))
+        w.err = errno;
+    if (fclose(w.f) && !w.err)
+        w.err = errno ? errno : EIO;
+    if (!w.err && tmp && rename(tmp, p))
+        w.err = errno;
+    if (w.err && tmp)
+        unlink(tmp);
+    free(tmp), free(p);
+    return w.err ? file_fail(err, errlen, opt, path, w.err) : 0;
+}
+
+/* ",v", or "," alone for none (negative) */
+static void csv_num(writer *w, double v)
+{
+    if (v < 0 || !isfinite(v))
+        wput(w, ",");
+    else
+        wput(w, ",%.4f", v);
+}
+
+static void emit_csv(writer *w, const run_info *ri)
+{
+    wput(w, "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,"
+            "ratio_vs_mpi\n");
+    for (int i = 0; i < ri->nrows; i++) {
+        const row *r = &ri->rows[i];
+        wput(w, "%s,%zu,%s,%s,%d,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f", kind_name[r->kind], r->size, r->alg, r->chosen,
+             ri->ranks, ri->shape, ri->mode, ri->host, r->iters, r->warmup, r->min_us, r->avg_us, r->max_us);
+        csv_num(w, r->mbs);
+        csv_num(w, r->pred_us);
+        csv_num(w, r->ratio);
+        wput(w, "\n");
+    }
+}
+
+static void json_str(writer *w, const char *s)
+{
+    wput(w, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            wput(w, "\\%c", c);
+        else if (c < 0x20)
+            wput(w, "\\u%04x", c);
+        else
+            wput(w, "%c", c);
+    }
+    wput(w, "\"");
+}
+
+static void json_num(writer *w, const char *key, double v)
+{
+    if (v < 0 || !isfinite(v))
+        wput(w, ", \"%s\": null", key);
+    else
+        wput(w, ", \"%s\": %.6g", key, v);
+}
+
+static void emit_json(writer *w, const run_info *ri)
+{
+    wput(w, "{\"tool\": \"collbench\", \"version\": \"%s\", \"mode\": ", HPCC_RA_VERSION);
+    json_str(w, ri->mode);
+    wput(w, ", \"ranks\": %d, \"nodes\": %d, \"shape\": ", ri->ranks, ri->nodes);
+    json_str(w, ri->shape);
+    wput(w, ", \"host\": ");
+    json_str(w, ri->host);
+    wput(w, ", \"mpi_library\": ");
+    json_str(w, ri->mpi);
+    wput(w, ", \"date\": ");
+    json_str(w, ri->date);
+    wput(w, ",\n \"calibration\": {\"alpha_s\": %.6g, \"beta_s_per_byte\": %.6g, \"gamma_s_per_byte\": %.6g, \"how\": ",
+         ri->alpha, ri->beta, ri->gamma);
+    json_str(w, ri->calib);
+    wput(w, "},\n \"validation\": {\"checks\": %d, \"failures\": %d},\n \"rows\": [", ri->checks, ri->failures);
+    for (int i = 0; i < ri->nrows; i++) {
+        const row *r = &ri->rows[i];
+        wput(w, "%s\n  {\"op\": \"%s\", \"size\": %zu, \"algorithm\": ", i ? "," : "", kind_name[r->kind], r->size);
+        json_str(w, r->alg);
+        wput(w, ", \"chosen\": ");
+        json_str(w, r->chosen);
+        wput(w, ", \"iters\": %d, \"warmup\": %d, \"min_us\": %.6g, \"avg_us\": %.6g, \"max_us\": %.6g", r->iters,
+             r->warmup, r->min_us, r->avg_us, r->max_us);
+        json_num(w, "mb_s", r->mbs);
+        json_num(w, "pred_us", r->pred_us);
+        json_num(w, "ratio_vs_mpi", r->ratio);
+        wput(w, "}");
+    }
+    wput(w, "\n ]}\n");
+}
+
+/* Writes --csv and --json (rank 0).  0, or the exit code with err set. */
+static int write_results(const opts *o, const run_info *ri, char *err, size_t errlen)
+{
+    if (o->csv && write_file("csv", o->csv, emit_csv, ri, err, errlen))
+        return TORUS_EXIT_RESOURCE;
+    if (o->json && write_file("json", o->json, emit_json, ri, err, errlen))
+        return TORUS_EXIT_RESOURCE;
+    return 0;
+}
+
+/* ---- the preamble ----------------------------------------------------------- */
+
+static void mpi_library(char *lib)
+{
+    int len = 0;
+    lib[0] = 0;
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = 0;
+    for (char *c = lib; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+}
+
+static void now_string(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tmv;
+    if (!localtime_r(&t, &tmv) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tmv))
+        snprintf(buf, len, "unknown");
+}
+
+static void print_preamble(const opts *o, const run_info *ri, const char *timer)
+{
+    printf("# collbench (hpcc-ra) %s: torus/coll collectives against the MPI library's own, OSU-style\n",
+           HPCC_RA_VERSION);
+    if (o->simulate)
+        printf("# ranks: %d simulated (one process), bgl link model\n", ri->ranks);
+    else
+        printf("# ranks: %d on %d node(s), %d per node\n", ri->ranks, ri->nodes, ri->per_node);
+    printf("# shape: %s (%s), XYZT placement\n", ri->shape, ri->shape_src);
+    printf("# MPI: %s%s\n", ri->mpi, o->simulate ? " (no MPI collective runs in --simulate)" : "");
+    printf("# date: %s\n", ri->date);
+    printf("# iters: %ld per size (%ld above 64 KiB), warmup: %ld (%ld above 64 KiB)\n", o->iters, (o->iters + 4) / 5,
+           o->warmup, (o->warmup + 4) / 5);
+    printf("# timer: %s; min/avg/max over ranks of each rank's mean per call\n", timer);
+    printf("# calibration: alpha %.4g s, beta %.4g s/byte, gamma %.4g s/byte (%s)\n", ri->alpha, ri->beta, ri->gamma,
+           ri->calib);
+    printf("# data: bcast from root 0; allreduce: doubles, sum; alltoall(v): size = bytes per pair; MB/s = bytes "
+           "per rank / avg_us (alltoall(v): size x (ranks - 1)); auto(X): the table chose X; pred_us: "
+           "torus_coll_predict of the algorithm that ran\n");
+    printf("# algorithms:");
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
+        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
+        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
+        if (!*a)
+            printf(" (none yet)");
+        for (; *a; a++)
+            printf(" %s", *a);
+    }
+    printf("\n# validation: %s%s%s\n", o->validate ? "on (every result against the MPI library's own)" : "off",
+           ri->validation_note ? "; " : "", ri->validation_note ? ri->validation_note : "");
+    fflush(stdout);
+}
+
+/* What is left out of an op, so that every missing row is accounted for
+ * by one notice line per algorithm: sizes at which its preconditions fail
+ * on this shape (torus_coll_predict says it cannot run: timing it would
+ * time the table's choice under its name), or the size from which it fell
+ * back at run time (a precondition on the call's data, e.g. uniform
+ * blocks). */
+#define MAX_ALGS 64
+typedef struct skips {
+    size_t fell_back[MAX_ALGS]; /* per algorithm index: the size it fell back at, 0 none */
+    char cannot[MAX_ALGS][256]; /* sizes at which it cannot run here: "1024, 4096" */
+} skips;
+
+static void skip_cannot(skips *sk, int a, size_t bytes)
+{
+    char *l = sk->cannot[a];
+    size_t len = strlen(l);
+    if (len + 24 < sizeof sk->cannot[a])
+        snprintf(l + len, sizeof sk->cannot[a] - len, "%s%zu", len ? ", " : "", bytes);
+    else if (!strstr(l, "..."))
+        snprintf(l + len, sizeof sk->cannot[a] - len, ", ...");
+}
+
+static void skip_fell_back(skips *sk, int a, int print, int kind, const char *name, const char *ran, size_t bytes)
+{
+    sk->fell_back[a] = bytes ? bytes : 1;
+    if (print)
+        fprintf(stderr, "collbench: notice: %s algorithm '%s' fell back to '%s' at %zu bytes (its precondition fails "
+                        "for this call): its rows from %zu bytes on are left out\n",
+                kind_name[kind], name, ran, bytes, bytes);
+}
+
+static void print_skips(int kind, const char *const *algs, int nalg, const skips *sk)
+{
+    for (int a = 0; a < nalg && a < MAX_ALGS; a++)
+        if (sk->cannot[a][0])
+            fprintf(stderr, "collbench: notice: %s algorithm '%s' cannot run on this shape at %s bytes: those rows "
+                            "are left out\n",
+                    kind_name[kind], algs[a], sk->cannot[a]);
+}
+
+/* ---- data patterns --------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* ---- MPI mode ------------------------------------------------------------- */
+
+typedef struct bench {
+    const opts *o;
+    int me, n;
+    torus_map map;
+    int *node_of;
+    torus_mpi *tm[2];
+    torus_transport tp[2];
+    torus_coll *c_auto;  /* never forced: what an application gets (TORUS_COLL_<OP> applies) */
+    torus_coll *c_named; /* forced to each algorithm in turn */
+    unsigned idle[2];
+    /* per op: buffers of the largest size */
+    unsigned char *sbuf, *rbuf;
+    size_t *cnt, *dis;   /* uniform counts for the v call */
+    int *icnt, *idis;    /* the same for MPI */
+    int u64_minmax_broken; /* the library's MPI_MIN/MPI_MAX on MPI_UINT64_T compare signed */
+    MPI_Win win;         /* barrier check: a counter at rank 0 */
+    uint64_t *win_base;
+    run_info *ri;
+} bench;
+
+/* The idle hook of the contexts: collbench often runs more ranks than
+ * cores, and MPICH busy-polls, so a wait that finds nothing yields the
+ * core every TORUS_IDLE_POLLS polls to the rank it waits for. */
+static void backoff(void *ctx)
+{
+    unsigned *polls = ctx;
+    if (++*polls >= TORUS_IDLE_POLLS) {
+        *polls = 0;
+        sched_yield();
+    }
+}
+
+/* A torus call that failed is a broken algorithm or out of memory: the
+ * other ranks may be waiting inside it, so the job ends here. */
+static void call_failed(const bench *b, torus_coll *c, int kind, size_t bytes, int rc)
+{
+    fprintf(stderr, "collbench: %s '%s' failed at %zu bytes on rank %d: %s\n", kind_name[kind],
+            torus_coll_last(c, kind_op[kind]), bytes, b->me, torus_coll_error(c));
+    MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_VERIFY);
+}
+
+/* One call of kind at bytes: through context c, or the MPI library's own
+ * collective when c is NULL.  Timing data: root 0, doubles summed. */
+static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
+{
+    int rc = 0;
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (kind) {
+    case K_BARRIER:
+        if (c)
+            rc = torus_coll_barrier(c);
+        else
+            CB_MPI(MPI_Barrier(w));
+        break;
+    case K_BCAST:
+        if (c)
+            rc = torus_coll_bcast(c, b->sbuf, bytes, 0);
+        else
+            CB_MPI(MPI_Bcast(b->sbuf, (int)bytes, MPI_BYTE, 0, w));
+        break;
+    case K_ALLREDUCE:
+        if (c)
+            rc = torus_coll_allreduce(c, b->sbuf, b->rbuf, bytes / 8, TORUS_DOUBLE, TORUS_OP_SUM);
+        else
+            CB_MPI(MPI_Allreduce(b->sbuf, b->rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, w));
+        break;
+    case K_ALLTOALL:
+        if (c)
+            rc = torus_coll_alltoall(c, b->sbuf, b->rbuf, bytes);
+        else
+            CB_MPI(MPI_Alltoall(b->sbuf, (int)bytes, MPI_BYTE, b->rbuf, (int)bytes, MPI_BYTE, w));
+        break;
+    default:
+        if (c)
+            rc = torus_coll_alltoallv(c, b->sbuf, b->cnt, b->dis, b->rbuf, b->cnt, b->dis);
+        else
+            CB_MPI(MPI_Alltoallv(b->sbuf, b->icnt, b->idis, MPI_BYTE, b->rbuf, b->icnt, b->idis, MPI_BYTE, w));
+        break;
+    }
+    if (rc)
+        call_failed(b, c, kind, bytes, rc);
+}
+
+/* The OSU loop; returns this rank's mean seconds per call. */
+static double measure(bench *b, int kind, torus_coll *c, size_t bytes, int iters, int warmup)
+{
+    CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < warmup; i++)
+        one_call(b, kind, c, bytes);
+    double t = 0;
+    for (int i = 0; i < iters; i++) {
+        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        double t0 = MPI_Wtime();
+        one_call(b, kind, c, bytes);
+        t += MPI_Wtime() - t0;
+    }
+    return t / iters;
+}
+
+/* Buffers for the largest size of kind (uniform counts filled per size).
+ * Agreed on every rank; on failure rank 0 says so and all exit 3. */
+static int alloc_buffers(bench *b, int kind, size_t maxbytes)
+{
+    size_t per = is_a2a(kind) ? maxbytes * (size_t)b->n : maxbytes;
+    /* validation of alltoallv adds gaps of up to 2 bytes between blocks */
+    per += 4 * (size_t)b->n + 16;
+    b->sbuf = malloc(per);
+    b->rbuf = malloc(per);
+    b->cnt = malloc(2 * (size_t)b->n * sizeof *b->cnt);
+    b->icnt = malloc(2 * (size_t)b->n * sizeof *b->icnt);
+    int ok = b->sbuf && b->rbuf && b->cnt && b->icnt;
+    if (!torus_all_ok(MPI_COMM_WORLD, ok)) {
+        if (!b->me)
+            fprintf(stderr, "collbench: out of memory for %s buffers of 2 x %zu bytes per rank\n", kind_name[kind], per);
+        return -1;
+    }
+    b->dis = b->cnt + b->n;
+    b->idis = b->icnt + b->n;
+    /* doubles that stay ordinary numbers under summation (no NaN, no
+     * denormals that would slow one side down) */
+    for (size_t i = 0; i + 8 <= per; i += 8) {
+        double one = 1.0;
+        memcpy(b->sbuf + i, &one, 8);
+    }
+    memset(b->rbuf, 0, per);
+    return 0;
+}
+
+static void free_buffers(bench *b)
+{
+    free(b->sbuf), free(b->rbuf), free(b->cnt), free(b->icnt);
+    b->sbuf = b->rbuf = NULL;
+    b->cnt = NULL;
+    b->icnt = NULL;
+}
+
+static void uniform_counts(bench *b, size_t bytes)
+{
+    for (int j = 0; j < b->n; j++) {
+        b->cnt[j] = bytes;
+        b->dis[j] = (size_t)j * bytes;
+        b->icnt[j] = (int)bytes;
+        b->idis[j] = (int)((size_t)j * bytes);
+    }
+}
+
+/* ---- validation (MPI mode) ------------------------------------------------ */
+
+/* Checks per algorithm and size at most (allreduce: 3 types x their
+ * operations), and so per size. */
+#define MAX_CHECKS 12
+#define SIZE_CHECKS ((MAX_ALGS + 2) * MAX_CHECKS)
+
+/* The checks of every algorithm at one size, decided together in one
+ * collective (collectives of the MPI library are slow on an oversubscribed
+ * machine): what[k] names check k, why[k] is this rank's first difference
+ * ("" when right), skip[k] marks a check whose call fell back to another
+ * algorithm (the same on every rank), which is not counted. */
+typedef struct checks {
+    int n;
+    char what[SIZE_CHECKS][160];
+    char why[SIZE_CHECKS][256];
+    int skip[SIZE_CHECKS], bad[SIZE_CHECKS], nbad[SIZE_CHECKS];
+} checks;
+
+static int check_add(checks *ck, const char *what)
+{
+    int k = ck->n < SIZE_CHECKS - 1 ? ck->n++ : ck->n - 1;
+    snprintf(ck->what[k], sizeof ck->what[k], "%s", what);
+    ck->why[k][0] = 0;
+    ck->skip[k] = 0;
+    return k;
+}
+
+/* Rank 0 prints one line per failed check, naming the first wrong rank
+ * and how many ranks were wrong.  Empties ck. */
+static void decide(bench *b, checks *ck)
+{
+    if (!ck->n)
+        return;
+    int *bad = ck->bad, *nbad = ck->nbad;
+    for (int k = 0; k < ck->n; k++)
+        bad[k] = !ck->skip[k] && ck->why[k][0];
+    CB_MPI(MPI_Allreduce(bad, nbad, ck->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int k = 0; k < ck->n; k++) {
+        if (ck->skip[k])
+            continue;
+        b->ri->checks++;
+        if (!nbad[k])
+            continue;
+        b->ri->failures++;
+        int first = bad[k] ? b->me : b->n;
+        CB_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        char line[256];
+        snprintf(line, sizeof line, "%s", ck->why[k]);
+        if (first != 0) {
+            if (b->me == first)
+                CB_MPI(MPI_Send(line, (int)sizeof line, MPI_CHAR, 0, 77, MPI_COMM_WORLD));
+            else if (!b->me)
+                CB_MPI(MPI_Recv(line, (int)sizeof line, MPI_CHAR, first, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        if (!b->me)
+            fprintf(stderr, "collbench: FAILED %s: %s (%d of %d ranks wrong)\n", ck->what[k], line, nbad[k], b->n);
+    }
+    ck->n = 0;
+}
+
+/* Whether the forced algorithm really ran ("" = nothing ran: one rank or
+ * nothing to move, which is right for any algorithm). */
+static int ran_as_asked(torus_coll *c, int kind, const char *alg)
+{
+    const char *last = torus_coll_last(c, kind_op[kind]);
+    return !alg || !*last || !strcmp(last, alg);
+}
+
+/* A reference made with the MPI library must fit: on failure every rank
+ * leaves with exit 3, rank 0 saying what did not fit. */
+static void need_memory(bench *b, int ok, const char *what, size_t bytes)
+{
+    if (!torus_all_ok(MPI_COMM_WORLD, ok)) {
+        if (!b->me)
+            fprintf(stderr, "collbench: out of memory for the %s reference at %zu bytes\n", what, bytes);
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+}
+
+/* Barrier: nobody leaves before everybody has entered.  Each rank adds 1
+ * to a counter at rank 0 (completed at the target by the flush) before
+ * entering; after leaving it reads the counter atomically: a correct
+ * barrier shows every rank's increment of this round.  A late rank (the
+ * last, the first, a middle one) makes a barrier that lets ranks out early
+ * fail visibly. */
+static void validate_barrier(bench *b, checks *ck, torus_coll *c, const char *alg, const char *label)
+{
+    int n = b->n;
+    uint64_t one = 1, zero = 0, old = 0, got = 0;
+    char what[160];
+    snprintf(what, sizeof what, "barrier '%s'", label);
+    int k = check_add(ck, what);
+    CB_MPI(MPI_Win_lock_all(0, b->win));
+    if (!b->me) {
+        CB_MPI(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, 0, 0, MPI_REPLACE, b->win));
+        CB_MPI(MPI_Win_flush(0, b->win));
+    }
+    CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const int late[3] = {n - 1, 0, n / 2};
+    for (int round = 1; round <= 3; round++) {
+        if (b->me == late[round - 1]) {
+            struct timespec ts = {0, 2000000}; /* 2 ms */
+            nanosleep(&ts, NULL);
+        }
+        CB_MPI(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 0, 0, MPI_SUM, b->win));
+        CB_MPI(MPI_Win_flush(0, b->win));
+        int rc = torus_coll_barrier(c);
+        if (rc)
+            call_failed(b, c, K_BARRIER, 0, rc);
+        CB_MPI(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_NO_OP, b->win)); /* an atomic read */
+        CB_MPI(MPI_Win_flush(0, b->win));
+        if (got < (uint64_t)round * (uint64_t)n && !ck->why[k][0])
+            snprintf(ck->why[k], sizeof ck->why[k],
+                     "rank %d left barrier %d when %llu of %d ranks had entered (rank %d late)", b->me, round,
+                     (unsigned long long)(got - (uint64_t)(round - 1) * (uint64_t)n), n, late[round - 1]);
+        ck->skip[k] |= !ran_as_asked(c, K_BARRIER, alg);
+        CB_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the next round adds */
+    }
+    CB_MPI(MPI_Win_unlock_all(b->win));
+}
+
+/* The MPI library's results at one size, made once and compared with
+ * every algorithm (and freed when the size changes). */
+enum { AR_CASES = 11 };
+typedef struct vref {
+    int kind;
+    size_t bytes;       /* (size_t)-1: none made yet */
+    unsigned char *bc[2];   /* bcast: what MPI_Bcast gave from roots 0 and P-1 */
+    uint64_t *ar[AR_CASES]; /* allreduce: per (type, operation) */
+    unsigned char *a2a[2];  /* alltoall(v): MPI_Alltoallv's receive buffer, even and uneven counts */
+} vref;
+
+static void vref_free(vref *v)
+{
+    free(v->bc[0]), free(v->bc[1]), free(v->a2a[0]), free(v->a2a[1]);
+    for (int i = 0; i < AR_CASES; i++)
+        free(v->ar[i]);
+    memset(v, 0, sizeof *v);
+    v->bytes = (size_t)-1;
+}
+
+static unsigned char bcast_byte(size_t bytes, int root, size_t i)
+{
+    return (unsigned char)mix64(((uint64_t)bytes << 20) ^ ((uint64_t)root << 8) ^ mix64(i));
+}
+
+static void validate_bcast(bench *b, vref *v, checks *ck, torus_coll *c, const char *alg, const char *label,
+                           size_t bytes)
+{
+    int roots[2] = {0, b->n - 1}, nroots = b->n > 1 ? 2 : 1;
+    if (v->bytes != bytes) {
+        vref_free(v);
+        v->bytes = bytes;
+        for (int r = 0; r < nroots; r++) {
+            v->bc[r] = malloc(bytes);
+            need_memory(b, v->bc[r] != NULL, "bcast", bytes);
+            for (size_t i = 0; i < bytes; i++)
+                v->bc[r][i] = b->me == roots[r] ? bcast_byte(bytes, roots[r], i) : 0;
+            CB_MPI(MPI_Bcast(v->bc[r], (int)bytes, MPI_BYTE, roots[r], MPI_COMM_WORLD));
+        }
+    }
+    unsigned char *got = b->rbuf;
+    for (int r = 0; r < nroots; r++) {
+        char what[160];
+        snprintf(what, sizeof what, "bcast '%s' %zu bytes root %d", label, bytes, roots[r]);
+        int k = check_add(ck, what);
+        for (size_t i = 0; i < bytes; i++)
+            got[i] = b->me == roots[r] ? bcast_byte(bytes, roots[r], i) : 0xEE;
+        int rc = torus_coll_bcast(c, got, bytes, roots[r]);
+        if (rc)
+            call_failed(b, c, K_BCAST, bytes, rc);
+        ck->skip[k] = !ran_as_asked(c, K_BCAST, alg);
+        for (size_t i = 0; i < bytes; i++)
+            if (got[i] != v->bc[r][i]) {
+                snprintf(ck->why[k], sizeof ck->why[k], "rank %d byte %zu: 0x%02x, MPI_Bcast gave 0x%02x", b->me, i,
+                         got[i], v->bc[r][i]);
+                break;
+            }
+    }
+}
+
+/* Element i of rank r's allreduce input for case c: integers over their
+ * whole range for uint64 (sums wrap, as unsigned arithmetic does), within
+ * +-2^52 for int64 (no signed overflow, which MPI leaves undefined), whole
+ * numbers within +-1e6 for doubles so that any order of summation is
+ * exact. */
+static uint64_t ar_elem(int r, size_t i, torus_dtype t, int c)
+{
+    uint64_t x = mix64(((uint64_t)c << 48) ^ ((uint64_t)r << 32) ^ i);
+    if (t == TORUS_INT64) {
+        int64_t s = (int64_t)(x % (1ULL << 53)) - (int64_t)(1ULL << 52);
+        memcpy(&x, &s, 8);
+    } else if (t == TORUS_DOUBLE) {
+        double d = (double)(int64_t)(x % 2000001) - 1000000.0;
+        memcpy(&x, &d, 8);
+    }
+    return x;
+}
+
+/* acc = acc op x, the rank-order reference: doubles (held as bits) with
+ * sum, min, max; uint64 with min, max */
+static void fold(uint64_t *acc, uint64_t x, torus_dtype t, torus_op op)
+{
+    if (t == TORUS_UINT64) {
+        *acc = op == TORUS_OP_MIN ? (x < *acc ? x : *acc) : (x > *acc ? x : *acc);
+        return;
+    }
+    double a, y;
+    memcpy(&a, acc, 8);
+    memcpy(&y, &x, 8);
+    a = op == TORUS_OP_SUM ? a + y : op == TORUS_OP_MIN ? (y < a ? y : a) : (y > a ? y : a);
+    memcpy(acc, &a, 8);
+}
+
+/* Whether the MPI library's MPI_MIN/MPI_MAX on MPI_UINT64_T compare as
+ * signed numbers (MPICH 4.0.2: pmodels/mpich#6083): then those references
+ * come from MPI_Allgather instead, so that collbench does not blame the
+ * algorithms for the library's error.  Collective. */
+static int u64_minmax_broken(void)
+{
+    int me;
+    CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    uint64_t v[2] = {me ? UINT64_MAX : 0, me ? 0 : UINT64_MAX}, mn[2], mx[2];
+    CB_MPI(MPI_Allreduce(v, mn, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    CB_MPI(MPI_Allreduce(v, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
+    int n;
+    CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    return n > 1 && (mn[0] != 0 || mn[1] != 0 || mx[0] != UINT64_MAX || mx[1] != UINT64_MAX);
+}
+
+/* Whether case (t, op) is checked against a rank-order fold of
+ * everyone's inputs (MPI_Allgather) rather than MPI_Allreduce: doubles
+ * always (the library's fixed order), uint64 min/max when the library
+ * gets them wrong. */
+static int gathered_ref(const bench *b, torus_dtype t, torus_op op)
+{
+    return t == TORUS_DOUBLE || (t == TORUS_UINT64 && (op == TORUS_OP_MIN || op == TORUS_OP_MAX) &&
+                                 b->u64_minmax_broken);
+}
+
+/* Case c of the 11: uint64 and int64 with sum, min, max, bxor; doubles
+ * with sum, min, max. */
+static void ar_case(int c, torus_dtype *t, torus_op *op)
+{
+    *t = (torus_dtype)(c / 4);
+    *op = (torus_op)(c % 4);
+}
+
+static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, const char *alg, const char *label,
+                               size_t bytes)
+{
+    static const char *const tname[] = {"uint64", "int64", "double"};
+    static const char *const oname[] = {"sum", "min", "max", "bxor"};
+    static const MPI_Op mop[] = {MPI_SUM, MPI_MIN, MPI_MAX, MPI_BXOR};
+    size_t count = bytes / 8;
+    uint64_t *in = (uint64_t *)(void *)b->sbuf, *got = (uint64_t *)(void *)b->rbuf;
+    if (v->bytes != bytes) {
+        vref_free(v);
+        v->bytes = bytes;
+        uint64_t *all = NULL;
+        if (b->n > 1) {
+            all = malloc(count * 8 * (size_t)b->n);
+            need_memory(b, all != NULL, "allreduce", bytes);
+        }
+        for (int cs = 0; cs < AR_CASES; cs++) {
+            torus_dtype t;
+            torus_op op;
+            ar_case(cs, &t, &op);
+            v->ar[cs] = malloc(count * 8);
+            need_memory(b, v->ar[cs] != NULL, "allreduce", bytes);
+            for (size_t i = 0; i < count; i++)
+                in[i] = ar_elem(b->me, i, t, cs);
+            if (gathered_ref(b, t, op)) {
+                /* the fixed order: ranks 0, 1, ..., P-1, from everyone's inputs */
+                if (b->n > 1)
+                    CB_MPI(MPI_Allgather(in, (int)count, MPI_UINT64_T, all, (int)count, MPI_UINT64_T,
+                                         MPI_COMM_WORLD));
+                for (size_t i = 0; i < count; i++) {
+                    v->ar[cs][i] = b->n > 1 ? all[i] : in[i];
+                    for (int r = 1; r < b->n; r++)
+                        fold(&v->ar[cs][i], all[(size_t)r * count + i], t, op);
+                }
+            } else {
+                CB_MPI(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
+                                     mop[op], MPI_COMM_WORLD));
+            }
+        }
+        free(all);
+    }
+    for (int cs = 0; cs < AR_CASES; cs++) {
+        torus_dtype t;
+        torus_op op;
+        ar_case(cs, &t, &op);
+        char what[160];
+        snprintf(what, sizeof what, "allreduce '%s' %zu bytes %s %s", label, bytes, tname[t], oname[op]);
+        int k = check_add(ck, what);
+        for (size_t i = 0; i < count; i++)
+            in[i] = ar_elem(b->me, i, t, cs);
+        /* bxor in place, as applications call it too */
+        int in_place = op == TORUS_OP_BXOR;
+        if (in_place)
+            memcpy(got, in, count * 8);
+        else
+            memset(got, 0xA5, count * 8);
+        int rc = torus_coll_allreduce(c, in_place ? got : in, got, count, t, op);
+        if (rc)
+            call_failed(b, c, K_ALLREDUCE, bytes, rc);
+        ck->skip[k] = !ran_as_asked(c, K_ALLREDUCE, alg);
+        for (size_t i = 0; i < count; i++)
+            if (got[i] != v->ar[cs][i]) {
+                snprintf(ck->why[k], sizeof ck->why[k], "rank %d element %zu of %zu: 0x%016llx, %s gave 0x%016llx",
+                         b->me, i, count, (unsigned long long)got[i],
+                         gathered_ref(b, t, op) ? "the rank-order reference" : "MPI_Allreduce",
+                         (unsigned long long)v->ar[cs][i]);
+                break;
+            }
+    }
+    /* the timing data again: ones */
+    for (size_t i = 0; i < count; i++) {
+        double one = 1.0;
+        memcpy(&in[i], &one, 8);
+    }
+}
+
+static unsigned char a2a_byte(int from, int to, size_t i, size_t bytes)
+{
+    return (unsigned char)mix64(((uint64_t)from << 40) ^ ((uint64_t)to << 20) ^ (bytes << 4) ^ mix64(i));
+}
+
+/* Uneven counts for the v call: 0 .. bytes, some zero. */
+static size_t uneven(int from, int to, size_t bytes)
+{
+    uint64_t h = mix64((uint64_t)from * 131u + (uint64_t)to);
+    return h % 5 == 0 ? 0 : (size_t)(h % (bytes + 1));
+}
+
+/* Counts and displacements of the check: every block `bytes` long and
+ * packed, or (uneven) every pair its own count with gaps between blocks,
+ * which must stay untouched.  Returns the receive buffer's length. */
+static size_t a2a_layout(int me, int n, size_t bytes, int uneven_counts, size_t *sc, size_t *sd, size_t *rc,
+                         size_t *rd, int *isc)
+{
+    size_t stot = 0, rtot = 0;
+    for (int j = 0; j < n; j++) {
+        sc[j] = uneven_counts ? uneven(me, j, bytes) : bytes;
+        rc[j] = uneven_counts ? uneven(j, me, bytes) : bytes;
+        sd[j] = stot;
+        rd[j] = rtot;
+        stot += sc[j] + (uneven_counts ? (size_t)(j % 3) : 0);
+        rtot += rc[j] + (uneven_counts ? (size_t)(j % 2) : 0);
+        isc[j] = (int)sc[j], isc[n + j] = (int)sd[j], isc[2 * n + j] = (int)rc[j], isc[3 * n + j] = (int)rd[j];
+    }
+    return rtot;
+}
+
+static void a2a_fill(bench *b, const size_t *sc, const size_t *sd, size_t bytes)
+{
+    size_t end = sd[b->n - 1] + sc[b->n - 1] + 2;
+    memset(b->sbuf, 0xAB, end);
+    for (int j = 0; j < b->n; j++)
+        for (size_t i = 0; i < sc[j]; i++)
+            b->sbuf[sd[j] + i] = a2a_byte(b->me, j, i, bytes);
+}
+
+/* alltoall, and alltoallv with even and uneven counts, against
+ * MPI_Alltoallv on the same counts. */
+static void validate_a2a(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
+                         size_t bytes)
+{
+    int n = b->n, variants = kind == K_ALLTOALLV ? 2 : 1;
+    size_t *sc = malloc(4 * (size_t)n * sizeof *sc);
+    int *isc = malloc(4 * (size_t)n * sizeof *isc);
+    need_memory(b, sc && isc, "alltoall counts", bytes);
+    size_t *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
+    if (v->bytes != bytes || v->kind != kind) {
+        vref_free(v);
+        v->bytes = bytes;
+        v->kind = kind;
+        for (int u = 0; u < variants; u++) {
+            size_t rtot = a2a_layout(b->me, n, bytes, u, sc, sd, rc, rd, isc);
+            v->a2a[u] = malloc(rtot + 1);
+            need_memory(b, v->a2a[u] != NULL, kind_name[kind], bytes);
+            memset(v->a2a[u], 0xCD, rtot + 1);
+            a2a_fill(b, sc, sd, bytes);
+            CB_MPI(MPI_Alltoallv(b->sbuf, isc, isc + n, MPI_BYTE, v->a2a[u], isc + 2 * n, isc + 3 * n, MPI_BYTE,
+                                 MPI_COMM_WORLD));
+        }
+    }
+    for (int u = 0; u < variants; u++) {
+        size_t rtot = a2a_layout(b->me, n, bytes, u, sc, sd, rc, rd, isc);
+        char what[160];
+        snprintf(what, sizeof what, "%s '%s' %zu bytes%s", kind_name[kind], label, bytes, u ? " uneven counts" : "");
+        int k = check_add(ck, what);
+        a2a_fill(b, sc, sd, bytes);
+        unsigned char *got = b->rbuf;
+        memset(got, 0xCD, rtot + 1);
+        int rcode = kind == K_ALLTOALL ? torus_coll_alltoall(c, b->sbuf, got, bytes)
+                                       : torus_coll_alltoallv(c, b->sbuf, sc, sd, got, rc, rd);
+        if (rcode)
+            call_failed(b, c, kind, bytes, rcode);
+        ck->skip[k] = !ran_as_asked(c, kind, alg);
+        for (size_t i = 0; i < rtot; i++)
+            if (got[i] != v->a2a[u][i]) {
+                int from = 0;
+                while (from + 1 < n && rd[from + 1] <= i)
+                    from++;
+                snprintf(ck->why[k], sizeof ck->why[k],
+                         "rank %d byte %zu (%s from rank %d): 0x%02x, MPI_Alltoallv gave 0x%02x", b->me, i,
+                         i < rd[from] + rc[from] ? "block" : "gap after the block", from, got[i], v->a2a[u][i]);
+                break;
+            }
+    }
+    free(sc);
+    free(isc);
+}
+
+/* Checks algorithm `label` (context c; alg = the forced name, NULL for
+ * auto) at one size against the MPI library's references in v; the
+ * verdicts are added to ck (decided once per size). */
+static void validate(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
+                     size_t bytes)
+{
+    switch (kind) {
+    case K_BARRIER:
+        validate_barrier(b, ck, c, alg, label);
+        break;
+    case K_BCAST:
+        validate_bcast(b, v, ck, c, alg, label, bytes);
+        break;
+    case K_ALLREDUCE:
+        validate_allreduce(b, v, ck, c, alg, label, bytes);
+        break;
+    default:
+        validate_a2a(b, v, ck, kind, c, alg, label, bytes);
+        break;
+    }
+}
+
+/* ---- calibration (MPI mode) -------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* Half round trips (or, alone, one message to itself) of `bytes` between
+ * ranks 0 and 1: the median of reps after a few untimed. */
+static double pingpong(int me, int n, char *buf, int bytes, int reps)
+{
+    double *t = calloc((size_t)reps, sizeof *t), res; /* rank 1 times nothing */
+    if (!t) {
+        fprintf(stderr, "collbench: out of memory for the calibration\n");
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    for (int rep = -5; rep < reps; rep++) {
+        double t0 = MPI_Wtime();
+        if (n == 1) {
+            MPI_Request rq;
+            CB_MPI(MPI_Irecv(buf + bytes, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rq));
+            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+            CB_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        } else if (me == 0) {
+            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
+            CB_MPI(MPI_Recv(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        } else {
+            CB_MPI(MPI_Recv(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+        }
+        if (rep >= 0)
+            t[rep] = (MPI_Wtime() - t0) / (n == 1 ? 1 : 2);
+    }
+    res = median(t, reps);
+    free(t);
+    return res;
+}
+
+/* gamma: seconds per byte of the library's double sum (dst = a + b), on
+ * two 1 MiB vectors, median of 20. */
+static double time_reduction(void)
+{
+    enum { N = (1 << 20) / 8, REPS = 20 };
+    double *a = malloc(N * sizeof *a), *bb = malloc(N * sizeof *bb), t[REPS], sink = 0;
+    if (!a || !bb) {
+        fprintf(stderr, "collbench: out of memory for the calibration\n");
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    for (int i = 0; i < N; i++)
+        a[i] = i, bb[i] = 1.0;
+    for (int rep = -2; rep < REPS; rep++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < N; i++)
+            a[i] = a[i] + bb[i];
+        double dt = MPI_Wtime() - t0;
+        sink += a[rep + 2];
+        if (rep >= 0)
+            t[rep] = dt;
+    }
+    volatile double keep = sink; /* the loop's result is used */
+    (void)keep;
+    free(a), free(bb);
+    return median(t, REPS) / (double)(N * 8);
+}
+
+/* alpha, beta, gamma on every rank.  Ranks 0 and 1 ping-pong while the
+ * others sleep (so that on an oversubscribed machine they do not steal
+ * the cores the ping-pong needs); rank 0 then times the reduction. */
+static void calibrate(bench *b)
+{
+    run_info *ri = b->ri;
+    double cal[3] = {0, 0, 0};
+    int active = b->me < 2;
+    MPI_Request rq;
+    if (!active) {
+        CB_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        for (int done = 0; !done;) {
+            CB_MPI(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            if (!done) {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    } else {
+        enum { BIG = 1 << 20 };
+        char *buf = calloc(2 * BIG, 1);
+        if (!buf) {
+            fprintf(stderr, "collbench: out of memory for the calibration\n");
+            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        }
+        double t8 = pingpong(b->me, b->n, buf, 8, 200);
+        double tb = pingpong(b->me, b->n, buf, BIG, 20);
+        free(buf);
+        cal[0] = t8;
+        cal[1] = tb > t8 ? (tb - t8) / (BIG - 8) : 0;
+        if (!b->me)
+            cal[2] = time_reduction();
+        CB_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        CB_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    }
+    CB_MPI(MPI_Bcast(cal, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    ri->alpha = cal[0];
+    ri->beta = cal[1];
+    ri->gamma = cal[2];
+    snprintf(ri->calib, sizeof ri->calib,
+             "%s; gamma: rank 0 summing two 1 MiB vectors of doubles",
+             b->n > 1 ? "alpha: half round trip of 8 bytes between ranks 0 and 1, beta: from a 1 MiB ping-pong, "
+                        "medians"
+                      : "one rank: alpha and beta from messages to itself (no network), medians");
+}
+
+/* ---- one op over every size and algorithm (MPI mode) ----------------------- */
+
+typedef struct entry {
+    const char *name;  /* auto, mpi or an algorithm */
+    torus_coll *c;     /* NULL: the MPI library */
+    int idx;           /* index among the op's algorithms, -1 for auto/mpi */
+} entry;
+
+static double ratio_of(double avg, double mpi_avg)
+{
+    return mpi_avg > 0 ? avg / mpi_avg : -1;
+}
+
+/* Rank 0: one row from every rank's mean seconds per call (all[n]). */
+static void fill_row(const bench *b, row *r, const entry *e, const double *all, size_t bytes)
+{
+    double mn = all[0], mx = all[0], sum = 0;
+    for (int k = 0; k < b->n; k++) {
+        mn = all[k] < mn ? all[k] : mn;
+        mx = all[k] > mx ? all[k] : mx;
+        sum += all[k];
+    }
+    r->min_us = mn * 1e6;
+    r->max_us = mx * 1e6;
+    r->avg_us = sum / b->n * 1e6;
+    double pay = payload(r->kind, bytes, b->n);
+    r->mbs = pay > 0 && r->avg_us > 0 ? pay / r->avg_us : -1;
+    double pr = e->c ? torus_coll_predict(b->c_auto, kind_op[r->kind], r->chosen, bytes, b->ri->alpha, b->ri->beta,
+                                          b->ri->gamma)
+                     : -1;
+    r->pred_us = pr >= 0 ? pr * 1e6 : -1;
+}
+
+static void run_op_mpi(bench *b, int kind)
+{
+    const opts *o = b->o;
+    torus_coll_op op = kind_op[kind];
+    const char *const *algs = torus_coll_algorithms(op);
+    int nalg = 0;
+    while (algs[nalg])
+        nalg++;
+    /* Order of measurement: mpi first, so every row can carry its ratio. */
+    entry e[MAX_ALGS + 2];
+    int ne = 0;
+    if (wanted(o, "mpi"))
+        e[ne++] = (entry){"mpi", NULL, -1};
+    /* an op with no algorithm registered yet has nothing for auto to run */
+    if (nalg && wanted(o, "auto"))
+        e[ne++] = (entry){"auto", b->c_auto, -1};
+    for (int a = 0; a < nalg && a < MAX_ALGS; a++)
+        if (wanted(o, algs[a]))
+            e[ne++] = (entry){algs[a], b->c_named, a};
+    if (!b->me) {
+        print_header(kind);
+        if (!nalg)
+            printf("# (no %s algorithm registered yet: only the MPI library's is timed)\n", torus_coll_op_name(op));
+        if (!ne)
+            printf("# (no algorithm of --algorithms applies to %s)\n", kind_name[kind]);
+    }
+    if (!ne)
+        return;
+    size_t sizes1[1] = {0};
+    const size_t *sizes = kind == K_BARRIER ? sizes1 : o->sizes;
+    int nsizes = kind == K_BARRIER ? 1 : o->nsizes;
+    size_t maxb = sizes[nsizes - 1];
+    if (kind == K_ALLREDUCE && maxb < 8)
+        maxb = 8;
+    if (alloc_buffers(b, kind, maxb)) {
+        MPI_Finalize();
+        exit(TORUS_EXIT_RESOURCE);
+    }
+    skips *sk = calloc(1, sizeof *sk);
+    checks *ck = o->validate ? calloc(1, sizeof *ck) : NULL;
+    double *all = !b->me ? malloc((size_t)b->n * (size_t)ne * sizeof *all) : NULL;
+    if (!torus_all_ok(MPI_COMM_WORLD, sk && (ck || !o->validate) && (all || b->me))) {
+        if (!b->me)
+            fprintf(stderr, "collbench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    vref vr;
+    memset(&vr, 0, sizeof vr);
+    vref_free(&vr);
+    size_t prev_bytes = (size_t)-1;
+    for (int si = 0; si < nsizes; si++) {
+        size_t bytes = sizes[si];
+        /* allreduce moves whole doubles: the size is rounded down to them */
+        if (kind == K_ALLREDUCE)
+            bytes = bytes < 8 ? 8 : bytes / 8 * 8;
+        if (bytes == prev_bytes)
+            continue;
+        prev_bytes = bytes;
+        if (is_a2a(kind))
+            uniform_counts(b, bytes);
+        int it = iters_for(o, bytes), wu = warmup_for(o, bytes);
+        row rows[MAX_ALGS + 2];
+        int have[MAX_ALGS + 2] = {0};
+        double mean[MAX_ALGS + 2] = {0};
+        for (int i = 0; i < ne; i++) {
+            row *r = &rows[i];
+            memset(r, 0, sizeof *r);
+            r->kind = kind;
+            r->size = bytes;
+            r->iters = it;
+            r->warmup = wu;
+            snprintf(r->alg, sizeof r->alg, "%s", e[i].name);
+            if (e[i].idx >= 0) {
+                if (sk->fell_back[e[i].idx])
+                    continue;
+                if (torus_coll_predict(b->c_auto, op, e[i].name, bytes, 1, 1, 1) < 0) {
+                    skip_cannot(sk, e[i].idx, bytes);
+                    continue;
+                }
+                if (torus_coll_force(b->c_named, op, e[i].name)) {
+                    if (!b->me)
+                        fprintf(stderr, "collbench: %s\n", torus_coll_error(b->c_named));
+                    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_USAGE);
+                }
+            }
+            mean[i] = measure(b, kind, e[i].c, bytes, it, wu);
+            if (e[i].c) {
+                const char *last = torus_coll_last(e[i].c, op);
+                if (e[i].idx >= 0 && *last && strcmp(last, e[i].name)) {
+                    skip_fell_back(sk, e[i].idx, !b->me, kind, e[i].name, last, bytes);
+                    continue;
+                }
+                snprintf(r->chosen, sizeof r->chosen, "%s", *last ? last : torus_coll_choice(e[i].c, op, bytes));
+                if (o->validate)
+                    validate(b, &vr, ck, kind, e[i].c, e[i].idx >= 0 ? e[i].name : NULL, e[i].name, bytes);
+            } else {
+                snprintf(r->chosen, sizeof r->chosen, "mpi");
+            }
+            have[i] = 1;
+        }
+        /* one gather and one verdict for the whole size */
+        CB_MPI(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        if (o->validate)
+            decide(b, ck);
+        if (b->me)
+            continue;
+        double mpi_avg = -1, *one = malloc((size_t)b->n * sizeof *one);
+        if (!one) {
+            fprintf(stderr, "collbench: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        }
+        for (int i = 0; i < ne; i++) {
+            if (!have[i])
+                continue;
+            for (int k = 0; k < b->n; k++)
+                one[k] = all[(size_t)k * (size_t)ne + (size_t)i];
+            fill_row(b, &rows[i], &e[i], one, bytes);
+            if (!e[i].c)
+                mpi_avg = rows[i].avg_us;
+        }
+        free(one);
+        /* printed: auto, the algorithms, mpi last */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < ne; i++) {
+                if (!have[i] || (pass == 0) != (e[i].c != NULL))
+                    continue;
+                rows[i].ratio = e[i].c ? ratio_of(rows[i].avg_us, mpi_avg) : -1;
+                print_row(&rows[i]);
+                if (add_row(b->ri, &rows[i])) {
+                    fprintf(stderr, "collbench: out of memory for the results\n");
+                    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+                }
+            }
+        fflush(stdout);
+    }
+    if (!b->me)
+        print_skips(kind, algs, nalg, sk);
+    free(sk);
+    free(ck);
+    free(all);
+    vref_free(&vr);
+    free_buffers(b);
+}
+
+/* The collective contexts over MPI_COMM_WORLD: the map from --dims, the
+ * node of every rank, two message-only transports (one per context, so the
+ * two never share tags).  Returns -1 to go on, else an exit code. */
+static int setup_mpi(bench *b, char *err, size_t errlen)
+{
+    const opts *o = b->o;
+    torus_shape s;
+    char e2[300];
+    if (torus_shape_parse(o->dims, b->n, &s, e2, sizeof e2)) {
+        snprintf(err, errlen, "--dims: %s", e2);
+        return TORUS_EXIT_USAGE;
+    }
+    if (torus_map_xyzt(&b->map, &s)) {
+        snprintf(err, errlen, "out of memory for the map of %d ranks", b->n);
+        return TORUS_EXIT_RESOURCE;
+    }
+    torus_shape_format(&s, b->ri->shape, sizeof b->ri->shape);
+    char esc[100];
+    torus_cli_escape(o->dims, esc, sizeof esc);
+    snprintf(b->ri->shape_src, sizeof b->ri->shape_src, "--dims %s", esc);
+    torus_node_info ni;
+    if (torus_node_discover(MPI_COMM_WORLD, &ni)) {
+        snprintf(err, errlen, "out of memory discovering the nodes");
+        return TORUS_EXIT_RESOURCE;
+    }
+    b->ri->nodes = ni.nnodes;
+    b->ri->per_node = ni.max_per_node;
+    b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
+    if (!torus_all_ok(MPI_COMM_WORLD, b->node_of != NULL)) {
+        snprintf(err, errlen, "out of memory for the node table");
+        return TORUS_EXIT_RESOURCE;
+    }
+    CB_MPI(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
+    torus_node_free(&ni);
+    for (int i = 0; i < 2; i++) {
+        if (torus_mpi_create(&b->tm[i], MPI_COMM_WORLD, &b->map, b->me, 1, 0, e2, sizeof e2)) {
+            snprintf(err, errlen, "%s", e2);
+            return TORUS_EXIT_RESOURCE;
+        }
+        torus_mpi_bind(b->tm[i], &b->tp[i]);
+        torus_coll_config cfg = {.map = &b->map, .me = b->me, .tp = &b->tp[i], .node_of = b->node_of,
+                                 .idle = backoff, .idle_ctx = &b->idle[i]};
+        int rc = torus_coll_create(i ? &b->c_named : &b->c_auto, &cfg, e2, sizeof e2);
+        /* TORUS_COLL_<OP> naming no algorithm fails the same on every rank */
+        if (!torus_all_ok(MPI_COMM_WORLD, rc == 0)) {
+            snprintf(err, errlen, "%s", e2);
+            return rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+static void teardown_mpi(bench *b)
+{
+    torus_coll_destroy(b->c_auto);
+    torus_coll_destroy(b->c_named);
+    for (int i = 0; i < 2; i++)
+        if (b->tm[i])
+            torus_mpi_destroy(b->tm[i]);
+    torus_map_free(&b->map);
+    free(b->node_of);
+}
+
+/* ---- --simulate -------------------------------------------------------------- */
+
+/* Ping-pong between virtual ranks 0 and 1 straight on the timed
+ * transport's message interface: the simulated counterpart of the MPI
+ * calibration. */
+typedef struct pingpong_sim {
+    torus_timed *tt;
+    torus_transport tp[2];
+    size_t bytes;
+    int reps, state[2], done[2], failed;
+    torus_req rq[2][2];
+    unsigned char *buf[3]; /* rank 0 sends from 0 and receives into 2; rank 1 uses 1 */
+} pingpong_sim;
+
+/* 1 when request r has completed (or was none), 0 while pending. */
+static int req_done(pingpong_sim *p, torus_transport *t, torus_req *r)
+{
+    if (r->id < 0)
+        return 1;
+    int rc = t->test(t->impl, r);
+    if (rc < 0)
+        p->failed = 1;
+    if (rc != 0)
+        r->id = -1;
+    return rc != 0;
+}
+
+static int pp_step(void *ctx, int r, double now, double *cpu_s)
+{
+    pingpong_sim *p = ctx;
+    (void)now;
+    *cpu_s = 0;
+    if (r > 1)
+        return TORUS_TIMED_DONE;
+    torus_transport *t = &p->tp[r];
+    int peer = 1 - r, moved = 0, *st = &p->state[r];
+    if (r == 0) {
+        /* 0: start a round (receive posted first), 1: wait for both */
+        if (*st == 0) {
+            p->failed |= t->irecv(t->impl, peer, p->buf[2], p->bytes, 0, &p->rq[0][0]) != 0;
+            p->failed |= t->isend(t->impl, peer, p->buf[0], p->bytes, 0, &p->rq[0][1]) != 0;
+            *st = 1, moved = 1;
+        } else if (*st == 1 && (req_done(p, t, &p->rq[0][0]) & req_done(p, t, &p->rq[0][1]))) {
+            /* '&', not '&&': both requests are tested (and freed) every step */
+            *st = ++p->done[0] == p->reps ? 2 : 0, moved = 1;
+        }
+    } else {
+        /* 0: post the receive, 1: wait for it and answer, 2: wait for the answer to leave */
+        if (*st == 0) {
+            p->failed |= t->irecv(t->impl, peer, p->buf[1], p->bytes, 0, &p->rq[1][0]) != 0;
+            *st = 1, moved = 1;
+        } else if (*st == 1 && req_done(p, t, &p->rq[1][0])) {
+            p->failed |= t->isend(t->impl, peer, p->buf[1], p->bytes, 0, &p->rq[1][1]) != 0;
+            *st = 2, moved = 1;
+        } else if (*st == 2 && req_done(p, t, &p->rq[1][1])) {
+            *st = ++p->done[1] == p->reps ? 3 : 0, moved = 1;
+        }
+    }
+    *cpu_s = torus_timed_take_cpu(p->tt, r);
+    if ((r == 0 && *st == 2) || (r == 1 && *st == 3))
+        return TORUS_TIMED_DONE;
+    return moved ? TORUS_TIMED_MOVED : TORUS_TIMED_IDLE;
+}
+
+/* Half a round trip of `bytes` between virtual ranks 0 and 1; -1 on error. */
+static double sim_pingpong(const torus_map *m, const torus_timed_params *prm, size_t bytes)
+{
+    enum { REPS = 4 };
+    pingpong_sim p;
+    memset(&p, 0, sizeof p);
+    p.bytes = bytes;
+    p.reps = REPS;
+    for (int i = 0; i < 3; i++)
+        p.buf[i] = calloc(bytes, 1);
+    p.tt = torus_timed_create(m, prm);
+    double res = -1;
+    if (p.tt && p.buf[0] && p.buf[1] && p.buf[2]) {
+        torus_timed_bind(p.tt, 0, &p.tp[0]);
+        torus_timed_bind(p.tt, 1, &p.tp[1]);
+        torus_timed_stats st;
+        if (torus_timed_run(p.tt, pp_step, &p, &st) == 0 && !p.failed)
+            res = st.makespan / (2.0 * REPS);
+    }
+    torus_timed_destroy(p.tt);
+    free(p.buf[0]), free(p.buf[1]), free(p.buf[2]);
+    return res;
+}
+
+/* One (op, algorithm, size) on every virtual rank. */
+typedef struct simcase {
+    int kind;
+    const char *alg; /* NULL: auto */
+    size_t bytes;
+    int n, iters, warmup;
+    const size_t *cnt, *dis; /* uniform counts, shared read-only by all ranks */
+    double *mean;            /* per rank: simulated seconds per call */
+    char ran[64];            /* what rank 0 ran */
+    int oom;
+} simcase;
+
+static int sim_call(torus_coll *c, const simcase *s, unsigned char *sb, unsigned char *rb)
+{
+    switch (s->kind) {
+    case K_BARRIER:
+        return torus_coll_barrier(c);
+    case K_BCAST:
+        return torus_coll_bcast(c, sb, s->bytes, 0);
+    case K_ALLREDUCE:
+        return torus_coll_allreduce(c, sb, rb, s->bytes / 8, TORUS_DOUBLE, TORUS_OP_SUM);
+    case K_ALLTOALL:
+        return torus_coll_alltoall(c, sb, rb, s->bytes);
+    default:
+        return torus_coll_alltoallv(c, sb, s->cnt, s->dis, rb, s->cnt, s->dis);
+    }
+}
+
+/* The OSU loop on the simulated clock: a (not timed) barrier before each
+ * timed call, as over MPI. */
+static int sim_body(torus_coll *c, int r, void *arg)
+{
+    simcase *s = arg;
+    int rc = s->alg ? torus_coll_force(c, kind_op[s->kind], s->alg) : 0;
+    if (rc)
+        return rc;
+    size_t nb = is_a2a(s->kind) ? s->bytes * (size_t)s->n : s->bytes;
+    unsigned char *sb = calloc(nb ? nb : 1, 1);
+    unsigned char *rb = s->kind == K_BCAST || s->kind == K_BARRIER ? NULL : calloc(nb ? nb : 1, 1);
+    if (!sb || (!rb && s->kind != K_BCAST && s->kind != K_BARRIER)) {
+        free(sb), free(rb);
+        s->oom = 1;
+        return TORUS_COLL_ENOMEM;
+    }
+    for (int i = 0; i < s->warmup && !rc; i++)
+        rc = sim_call(c, s, sb, rb);
+    double t = 0;
+    for (int i = 0; i < s->iters && !rc; i++) {
+        rc = torus_coll_barrier(c);
+        double t0 = torus_coll_vtime(c);
+        rc = rc ? rc : sim_call(c, s, sb, rb);
+        t += torus_coll_vtime(c) - t0;
+    }
+    s->mean[r] = t / s->iters;
+    if (r == 0)
+        snprintf(s->ran, sizeof s->ran, "%s", torus_coll_last(c, kind_op[s->kind]));
+    free(sb), free(rb);
+    return rc;
+}
+
+/* Bytes the simulation of one call holds, all ranks together: buffers,
+ * the algorithm's scratch and the transport's copies of messages in
+ * flight (about as much again), a coroutine stack's touched pages each. */
+static double sim_need(int kind, size_t bytes, int n)
+{
+    double per;
+    switch (kind) {
+    case K_BARRIER:
+        per = 0;
+        break;
+    case K_BCAST:
+        per = 3.0 * (double)bytes;
+        break;
+    case K_ALLREDUCE:
+        per = 4.0 * (double)bytes;
+        break;
+    default:
+        per = 4.0 * (double)bytes * n + 32.0 * n; /* + the counts torus_coll_alltoall makes */
+        break;
+    }
+    return (double)n * (per + 64 * 1024);
+}
+
+static double free_memory(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e9;
+}
+
+static int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
+{
+    torus_shape s;
+    char e2[300];
+    if (torus_shape_parse(o->simulate, 0, &s, e2, sizeof e2)) {
+        snprintf(err, errlen, "--simulate: %s", e2);
+        return TORUS_EXIT_USAGE;
+    }
+    if (s.n > 64 * 32 * 32) {
+        snprintf(err, errlen, "--simulate: shape '%s' has %d positions: allowed at most 65536 (64x32x32)",
+                 o->simulate, s.n);
+        return TORUS_EXIT_USAGE;
+    }
+    torus_map map;
+    if (torus_map_xyzt(&map, &s)) {
+        snprintf(err, errlen, "out of memory for the map of %d simulated ranks", s.n);
+        return TORUS_EXIT_RESOURCE;
+    }
+    int n = s.n;
+    ri->ranks = n;
+    ri->nodes = n;
+    ri->per_node = 1;
+    ri->mode = "simulate:bgl";
+    torus_shape_format(&s, ri->shape, sizeof ri->shape);
+    snprintf(ri->shape_src, sizeof ri->shape_src, "--simulate");
+    torus_timed_params prm = {.cap = 1, .outstanding = 1, .link_bw = o->link_bw, .latency_s = o->latency,
+                              .header_bytes = BGL_HEADER_BYTES, .packet_bytes = BGL_PACKET_BYTES,
+                              .cpu_msg_s = BGL_MSG_CYCLES / BGL_HZ, .cpu_send_pkt_s = BGL_SEND_PKT_CYCLES / BGL_HZ,
+                              .cpu_recv_pkt_s = BGL_RECV_PKT_CYCLES / BGL_HZ,
+                              .cpu_reduce_byte_s = BGL_GAMMA_CYCLES / BGL_HZ};
+    /* calibration: the same ping-pong as over MPI, on the simulated links */
+    enum { BIG = 1 << 20 };
+    if (n > 1) {
+        double t8 = sim_pingpong(&map, &prm, 8), tb = sim_pingpong(&map, &prm, BIG);
+        if (t8 < 0 || tb < 0) {
+            torus_map_free(&map);
+            snprintf(err, errlen, "the simulated ping-pong failed (out of memory?)");
+            return TORUS_EXIT_RESOURCE;
+        }
+        ri->alpha = t8;
+        ri->beta = tb > t8 ? (tb - t8) / (BIG - 8) : 0;
+        snprintf(ri->calib, sizeof ri->calib,
+                 "simulated ping-pong between virtual ranks 0 and 1 (8 bytes, 1 MiB); gamma: the model's %g cycle "
+                 "per byte at %g MHz; link %.4g bytes/s, %.3g s per link",
+                 BGL_GAMMA_CYCLES, BGL_HZ / 1e6, o->link_bw, o->latency);
+    } else {
+        snprintf(ri->calib, sizeof ri->calib, "one simulated rank: no messages, alpha and beta 0");
+    }
+    ri->gamma = prm.cpu_reduce_byte_s;
+    print_preamble(o, ri, "the timed simulator's clock (torus_coll_vtime), barrier between calls");
+
+    /* a context on the map for choices and predictions (never sends) */
+    torus_timed *probe_tt = torus_timed_create(&map, &prm);
+    torus_transport probe_tp;
+    torus_coll *probe = NULL;
+    if (probe_tt) {
+        torus_timed_bind(probe_tt, 0, &probe_tp);
+        torus_coll_config cfg = {.map = &map, .me = 0, .tp = &probe_tp};
+        if (torus_coll_create(&probe, &cfg, e2, sizeof e2)) {
+            torus_timed_destroy(probe_tt);
+            torus_map_free(&map);
+            snprintf(err, errlen, "%s", e2);
+            return TORUS_EXIT_USAGE;
+        }
+    }
+    double *mean = malloc((size_t)n * sizeof *mean);
+    size_t *cnt = malloc(2 * (size_t)n * sizeof *cnt);
+    if (!probe || !mean || !cnt) {
+        torus_coll_destroy(probe);
+        torus_timed_destroy(probe_tt);
+        free(mean), free(cnt);
+        torus_map_free(&map);
+        snprintf(err, errlen, "out of memory for %d simulated ranks", n);
+        return TORUS_EXIT_RESOURCE;
+    }
+
+    /* sizes cut to what fits: one notice line for the whole run */
+    double budget = free_memory() / 2;
+    char cut[1024] = "";
+    size_t co = 0;
+    size_t maxsize[NKINDS];
+    for (int k = 0; k < NKINDS; k++) {
+        maxsize[k] = 0;
+        if (!o->kinds[k] || k == K_BARRIER)
+            continue;
+        for (int i = 0; i < o->nsizes; i++)
+            if (sim_need(k, o->sizes[i], n) <= budget)
+                maxsize[k] = o->sizes[i];
+        if (maxsize[k] == o->sizes[o->nsizes - 1] || co >= sizeof cut)
+            continue;
+        if (maxsize[k])
+            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s up to %zu bytes", co ? "," : "", kind_name[k],
+                                   maxsize[k]);
+        else
+            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s none", co ? "," : "", kind_name[k]);
+    }
+    if (cut[0])
+        fprintf(stderr, "collbench: notice: sizes cut to fit %d simulated ranks in %.1f GiB (half the free memory):%s\n",
+                n, budget / (1 << 30), cut);
+
+    int rc = 0;
+    for (int kind = 0; kind < NKINDS && !rc; kind++) {
+        if (!o->kinds[kind])
+            continue;
+        torus_coll_op op = kind_op[kind];
+        const char *const *algs = torus_coll_algorithms(op);
+        int nalg = 0;
+        while (algs[nalg])
+            nalg++;
+        print_header(kind);
+        if (!nalg) {
+            printf("# (no %s algorithm registered yet)\n", torus_coll_op_name(op));
+            continue;
+        }
+        size_t sizes1[1] = {0};
+        const size_t *sizes = kind == K_BARRIER ? sizes1 : o->sizes;
+        int nsizes = kind == K_BARRIER ? 1 : o->nsizes;
+        skips *sk = calloc(1, sizeof *sk);
+        if (!sk) {
+            snprintf(err, errlen, "out of memory");
+            rc = TORUS_EXIT_RESOURCE;
+            break;
+        }
+        size_t prev_bytes = (size_t)-1;
+        for (int si = 0; si < nsizes && !rc; si++) {
+            size_t bytes = sizes[si];
+            if (kind != K_BARRIER && bytes > maxsize[kind])
+                break;
+            if (kind == K_ALLREDUCE)
+                bytes = bytes < 8 ? 8 : bytes / 8 * 8;
+            if (bytes == prev_bytes)
+                continue;
+            prev_bytes = bytes;
+            for (int j = 0; j < n; j++)
+                cnt[j] = bytes, cnt[n + j] = (size_t)j * bytes;
+            for (int a = -1; a < nalg && a < MAX_ALGS && !rc; a++) {
+                const char *name = a < 0 ? "auto" : algs[a];
+                if (!wanted(o, name) || (a >= 0 && sk->fell_back[a]))
+                    continue;
+                if (a >= 0 && torus_coll_predict(probe, op, name, bytes, 1, 1, 1) < 0) {
+                    skip_cannot(sk, a, bytes);
+                    continue;
+                }
+                simcase sc = {.kind = kind, .alg = a < 0 ? NULL : name, .bytes = bytes, .n = n,
+                              .iters = iters_for(o, bytes), .warmup = warmup_for(o, bytes), .cnt = cnt,
+                              .dis = cnt + n, .mean = mean};
+                torus_coll_vrun_result res;
+                if (torus_coll_vrun_timed(&map, &prm, NULL, sim_body, &sc, &res) || sc.oom) {
+                    snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks",
+                             kind_name[kind], name, bytes, n);
+                    rc = TORUS_EXIT_RESOURCE;
+                    break;
+                }
+                if (res.deadlock || res.failed_rank >= 0) {
+                    fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", kind_name[kind], name,
+                            bytes,
+                            res.failed_rank >= 0 ? res.err : "deadlock: ranks left waiting that nothing could wake");
+                    ri->failures++;
+                    continue;
+                }
+                if (a >= 0 && sc.ran[0] && strcmp(sc.ran, name)) {
+                    skip_fell_back(sk, a, 1, kind, name, sc.ran, bytes);
+                    continue;
+                }
+                row r;
+                memset(&r, 0, sizeof r);
+                r.kind = kind;
+                r.size = bytes;
+                r.iters = sc.iters;
+                r.warmup = sc.warmup;
+                snprintf(r.alg, sizeof r.alg, "%s", name);
+                snprintf(r.chosen, sizeof r.chosen, "%s", sc.ran[0] ? sc.ran : torus_coll_choice(probe, op, bytes));
+                double mn = mean[0], mx = mean[0], sum = 0;
+                for (int j = 0; j < n; j++) {
+                    mn = mean[j] < mn ? mean[j] : mn;
+                    mx = mean[j] > mx ? mean[j] : mx;
+                    sum += mean[j];
+                }
+                r.min_us = mn * 1e6;
+                r.max_us = mx * 1e6;
+                r.avg_us = sum / n * 1e6;
+                double pay = payload(kind, bytes, n);
+                r.mbs = pay > 0 && r.avg_us > 0 ? pay / r.avg_us : -1;
+                double pr = torus_coll_predict(probe, op, r.chosen, bytes, ri->alpha, ri->beta, ri->gamma);
+                r.pred_us = pr >= 0 ? pr * 1e6 : -1;
+                r.ratio = -1; /* no MPI library in the simulator */
+                print_row(&r);
+                fflush(stdout);
+                if (add_row(ri, &r)) {
+                    snprintf(err, errlen, "out of memory for the results");
+                    rc = TORUS_EXIT_RESOURCE;
+                }
+            }
+        }
+        print_skips(kind, algs, nalg, sk);
+        free(sk);
+    }
+    torus_coll_destroy(probe);
+    torus_timed_destroy(probe_tt);
+    free(mean), free(cnt);
+    torus_map_free(&map);
+    return rc;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+/* Ends the run the same way on every rank: rank 0 prints err (if any). */
+static int finish(int me, int code, const char *err)
+{
+    if (!me && err && err[0])
+        fprintf(stderr, "collbench: %s\n", err);
+    MPI_Finalize();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    CB_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int me, n;
+    CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    static opts o;
+    char err[2600] = "";
+    int prc = parse_options(argc, argv, &o, err, sizeof err);
+    if (prc == -2) {
+        if (!me)
+            usage();
+        return finish(me, 0, NULL);
+    }
+    if (prc == -3) {
+        if (!me)
+            printf("collbench (hpcc-ra) %s\n", HPCC_RA_VERSION);
+        return finish(me, 0, NULL);
+    }
+    if (prc >= 0)
+        return finish(me, prc, err);
+
+    static run_info ri;
+    ri.ranks = n;
+    ri.mode = "mpi";
+    mpi_library(ri.mpi);
+    now_string(ri.date, sizeof ri.date);
+    if (gethostname(ri.host, sizeof ri.host - 1))
+        snprintf(ri.host, sizeof ri.host, "unknown");
+    for (char *c = ri.host; *c; c++)
+        if (*c == ',' || *c == '"' || (unsigned char)*c < 0x20)
+            *c = '_';
+
+    /* result files must be writable before a long run starts */
+    int probe_rc = 0;
+    if (!me && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
+                (o.json && probe_file("json", o.json, err, sizeof err))))
+        probe_rc = TORUS_EXIT_RESOURCE;
+    CB_MPI(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (probe_rc)
+        return finish(me, probe_rc, err);
+
+    int code = 0;
+    if (o.simulate) {
+        if (n > 1) {
+            snprintf(err, sizeof err, "--simulate runs every simulated rank in one process: start it without mpirun "
+                                      "or with -n 1 (got %d processes)", n);
+            return finish(me, TORUS_EXIT_USAGE, err);
+        }
+        code = simulate_main(&o, &ri, err, sizeof err);
+        if (code)
+            return finish(me, code, err);
+    } else {
+        static bench b;
+        b.o = &o;
+        b.me = me;
+        b.n = n;
+        b.ri = &ri;
+        /* MPI counts are ints: an alltoall rank's P blocks must fit in one */
+        size_t maxs = o.sizes[o.nsizes - 1];
+        if ((o.kinds[K_ALLTOALL] || o.kinds[K_ALLTOALLV]) && maxs > (size_t)INT_MAX / (size_t)n) {
+            snprintf(err, sizeof err, "--sizes up to %zu bytes: alltoall at %d ranks would move %zu bytes per rank, "
+                     "more than MPI's int counts hold: allowed blocks up to %zu bytes at %d ranks",
+                     maxs, n, maxs * (size_t)n, (size_t)INT_MAX / (size_t)n, n);
+            return finish(me, TORUS_EXIT_USAGE, err);
+        }
+        int src = setup_mpi(&b, err, sizeof err);
+        if (src >= 0) {
+            teardown_mpi(&b);
+            return finish(me, src, err);
+        }
+        calibrate(&b);
+        if (o.validate && (b.u64_minmax_broken = u64_minmax_broken()))
+            ri.validation_note = "this MPI library's MPI_MIN/MPI_MAX on MPI_UINT64_T compare signed (a known bug "
+                                 "of MPICH 4.0.2, pmodels/mpich#6083): uint64 min/max checked against MPI_Allgather "
+                                 "in rank order instead";
+        if (!me)
+            print_preamble(&o, &ri, "MPI_Wtime per call, MPI_Barrier between calls");
+        if (o.validate && o.kinds[K_BARRIER]) {
+            CB_MPI(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win_base, &b.win));
+            *b.win_base = 0;
+        }
+        for (int k = 0; k < NKINDS; k++)
+            if (o.kinds[k])
+                run_op_mpi(&b, k);
+        if (o.validate && o.kinds[K_BARRIER])
+            CB_MPI(MPI_Win_free(&b.win));
+        teardown_mpi(&b);
+    }
+    if (!me) {
+        if (o.validate)
+            printf("# validation: %d checks, %d failed\n", ri.checks, ri.failures);
+        code = write_results(&o, &ri, err, sizeof err);
+        if (!code && ri.failures)
+            code = TORUS_EXIT_VERIFY;
+        if (fflush(stdout) || ferror(stdout)) {
+            snprintf(err, sizeof err, "cannot write the tables to standard output: %s", strerror(errno ? errno : EIO));
+            code = TORUS_EXIT_RESOURCE;
+        }
+        if (code == TORUS_EXIT_RESOURCE)
+            fprintf(stderr, "collbench: %s\n", err);
+    }
+    CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    free(ri.rows);
+    MPI_Finalize();
+    return code;
+}
