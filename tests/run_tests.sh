@@ -12,6 +12,9 @@ echo "# unit tests"
 # test_sc_shapes enumerates every cut of every shape up to 28 nodes (~20 s):
 # serial code, identical under both MPIs, so the Open MPI pass skips it.
 [ "$MPI" = openmpi ] && export SC_EXHAUSTIVE="${SC_EXHAUSTIVE:-0}"
+# test_coll runs every collective on ~230 shapes and at 4096 virtual ranks
+# (a few minutes, serial code): the Open MPI pass runs shapes up to 8 ranks.
+[ "$MPI" = openmpi ] && export COLL_EXHAUSTIVE="${COLL_EXHAUSTIVE:-0}"
 for t in "$BUILD"/tests/test_*; do
     if "$t" >"$TMP/u" 2>&1; then ok "$(tail -1 "$TMP/u")"; else bad "$(basename "$t")"; sed 's/^/    /' "$TMP/u"; fi
 done

@@ -433,14 +433,19 @@ int main(int argc, char **argv)
         bad_input();
         mismatch();
     }
-    for (int n = 1; n <= 16; n++) {
+    /* COLL_EXHAUSTIVE=0 (the second MPI library's pass: this is serial
+     * code, the same under both): shapes up to 8 ranks, no 4096 */
+    const char *ex = getenv("COLL_EXHAUSTIVE");
+    int quick = ex && !strcmp(ex, "0");
+    for (int n = 1; n <= (quick ? 8 : 16); n++) {
         torus_shape cur;
         memset(&cur, 0, sizeof cur);
         shapes_of(n, n, &cur, 0);
     }
     printf("shapes: %d, runs: %d, failed: %d\n", nshapes, runs, bad_runs);
     ASSERT_EQ_INT(bad_runs, 0);
-    big_shapes();
+    if (!quick)
+        big_shapes();
     printf("with 4096-rank shapes: runs %d, failed %d\n", runs, bad_runs);
     ASSERT_EQ_INT(bad_runs, 0);
     TEST_MAIN_END("test_coll");

@@ -32,17 +32,22 @@ static int top_mask(int v, int n)
 
 static int run(torus_coll *c, const torus__coll_args *a)
 {
-    int n = c->n, v = (c->me - a->root + n) % n, rc;
+    int n = c->n, v = (c->me - a->root + n) % n, rc, bad = 0;
     int mask = top_mask(v, n);
     if (v) {
         rc = torus__recv(c, (v - mask + a->root) % n, a->buf, a->bytes);
-        if (rc)
+        /* a longer message than expected (sizes differ between ranks):
+         * still pass on what arrived, so the ranks below do not wait
+         * forever, and report the error at the end */
+        if (rc == TORUS_COLL_ETRUNC)
+            bad = rc;
+        else if (rc)
             return rc;
     }
     for (int m = mask >> 1; m > 0; m >>= 1)
         if (v + m < n && (rc = torus__send(c, (v + m + a->root) % n, a->buf, a->bytes)))
             return rc;
-    return 0;
+    return bad;
 }
 
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
