@@ -76,5 +76,12 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
         if (alg->ok(c, a))
             return alg;
     }
-    return last; /* each op's last row runs everywhere */
+    /* no row fits (a table row names an algorithm whose preconditions fail
+     * here): the first registered algorithm of the op that can run */
+    for (int i = 0; i < torus__coll_nlisted; i++) {
+        const torus__coll_alg *alg = torus__coll_listed[i];
+        if (alg->op == a->op && alg->ok(c, a))
+            return alg;
+    }
+    return last;
 }
