@@ -1016,10 +1016,12 @@ static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
         call_failed(b, c, kind, bytes, rc);
 }
 
-/* The OSU loop; returns this rank's mean seconds per call. */
+/* The OSU loop; returns this rank's mean seconds per call.  (Without
+ * warm-up calls the first iteration's barrier is the opening one.) */
 static double measure(bench *b, int kind, torus_coll *c, size_t bytes, int iters, int warmup)
 {
-    CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (warmup)
+        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < warmup; i++)
         one_call(b, kind, c, bytes);
     double t = 0;
@@ -1339,34 +1341,48 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
     if (v->bytes != bytes) {
         vref_free(v);
         v->bytes = bytes;
-        uint64_t *all = NULL;
-        if (b->n > 1) {
-            all = malloc(count * 8 * (size_t)b->n);
-            need_memory(b, all != NULL, "allreduce", bytes);
-        }
+        /* the rank-order cases: every rank's inputs of all of them in one
+         * MPI_Allgather, rank r's at all + r * ng * count */
+        int ng = 0, gi[AR_CASES];
         for (int cs = 0; cs < AR_CASES; cs++) {
             torus_dtype t;
             torus_op op;
             ar_case(cs, &t, &op);
-            v->ar[cs] = malloc(count * 8);
+            gi[cs] = gathered_ref(b, t, op) ? ng++ : -1;
+        }
+        size_t per = (size_t)ng * count;
+        uint64_t *mine = malloc(per * 8 + 8), *all = malloc(per * 8 * (size_t)b->n + 8);
+        need_memory(b, mine && all, "allreduce", bytes);
+        for (int cs = 0; cs < AR_CASES; cs++) {
+            torus_dtype t;
+            torus_op op;
+            ar_case(cs, &t, &op);
+            for (size_t i = 0; gi[cs] >= 0 && i < count; i++)
+                mine[(size_t)gi[cs] * count + i] = ar_elem(b->me, i, t, cs);
+        }
+        CB_MPI(MPI_Allgather(mine, (int)per, MPI_UINT64_T, all, (int)per, MPI_UINT64_T, MPI_COMM_WORLD));
+        for (int cs = 0; cs < AR_CASES; cs++) {
+            torus_dtype t;
+            torus_op op;
+            ar_case(cs, &t, &op);
+            v->ar[cs] = malloc(count * 8 + 8);
             need_memory(b, v->ar[cs] != NULL, "allreduce", bytes);
-            for (size_t i = 0; i < count; i++)
-                in[i] = ar_elem(b->me, i, t, cs);
-            if (gathered_ref(b, t, op)) {
-                /* the fixed order: ranks 0, 1, ..., P-1, from everyone's inputs */
-                if (b->n > 1)
-                    CB_MPI(MPI_Allgather(in, (int)count, MPI_UINT64_T, all, (int)count, MPI_UINT64_T,
-                                         MPI_COMM_WORLD));
+            if (gi[cs] >= 0) {
+                /* the fixed order: ranks 0, 1, ..., P-1 */
+                const uint64_t *x = all + (size_t)gi[cs] * count;
                 for (size_t i = 0; i < count; i++) {
-                    v->ar[cs][i] = b->n > 1 ? all[i] : in[i];
+                    v->ar[cs][i] = x[i];
                     for (int r = 1; r < b->n; r++)
-                        fold(&v->ar[cs][i], all[(size_t)r * count + i], t, op);
+                        fold(&v->ar[cs][i], x[(size_t)r * per + i], t, op);
                 }
             } else {
+                for (size_t i = 0; i < count; i++)
+                    in[i] = ar_elem(b->me, i, t, cs);
                 CB_MPI(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
                                      mop[op], MPI_COMM_WORLD));
             }
         }
+        free(mine);
         free(all);
     }
     for (int cs = 0; cs < AR_CASES; cs++) {
