@@ -73,3 +73,15 @@ void torus__pktq_free(torus__pktq *q)
     q->q = NULL;
     q->len = q->cap = 0;
 }
+
+void torus__pktq_init_all(torus__pktq *q, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        q[i].held = -1;
+}
+
+void torus__pktq_free_all(torus__pktq *q, size_t n)
+{
+    for (size_t i = 0; q && i < n; i++)
+        torus__pktq_free(&q[i]);
+}

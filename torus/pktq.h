@@ -46,5 +46,8 @@ void torus__pktq_remove_ordered(torus__pktq *q, int i);
 void torus__pktq_remove_swap(torus__pktq *q, int i);
 /* Frees the queue and the buffers still in it. */
 void torus__pktq_free(torus__pktq *q);
+/* n queues: mark each empty-handed (held = -1) / free each (q may be NULL). */
+void torus__pktq_init_all(torus__pktq *q, size_t n);
+void torus__pktq_free_all(torus__pktq *q, size_t n);
 
 #endif

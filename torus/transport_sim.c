@@ -204,8 +204,7 @@ torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
         torus_sim_destroy(s);
         return NULL;
     }
-    for (size_t i = 0; i < nq; i++)
-        s->in[i].held = -1;
+    torus__pktq_init_all(s->in, nq);
     s->pool.words = (size_t)p->cap;
     return s;
 }
@@ -214,9 +213,7 @@ void torus_sim_destroy(torus_sim *s)
 {
     if (!s)
         return;
-    if (s->in)
-        for (size_t i = 0; i < (size_t)s->n * (size_t)s->ndims; i++)
-            torus__pktq_free(&s->in[i]);
+    torus__pktq_free_all(s->in, (size_t)s->n * (size_t)s->ndims);
     torus__pool_free(&s->pool);
     torus__msgs_destroy(s->msgs);
     free(s->in);

@@ -203,8 +203,7 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
         torus_timed_destroy(s);
         return NULL;
     }
-    for (size_t i = 0; i < nq; i++)
-        s->in[i].held = -1;
+    torus__pktq_init_all(s->in, nq);
     s->pool.words = (size_t)p->cap;
     if (!(s->p.packet_bytes > 0))
         s->p.packet_bytes = 240;
@@ -215,9 +214,7 @@ void torus_timed_destroy(torus_timed *s)
 {
     if (!s)
         return;
-    if (s->in)
-        for (size_t i = 0; i < (size_t)s->n * (size_t)s->nd; i++)
-            torus__pktq_free(&s->in[i]);
+    torus__pktq_free_all(s->in, (size_t)s->n * (size_t)s->nd);
     torus__pool_free(&s->pool);
     torus__msgs_destroy(s->msgs);
     free(s->cpu_due);

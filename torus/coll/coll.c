@@ -444,29 +444,34 @@ const char *torus_coll_choice(const torus_coll *c, torus_coll_op op, size_t byte
     return alg->name;
 }
 
-double torus_coll_predict(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, double alpha,
-                          double beta, double gamma)
+/* The cost of a uniform call of an algorithm at `rank`; -1 if it cannot run. */
+static int uniform_cost(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, int rank,
+                        torus__coll_cost *k)
 {
     const torus__coll_alg *alg = torus__coll_find(op, algorithm);
     torus__coll_args a = shape_args(op, bytes);
     if (!alg || !alg->ok(c, &a))
         return -1;
+    memset(k, 0, sizeof *k);
+    alg->cost(c, &a, rank, k);
+    return 0;
+}
+
+double torus_coll_predict(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, double alpha,
+                          double beta, double gamma)
+{
     torus__coll_cost k;
-    memset(&k, 0, sizeof k);
-    alg->cost(c, &a, c->me, &k);
+    if (uniform_cost(c, op, algorithm, bytes, c->me, &k))
+        return -1;
     return alpha * k.rounds + beta * k.path_bytes + gamma * k.reduce_bytes;
 }
 
 int torus__coll_cost_of(const torus_coll *c, torus_coll_op op, const char *algorithm, size_t bytes, int rank,
                         uint64_t *msgs, uint64_t *sent)
 {
-    const torus__coll_alg *alg = torus__coll_find(op, algorithm);
-    torus__coll_args a = shape_args(op, bytes);
-    if (!alg || !alg->ok(c, &a))
-        return -1;
     torus__coll_cost k;
-    memset(&k, 0, sizeof k);
-    alg->cost(c, &a, rank, &k);
+    if (uniform_cost(c, op, algorithm, bytes, rank, &k))
+        return -1;
     *msgs = k.msgs;
     *sent = k.bytes;
     return 0;

@@ -6,8 +6,14 @@
  * power of two, the message size of bcast/allreduce and the block size of
  * a uniform alltoall (alltoallv counts differ per rank and are never
  * looked at).  A row whose algorithm's preconditions fail is skipped.
- * The last row of each collective takes anything.  Thresholds were set
- * from collbench runs on the development machine (README "Collectives").
+ * The last row of each collective takes anything.  The dimension-wise
+ * barrier and short allreduce are not chosen: without the deposit bit
+ * (one packet delivered to a whole line, paper 000 sec. 3.2) they pay
+ * k_d - 1 sends per phase, and on the simulated 8x8x8 torus (bin/collbench
+ * --simulate 8x8x8) they lose to dissemination (54 vs 68 us) and to
+ * recursive doubling (39 vs 69 us at 8 bytes).  Multistream wins the long
+ * bcast there (4.2 ms at 1 MiB against 18 ms for scatter+allgather), swing
+ * the long allreduce (1.23 ms at 64 KiB against 2.13 ms for Rabenseifner).
  */
 #include "coll_impl.h"
 
@@ -30,14 +36,12 @@ typedef struct rule {
 static const rule table[] = {
     /* op                   ranks      dims pow2 nodes unif  bytes              algorithm */
     {TORUS_COLL_BARRIER,    2, ANY,     0, ANY, 1,   ANY, 0, NOLIMIT,          "node_aware"},
-    {TORUS_COLL_BARRIER,    64, ANY,    2, ANY, ANY, ANY, 0, NOLIMIT,          "dimwise"},
     {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
 
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, 12287,            "binomial"},
     {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 65536, NOLIMIT,      "multistream"},
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
 
-    {TORUS_COLL_ALLREDUCE,  64, ANY,    2, ANY, ANY, ANY, 0, 2048,             "dimwise"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, 2048,             "recursive_doubling"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, 0, NOLIMIT,          "swing"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
