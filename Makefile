@@ -134,6 +134,9 @@ SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.
 
 .PHONY: all deps run test run-tests check-layers clean distclean install FORCE
 .SECONDEXPANSION:
+# Objects reached only through pattern rules are "intermediate" to make,
+# which would delete them after linking and rebuild them next time.
+.SECONDARY:
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
