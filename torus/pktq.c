@@ -54,6 +54,24 @@ torus__pkt *torus__pktq_push(torus__pktq *q)
     return pk;
 }
 
+torus__pkt *torus__pktq_send(torus__pktq *q, torus__pool *pool, uint64_t **buf, int n, int last, int src)
+{
+    uint64_t *fresh = torus__pool_get(pool);
+    if (!fresh)
+        return NULL;
+    torus__pkt *pk = torus__pktq_push(q);
+    if (!pk) {
+        torus__pool_put(pool, fresh);
+        return NULL;
+    }
+    pk->data = *buf;
+    pk->n = n;
+    pk->last = last;
+    pk->src_rank = src;
+    *buf = fresh;
+    return pk;
+}
+
 void torus__pktq_remove_ordered(torus__pktq *q, int i)
 {
     memmove(&q->q[i], &q->q[i + 1], (size_t)(q->len - i - 1) * sizeof *q->q);

@@ -39,6 +39,11 @@ void torus__pool_free(torus__pool *p);
 
 /* Room for one more packet at the end of q, NULL on out of memory. */
 torus__pkt *torus__pktq_push(torus__pktq *q);
+/* A send: appends a packet holding the caller's full buffer *buf (n words,
+ * finish mark `last`, sender src) to q and hands back an empty buffer from
+ * the pool through *buf, so nothing is copied.  NULL on out of memory
+ * (then nothing changed). */
+torus__pkt *torus__pktq_send(torus__pktq *q, torus__pool *pool, uint64_t **buf, int n, int last, int src);
 /* Removes packet i keeping the others in order (sim: MPI's non-overtaking). */
 void torus__pktq_remove_ordered(torus__pktq *q, int i);
 /* Removes packet i by moving the last one into its place (timed: order is

@@ -69,19 +69,9 @@ static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
     c[d] = to;
     int dest = s->map.rank_of[torus_map_linear(&s->map.shape, c)];
     torus__pktq *q = &s->in[dest * s->ndims + d];
-    uint64_t *fresh = torus__pool_get(&s->pool);
-    if (!fresh)
+    torus__pkt *pk = torus__pktq_send(q, &s->pool, buf, n, last, e->rank);
+    if (!pk)
         return -1;
-    torus__pkt *pk = torus__pktq_push(q);
-    if (!pk) {
-        torus__pool_put(&s->pool, fresh);
-        return -1;
-    }
-    pk->data = *buf;
-    *buf = fresh;
-    pk->n = n;
-    pk->last = last;
-    pk->src_rank = e->rank;
     pk->holds_slot = !(q->len <= s->p.eager_queue && urand(s) < s->p.eager_prob);
     if (pk->holds_slot)
         s->slots_used[e->rank * s->ndims + d]++;

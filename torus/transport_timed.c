@@ -105,20 +105,10 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     c[d] = to;
     int dest = s->map->rank_of[torus_map_linear(sh, c)];
     torus__pktq *q = &s->in[(size_t)dest * s->nd + d];
-    uint64_t *fresh = torus__pool_get(&s->pool);
-    if (!fresh)
+    torus__pkt *pk = torus__pktq_send(q, &s->pool, buf, n, last, r);
+    if (!pk)
         return -1;
-    torus__pkt *pk = torus__pktq_push(q);
-    if (!pk) {
-        torus__pool_put(&s->pool, fresh);
-        return -1;
-    }
-    pk->data = *buf;
-    pk->n = n;
-    pk->last = last;
-    pk->src_rank = r;
     pk->arrive = arrive;
-    *buf = fresh;
     f[slot] = injected;
     s->packets++;
     s->words += (uint64_t)n;

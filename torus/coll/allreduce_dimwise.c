@@ -24,12 +24,6 @@
 
 #include <string.h>
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* Combines the k vectors of a line in coordinate order into a->rbuf: v(j)
  * is slot j, or the rank's own vector (rbuf itself) at its own coordinate
  * me.  rbuf is written only by the last combine, whose element-wise
@@ -111,7 +105,7 @@ const torus__coll_alg torus__coll_allreduce_dimwise = {
     .name = "dimwise",
     .op = TORUS_COLL_ALLREDUCE,
     .summary = "exchange along each line, one phase per dimension (any shape)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

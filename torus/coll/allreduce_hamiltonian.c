@@ -36,12 +36,6 @@
 #define CHUNK_BYTES 8192 /* 1024 elements: many chunks in flight at 64 KiB and beyond */
 #define WINDOW 4         /* chunks in flight per direction (>= 2, see the stage argument) */
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* Position of `rank` on the snake path: the inverse of the order above,
  * from the slowest dimension down (block = floor(p / (k_0 ... k_d))). */
 static int path_pos(const torus_coll *c, int rank)
@@ -215,7 +209,7 @@ const torus__coll_alg torus__coll_allreduce_hamiltonian = {
     .name = "hamiltonian",
     .op = TORUS_COLL_ALLREDUCE,
     .summary = "chunks pipelined along a snake path and back (any shape)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

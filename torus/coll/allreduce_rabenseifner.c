@@ -36,25 +36,6 @@
 
 #define MAX_STEPS 31 /* log2 of the largest power of two an int holds */
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
-static int floor_pow2(int n)
-{
-    int p = 1;
-    while (2 * p <= n)
-        p *= 2;
-    return p;
-}
-
-static int real_rank(int j, int rem)
-{
-    return j < rem ? 2 * j : j + rem;
-}
-
 /* First element of block b of p blocks over count elements. */
 static size_t disp(size_t count, int p, int b)
 {
@@ -104,7 +85,7 @@ static int exchange(torus_coll *c, int peer, const unsigned char *src, size_t sl
 
 static int run(torus_coll *c, const torus__coll_args *a)
 {
-    int n = c->n, me = c->me, p = floor_pow2(n), rem = n - p, rc = 0, newrank;
+    int n = c->n, me = c->me, p = torus__floor_pow2(n), rem = n - p, rc = 0, newrank;
     size_t count = a->count, bytes = count * 8;
     unsigned char *buf = a->rbuf, *tmp = torus__scratch(c, bytes);
     if (!tmp)
@@ -126,7 +107,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
     if (newrank >= 0) {
         int lo = 0, hi = p, plo[MAX_STEPS], phi[MAX_STEPS], steps = 0;
         for (int mask = 1; mask < p; mask <<= 1, steps++) {
-            int dst = real_rank(newrank ^ mask, rem), glo, ghi;
+            int dst = torus__fold_rank(newrank ^ mask, rem), glo, ghi;
             plo[steps] = lo, phi[steps] = hi;
             halve(newrank, mask, &lo, &hi, &glo, &ghi);
             size_t k0 = disp(count, p, lo), k1 = disp(count, p, hi);
@@ -141,7 +122,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
             }
         }
         while (steps-- > 0) {
-            int dst = real_rank(newrank ^ (1 << steps), rem), olo, ohi;
+            int dst = torus__fold_rank(newrank ^ (1 << steps), rem), olo, ohi;
             other_half(plo[steps], phi[steps], lo, hi, &olo, &ohi);
             if ((rc = exchange(c, dst, buf, disp(count, p, lo), disp(count, p, hi), buf, disp(count, p, olo),
                                disp(count, p, ohi))))
@@ -158,7 +139,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
  * as run() without data. */
 static void tally(int n, size_t count, int rank, uint64_t *msgs, uint64_t *sent, double *reduced)
 {
-    int p = floor_pow2(n), rem = n - p, newrank = rank < 2 * rem ? (rank % 2 ? -1 : rank / 2) : rank - rem;
+    int p = torus__floor_pow2(n), rem = n - p, newrank = rank < 2 * rem ? (rank % 2 ? -1 : rank / 2) : rank - rem;
     size_t bytes = count * 8;
     *msgs = 0, *sent = 0, *reduced = 0;
     if (rank < 2 * rem) {
@@ -187,7 +168,7 @@ static void tally(int n, size_t count, int rank, uint64_t *msgs, uint64_t *sent,
 
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
 {
-    int n = c->n, p = floor_pow2(n), lg = 0;
+    int n = c->n, p = torus__floor_pow2(n), lg = 0;
     uint64_t m0, s0;
     double red, red0;
     tally(n, a->count, rank, &k->msgs, &k->bytes, &red);
@@ -206,7 +187,7 @@ const torus__coll_alg torus__coll_allreduce_rabenseifner = {
     .name = "rabenseifner",
     .op = TORUS_COLL_ALLREDUCE,
     .summary = "reduce-scatter by recursive halving + allgather by recursive doubling (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

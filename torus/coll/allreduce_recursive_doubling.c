@@ -23,29 +23,9 @@
  */
 #include "coll_impl.h"
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
-static int floor_pow2(int n)
-{
-    int p = 1;
-    while (2 * p <= n)
-        p *= 2;
-    return p;
-}
-
-/* The real rank of new rank j when the first 2r ranks were paired. */
-static int real_rank(int j, int rem)
-{
-    return j < rem ? 2 * j : j + rem;
-}
-
 static int run(torus_coll *c, const torus__coll_args *a)
 {
-    int n = c->n, me = c->me, p = floor_pow2(n), rem = n - p, rc = 0, newrank;
+    int n = c->n, me = c->me, p = torus__floor_pow2(n), rem = n - p, rc = 0, newrank;
     size_t bytes = a->count * 8;
     unsigned char *buf = a->rbuf, *tmp = torus__scratch(c, bytes);
     if (!tmp)
@@ -66,7 +46,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
     }
     if (newrank >= 0)
         for (int mask = 1; mask < p; mask <<= 1) {
-            int dst = real_rank(newrank ^ mask, rem);
+            int dst = torus__fold_rank(newrank ^ mask, rem);
             if ((rc = torus__sendrecv(c, dst, buf, bytes, dst, tmp, bytes)))
                 return rc;
             if (dst < me)
@@ -81,7 +61,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
 
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
 {
-    int n = c->n, p = floor_pow2(n), rem = n - p, lg = 0;
+    int n = c->n, p = torus__floor_pow2(n), rem = n - p, lg = 0;
     size_t bytes = a->count * 8;
     while ((1 << lg) < p)
         lg++;
@@ -99,7 +79,7 @@ const torus__coll_alg torus__coll_allreduce_recursive_doubling = {
     .name = "recursive_doubling",
     .op = TORUS_COLL_ALLREDUCE,
     .summary = "log2 N exchanges of the whole vector, MPICH pre/post steps (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -63,12 +63,6 @@ typedef struct swing {
     size_t base, extra;           /* block b: base + (b < extra) elements */
 } swing;
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static void plan(swing *w, const torus_coll *c, size_t count)
 {
     const torus_shape *s = &c->map->shape;
@@ -305,7 +299,7 @@ const torus__coll_alg torus__coll_allreduce_swing = {
     .name = "swing",
     .op = TORUS_COLL_ALLREDUCE,
     .summary = "Swing reduce-scatter + allgather, distances 1, 1, 3, 5, 11 (any shape; non-power-of-two lines folded)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

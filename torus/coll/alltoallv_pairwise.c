@@ -26,12 +26,6 @@
 
 #define BATCH 32
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     int n = c->n, me = c->me, bad = 0;
@@ -89,7 +83,7 @@ const torus__coll_alg torus__coll_alltoallv_pairwise = {
     .name = "pairwise",
     .op = TORUS_COLL_ALLTOALLV,
     .summary = "N - 1 sendrecv steps to i + k, from i - k (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -51,12 +51,6 @@
 #define WINDOW 32   /* destinations per window of the schedule */
 #define SEED 0x42f9baa78c63171fULL
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
@@ -213,7 +207,7 @@ const torus__coll_alg torus__coll_alltoallv_random_permutation = {
     .name = "random_permutation",
     .op = TORUS_COLL_ALLTOALLV,
     .summary = "seeded permutation, own offsets, 2 packets per visit (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

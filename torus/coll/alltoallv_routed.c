@@ -35,12 +35,6 @@ typedef struct rec_hdr {
 
 _Static_assert(sizeof(rec_hdr) == HDR, "record header layout");
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* Walks the packed records of buf[0..len). */
 static size_t rec_size(const unsigned char *p)
 {
@@ -190,7 +184,7 @@ const torus__coll_alg torus__coll_alltoallv_routed = {
     .name = "routed",
     .op = TORUS_COLL_ALLTOALLV,
     .summary = "blocks aggregated dimension by dimension: sum(k_d - 1) partners",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

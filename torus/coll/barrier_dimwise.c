@@ -23,12 +23,6 @@
  */
 #include "coll_impl.h"
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     (void)a;
@@ -82,7 +76,7 @@ const torus__coll_alg torus__coll_barrier_dimwise = {
     .name = "dimwise",
     .op = TORUS_COLL_BARRIER,
     .summary = "exchange with every rank on my line, one dimension after another (any shape)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

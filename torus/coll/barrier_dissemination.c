@@ -20,12 +20,6 @@ static int rounds(int n)
     return r;
 }
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     (void)a;
@@ -51,7 +45,7 @@ const torus__coll_alg torus__coll_barrier_dissemination = {
     .name = "dissemination",
     .op = TORUS_COLL_BARRIER,
     .summary = "log2 N rounds to i + 2^k (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -33,12 +33,6 @@ static int children(int n, int i, long *first)
     return left <= 0 ? 0 : left < FANIN ? (int)left : FANIN;
 }
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static int finish(torus_coll *c, torus_req *r, int started, int rc)
 {
     /* every started request completes even after a failed start, so none
@@ -89,7 +83,7 @@ const torus__coll_alg torus__coll_barrier_hsb = {
     .name = "hsb",
     .op = TORUS_COLL_BARRIER,
     .summary = "4-ary tree: gather arrivals to rank 0, broadcast the release (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -32,12 +32,6 @@ static int signals(int n, int step)
     return left < FANOUT ? left : FANOUT;
 }
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     (void)a;
@@ -76,7 +70,7 @@ const torus__coll_alg torus__coll_barrier_nary_dissemination = {
     .name = "nary_dissemination",
     .op = TORUS_COLL_BARRIER,
     .summary = "ceil(log3 N) rounds of 2 signals to i + j 3^k (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -39,12 +39,6 @@ static int inner(int n, int *m)
     return (int)p;
 }
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* Waits for the requests that were started (even after a failed start,
  * so none is left open); the start's error wins over the wait's. */
 static int finish(torus_coll *c, torus_req *r, int started, int rc)
@@ -110,7 +104,7 @@ const torus__coll_alg torus__coll_barrier_nary_exchange = {
     .name = "nary_exchange",
     .op = TORUS_COLL_BARRIER,
     .summary = "groups of 4 signal each other, log4 N steps, +2 when N is not a power of 4 (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

@@ -92,12 +92,6 @@ static int count_nodes_slowly(const torus_coll *c)
     return nodes;
 }
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* Dissemination among `nl` leaders; lead[x] is the rank of index x (NULL:
  * index = rank). */
 static int leaders_barrier(torus_coll *c, const int *lead, int nl, int x)
@@ -176,7 +170,7 @@ const torus__coll_alg torus__coll_barrier_node_aware = {
     .name = "node_aware",
     .op = TORUS_COLL_BARRIER,
     .summary = "check in with the node's lowest rank, dissemination among nodes, check out (any N, any nodes)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

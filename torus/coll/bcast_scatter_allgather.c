@@ -25,12 +25,6 @@
  */
 #include "coll_impl.h"
 
-static int ok(const torus_coll *c, const torus__coll_args *a)
-{
-    (void)c, (void)a;
-    return 1;
-}
-
 /* lowbit(v) for v > 0; for the root the first power of two >= n */
 static int top_mask(int v, int n)
 {
@@ -133,7 +127,7 @@ const torus__coll_alg torus__coll_bcast_scatter_allgather = {
     .name = "scatter_allgather",
     .op = TORUS_COLL_BCAST,
     .summary = "binomial scatter of N pieces, then ring allgather (any N)",
-    .ok = ok,
+    .ok = torus__coll_runs_anywhere,
     .run = run,
     .cost = cost,
 };

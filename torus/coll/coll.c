@@ -253,6 +253,25 @@ void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, toru
     torus__reduce3(c, dst, dst, src, count, t, op);
 }
 
+int torus__coll_runs_anywhere(const torus_coll *c, const torus__coll_args *a)
+{
+    (void)c, (void)a;
+    return 1;
+}
+
+int torus__floor_pow2(int n)
+{
+    int p = 1;
+    while (2 * p <= n)
+        p *= 2;
+    return p;
+}
+
+int torus__fold_rank(int j, int rem)
+{
+    return j < rem ? 2 * j : j + rem;
+}
+
 /* ---- scratch, coordinates ----------------------------------------------- */
 
 void *torus__scratch(torus_coll *c, size_t bytes)

@@ -92,6 +92,14 @@ void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, toru
  * the algorithm's fixed order. */
 void torus__reduce3(torus_coll *c, void *dst, const void *a, const void *b, size_t count, torus_dtype t, torus_op op);
 
+/* ok() of an algorithm without preconditions (any N, shape, size). */
+int torus__coll_runs_anywhere(const torus_coll *c, const torus__coll_args *a);
+/* The largest power of two <= n (n >= 1). */
+int torus__floor_pow2(int n);
+/* MPICH's fold for N = p + rem ranks: the first 2 rem ranks pair up and
+ * the even one of each pair stays; the real rank of folded rank j. */
+int torus__fold_rank(int j, int rem);
+
 /* Scratch memory owned by the call (freed by the dispatcher). */
 void *torus__scratch(torus_coll *c, size_t bytes);
 
