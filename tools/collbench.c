@@ -960,7 +960,6 @@ typedef struct bench {
     torus_transport tp[2];
     torus_coll *c_auto;  /* never forced: what an application gets (TORUS_COLL_<OP> applies) */
     torus_coll *c_named; /* forced to each algorithm in turn */
-    unsigned idle[2];
     /* per op: buffers of the largest size */
     unsigned char *sbuf, *rbuf;
     size_t *cnt, *dis;   /* uniform counts for the v call */
@@ -970,18 +969,6 @@ typedef struct bench {
     uint64_t *win_base;
     run_info *ri;
 } bench;
-
-/* The idle hook of the contexts: collbench often runs more ranks than
- * cores, and MPICH busy-polls, so a wait that finds nothing yields the
- * core every TORUS_IDLE_POLLS polls to the rank it waits for. */
-static void backoff(void *ctx)
-{
-    unsigned *polls = ctx;
-    if (++*polls >= TORUS_IDLE_POLLS) {
-        *polls = 0;
-        sched_yield();
-    }
-}
 
 /* A torus call that failed is a broken algorithm or out of memory: the
  * other ranks may be waiting inside it, so the job ends here. */
@@ -1905,7 +1892,7 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
         }
         torus_mpi_bind(b->tm[i], &b->tp[i]);
         torus_coll_config cfg = {.map = &b->map, .me = b->me, .tp = &b->tp[i], .node_of = b->node_of,
-                                 .idle = backoff, .idle_ctx = &b->idle[i]};
+                                 .idle = NULL, .idle_ctx = NULL};
         int rc = torus_coll_create(i ? &b->c_named : &b->c_auto, &cfg, e2, sizeof e2);
         /* TORUS_COLL_<OP> naming no algorithm fails the same on every rank */
         if (!torus_all_ok(MPI_COMM_WORLD, rc == 0)) {

@@ -82,6 +82,10 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
 int torus__isend(torus_coll *c, int peer, const void *buf, size_t bytes, torus_req *r);
 int torus__irecv(torus_coll *c, int peer, void *buf, size_t bytes, torus_req *r);
 int torus__wait(torus_coll *c, torus_req *r, int n);
+/* A wait that found nothing to do: the context's idle hook (a simulator
+ * switches virtual rank), else spin a while, then yield the core.  A
+ * completed request resets the count (c->idle_polls = 0). */
+void torus__idle(torus_coll *c);
 int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes);
 int torus__recv(torus_coll *c, int peer, void *buf, size_t bytes);
 int torus__sendrecv(torus_coll *c, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf, size_t rbytes);
