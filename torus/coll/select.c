@@ -35,14 +35,18 @@ typedef struct rule {
 
 static const rule table[] = {
     /* op                   ranks      dims pow2 nodes unif  bytes              algorithm */
-    {TORUS_COLL_BARRIER,    2, ANY,     0, ANY, 1,   ANY, 0, NOLIMIT,          "node_aware"},
+    {TORUS_COLL_BARRIER,    ANY, 3,     0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
+    {TORUS_COLL_BARRIER,    4, ANY,     0, ANY, 1,   ANY, 0, NOLIMIT,          "node_aware"},
     {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
 
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, 12287,            "binomial"},
-    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 65536, NOLIMIT,      "multistream"},
+    {TORUS_COLL_BCAST,      ANY, 7,     0, ANY, ANY, ANY, 0, NOLIMIT,          "binomial"},
+    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 16384, NOLIMIT,      "multistream"},
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
 
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, 2048,             "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, 0, 8192,             "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, 0, NOLIMIT,          "swing"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
 
