@@ -4,7 +4,8 @@
  * Algorithm: MPICH's short-message MPI_Bcast (paper 000 sec. 3.1).  With
  *   ranks renumbered relative to the root (v = (i - root) mod N), rank v
  *   receives the whole message from v - lowbit(v), then sends it to
- *   v + 2^j for every 2^j below lowbit(v) (largest first) that is < N.
+ *   v + 2^j for every 2^j below lowbit(v) (largest first) that is < N,
+ *   all of them started before it waits for any.
  * Preconditions: none.
  * Cost: ceil(log2 N) rounds of the whole message,
  *   T = ceil(log2 N) (alpha + n beta).  Rank v sends one message of n
@@ -38,10 +39,17 @@ static int run(torus_coll *c, const torus__coll_args *a)
         else if (rc)
             return rc;
     }
-    for (int m = mask >> 1; m > 0; m >>= 1)
-        if (v + m < n && (rc = torus__send(c, (v + m + a->root) % n, a->buf, a->bytes)))
-            return rc;
-    return bad;
+    /* all children at once: a send above the library's eager limit waits
+     * for its receiver, and one child that is slow to post (descheduled
+     * when ranks outnumber cores) must not hold up its siblings */
+    torus_req r[32];
+    int k = 0;
+    rc = 0;
+    for (int m = mask >> 1; m > 0 && !rc; m >>= 1)
+        if (v + m < n && !(rc = torus__isend(c, (v + m + a->root) % n, a->buf, a->bytes, &r[k])))
+            k++;
+    int wrc = torus__wait(c, r, k);
+    return rc ? rc : wrc ? wrc : bad;
 }
 
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)

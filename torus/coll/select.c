@@ -67,12 +67,23 @@ static int dims_over_one(const torus_shape *s)
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a)
 {
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
+    /* the rows' algorithms looked up by name once (every thread finds the
+     * same pointers), not on every call: a small collective costs well
+     * under a microsecond */
+    enum { NROWS = sizeof table / sizeof *table };
+    static const torus__coll_alg *row_alg[NROWS];
+    static int resolved;
+    if (!resolved) {
+        for (size_t i = 0; i < NROWS; i++)
+            row_alg[i] = torus__coll_find(table[i].op, table[i].algorithm);
+        resolved = 1;
+    }
     const torus__coll_alg *last = NULL;
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    for (size_t i = 0; i < NROWS; i++) {
         const rule *r = &table[i];
         if (r->op != a->op)
             continue;
-        const torus__coll_alg *alg = torus__coll_find(r->op, r->algorithm);
+        const torus__coll_alg *alg = row_alg[i];
         if (!alg)
             continue;
         last = alg;
