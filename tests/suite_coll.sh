@@ -108,6 +108,16 @@ else
     bad "collbench --dims 2x2x2m: rc=$rc failed=$got $(head -2 "$TMP/err")"
 fi
 
+# --choose: the table's picks, from the shared facts alone (select.c's rows).
+choose() { bin/collbench --choose "$@" | awk '$1 !~ /^#/ { printf "%s:%s=%s ", $1, $2, $3 }'; }
+got="$(choose 2 --op barrier,bcast --sizes 8,1M)|$(choose 2x2 --per-node 4 --op barrier,bcast --sizes 8,1M)|$(choose 8x8x8 --op bcast,allreduce,alltoall --sizes 8,16K,1M)|$(TORUS_COLL_BCAST=scatter_allgather choose 2 --op bcast --sizes 8)"
+want="barrier:0=dissemination bcast:8=binomial bcast:1048576=binomial |barrier:0=node_aware bcast:8=binomial bcast:1048576=binomial |bcast:8=binomial bcast:16384=multistream bcast:1048576=multistream allreduce:8=recursive_doubling allreduce:16384=swing allreduce:1048576=swing alltoallv:8=bruck alltoallv:16384=random_permutation alltoallv:1048576=random_permutation |bcast:8=scatter_allgather "
+if [ "$got" = "$want" ]; then
+    ok "collbench --choose: 2 ranks, 4 on one node, 8x8x8 and TORUS_COLL_BCAST pick what select.c's rows say"
+else
+    bad "collbench --choose: got '$got', want '$want'"
+fi
+
 # Bad input: one line (Open MPI may add its own banner: count ours), exit 2.
 # n = 0: started without a launcher, as one process (mpirun's exit path for a
 # failing job costs seconds under Open MPI; the parsing is the same).
@@ -135,6 +145,9 @@ cb_fail "--algorithms with an unknown name" 2 "bad value 'auto,nosuch' for --alg
 cb_fail "--op unknown" 2 "bad value 'gather' for --op: allowed barrier, bcast, allreduce, alltoall, alltoallv or all" 0 bin/collbench --op gather
 cb_fail "--sizes malformed" 2 "bad value '8:x' for --sizes: allowed A:B" 0 bin/collbench --sizes 8:x
 cb_fail "--iters 0" 2 "bad value '0' for --iters: allowed an integer 1..10000000" 0 bin/collbench --iters 0
+cb_fail "--choose with --simulate" 2 "--choose prints the table's choices and runs nothing: drop --simulate" 0 bin/collbench --choose 4x4 --simulate 4x4
+cb_fail "--per-node not dividing --choose's ranks" 2 "bad value '2' for --per-node: allowed a divisor of the shape's 9 ranks" 0 bin/collbench --choose 3x3 --per-node 2
+cb_fail "--per-node without --choose" 2 "--per-node describes the nodes of --choose's shape" 0 bin/collbench --per-node 2
 cb_fail "--rounds 65" 2 "bad value '65' for --rounds: allowed an integer 1..64" 0 bin/collbench --rounds 65
 cb_fail "--dims not covering the ranks" 2 "--dims: shape '3x3' has 9 positions but there are 2 processes" 2 bin/collbench --dims 3x3
 cb_fail "unknown option" 2 "unknown option '--bogus' (see --help)" 0 bin/collbench --bogus
@@ -274,7 +287,7 @@ missing=$(printf '%s\n' "$CB_HELP" | awk '
     { check(); e = "" }
     END { check() }')
 nopt=$(printf '%s\n' "$CB_HELP" | grep -c '^ *--')
-if [ -z "$missing" ] && [ "$nopt" = 15 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
+if [ -z "$missing" ] && [ "$nopt" = 17 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
     ok "collbench --help: $nopt options, each with its default; --version $VERSION"
 else
     bad "collbench --help/--version: options without a default: ${missing:-none} ($nopt options); $(bin/collbench --version)"

@@ -120,6 +120,9 @@ typedef struct opts {
     int validate;
     const char *csv, *json;
     const char *simulate;
+    const char *choose; /* --choose SHAPE: print the table's choices, run nothing */
+    long per_node;      /* --per-node K with --choose */
+    int per_node_set;
     double link_bw, latency;
     int link_bw_set, latency_set;
 } opts;
@@ -168,6 +171,10 @@ static void usage(void)
            "                     packet (paper 000 sec. 2), %.0f cycles per message at each end and\n"
            "                     %.0f cycle per byte reduced (assumed); sizes that would not fit in\n"
            "                     half the free memory are left out (one notice) [default: off]\n"
+           "  --choose SHAPE     run nothing: print what the selection table (torus/coll/select.c)\n"
+           "                     picks for every --op and --sizes on SHAPE, with TORUS_COLL_<OP>\n"
+           "                     applied and preconditions checked [default: off]\n"
+           "  --per-node K       --choose: K consecutive ranks share a node [default: 1]\n"
            "  --link-bw B        --simulate: link bandwidth, bytes/s per direction [default: %.0f]\n"
            "  --latency S        --simulate: seconds per link crossed [default: %g]\n"
            "  --help             this help\n"
@@ -349,7 +356,7 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
 
 enum {
     OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_ROUNDS, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
-    OPT_SIMULATE, OPT_LINK_BW, OPT_LATENCY, OPT_HELP, OPT_VERSION
+    OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_HELP, OPT_VERSION
 };
 
 /* Parses argv the same way on every rank.  Returns -1 to go on, else the
@@ -368,6 +375,8 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         {"csv", required_argument, NULL, OPT_CSV},
         {"json", required_argument, NULL, OPT_JSON},
         {"simulate", required_argument, NULL, OPT_SIMULATE},
+        {"choose", required_argument, NULL, OPT_CHOOSE},
+        {"per-node", required_argument, NULL, OPT_PER_NODE},
         {"link-bw", required_argument, NULL, OPT_LINK_BW},
         {"latency", required_argument, NULL, OPT_LATENCY},
         {"help", no_argument, NULL, OPT_HELP},
@@ -381,6 +390,7 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     o->iters = 100;
     o->warmup = 10;
     o->rounds = 5;
+    o->per_node = 1;
     o->dims = "auto";
     o->link_bw = BGL_LINK_BW;
     o->latency = BGL_LATENCY_S;
@@ -449,6 +459,14 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         case OPT_SIMULATE:
             o->simulate = optarg;
             break;
+        case OPT_CHOOSE:
+            o->choose = optarg;
+            break;
+        case OPT_PER_NODE:
+            if (torus_cli_long(optarg, 1, 1 << 20, &o->per_node))
+                torus_cli_bad_value(err, errlen, "per-node", optarg, "an integer 1..1048576");
+            o->per_node_set = 1;
+            break;
         case OPT_LINK_BW:
             if (torus_cli_double(optarg, 1, 1e15, &o->link_bw))
                 torus_cli_bad_value(err, errlen, "link-bw", optarg, "bytes per second in 1..1e15");
@@ -476,6 +494,16 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         char w[300];
         torus_cli_escape(argv[optind], w, sizeof w);
         snprintf(err, errlen, "unexpected argument '%s' (see --help)", w);
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->choose && (o->simulate || o->validate || o->csv || o->json)) {
+        snprintf(err, errlen, "--choose prints the table's choices and runs nothing: drop --%s",
+                 o->simulate ? "simulate" : o->validate ? "validate" : o->csv ? "csv" : "json");
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->per_node_set && !o->choose) {
+        snprintf(err, errlen, "--per-node describes the nodes of --choose's shape (over MPI the nodes are found): add "
+                              "--choose SHAPE");
         return TORUS_EXIT_USAGE;
     }
     if (o->simulate) {
@@ -2299,6 +2327,82 @@ static int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
 /* ---- main ------------------------------------------------------------------ */
 
 /* Ends the run the same way on every rank: rank 0 prints err (if any). */
+/* --choose: the table's pick for every op and size on a shape, from the
+ * facts all ranks share (rank count, shape, ranks per node, size); the
+ * alltoall rows are for uniform blocks (a v call with uneven counts never
+ * takes the uniform-only rows). */
+static int choose_main(const opts *o, char *err, size_t errlen)
+{
+    torus_shape s;
+    char e2[300];
+    if (torus_shape_parse(o->choose, 0, &s, e2, sizeof e2)) {
+        snprintf(err, errlen, "--choose: %s", e2);
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->per_node > s.n || s.n % o->per_node) {
+        snprintf(err, errlen, "bad value '%ld' for --per-node: allowed a divisor of the shape's %d ranks", o->per_node,
+                 s.n);
+        return TORUS_EXIT_USAGE;
+    }
+    torus_map map;
+    if (torus_map_xyzt(&map, &s)) {
+        snprintf(err, errlen, "out of memory for the map of %d ranks", s.n);
+        return TORUS_EXIT_RESOURCE;
+    }
+    int *node_of = malloc((size_t)s.n * sizeof *node_of);
+    torus_timed_params prm = {.cap = 1, .outstanding = 1, .link_bw = BGL_LINK_BW};
+    torus_timed *tt = node_of ? torus_timed_create(&map, &prm) : NULL;
+    torus_coll *c = NULL;
+    int rc = 0;
+    if (!tt) {
+        snprintf(err, errlen, "out of memory for %d ranks", s.n);
+        rc = TORUS_EXIT_RESOURCE;
+    } else {
+        for (int r = 0; r < s.n; r++)
+            node_of[r] = r / (int)o->per_node;
+        torus_transport tp;
+        torus_timed_bind(tt, 0, &tp);
+        torus_coll_config cfg = {.map = &map, .me = 0, .tp = &tp, .node_of = o->per_node > 1 ? node_of : NULL};
+        if (torus_coll_create(&c, &cfg, e2, sizeof e2)) {
+            snprintf(err, errlen, "%s", e2);
+            rc = TORUS_EXIT_USAGE;
+        }
+    }
+    if (!rc) {
+        char shape[128];
+        torus_shape_format(&s, shape, sizeof shape);
+        printf("# collbench --choose %s: %d ranks, %ld per node; what torus/coll/select.c picks (first row that "
+               "fits and whose algorithm can run; TORUS_COLL_<OP> applied); alltoall(v): uniform blocks of size "
+               "bytes\n",
+               shape, s.n, o->per_node);
+        printf("# %-9s %10s  %s\n", "op", "size", "algorithm");
+        for (int kind = 0; kind < NKINDS; kind++) {
+            if (!o->kinds[kind] || kind == K_ALLTOALLV)
+                continue;
+            int nsz = kind == K_BARRIER ? 1 : o->nsizes;
+            for (int i = 0; i < nsz; i++) {
+                size_t bytes = kind == K_BARRIER ? 0 : o->sizes[i];
+                if (kind == K_ALLREDUCE)
+                    bytes = bytes < 8 ? 8 : bytes / 8 * 8;
+                printf("  %-9s %10zu  %s\n", kind == K_ALLTOALL ? "alltoallv" : kind_name[kind], bytes,
+                       torus_coll_choice(c, kind_op[kind], bytes));
+            }
+        }
+        if (o->kinds[K_ALLTOALLV] && !o->kinds[K_ALLTOALL])
+            for (int i = 0; i < o->nsizes; i++)
+                printf("  %-9s %10zu  %s\n", "alltoallv", o->sizes[i], torus_coll_choice(c, TORUS_COLL_ALLTOALLV, o->sizes[i]));
+        if (fflush(stdout) || ferror(stdout)) {
+            snprintf(err, errlen, "cannot write the choices to standard output");
+            rc = TORUS_EXIT_RESOURCE;
+        }
+    }
+    torus_coll_destroy(c);
+    torus_timed_destroy(tt);
+    free(node_of);
+    torus_map_free(&map);
+    return rc;
+}
+
 static int finish(int me, int code, const char *err)
 {
     if (!me && err && err[0])
@@ -2352,6 +2456,14 @@ int main(int argc, char **argv)
         return finish(me, probe_rc, err);
 
     int code = 0;
+    if (o.choose) {
+        if (n > 1) {
+            snprintf(err, sizeof err, "--choose runs nothing: start it without mpirun or with -n 1 (got %d processes)",
+                     n);
+            return finish(me, TORUS_EXIT_USAGE, err);
+        }
+        return finish(me, choose_main(&o, err, sizeof err), err);
+    }
     if (o.simulate) {
         if (n > 1) {
             snprintf(err, sizeof err, "--simulate runs every simulated rank in one process: start it without mpirun "
