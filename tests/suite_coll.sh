@@ -135,6 +135,7 @@ cb_fail "--algorithms with an unknown name" 2 "bad value 'auto,nosuch' for --alg
 cb_fail "--op unknown" 2 "bad value 'gather' for --op: allowed barrier, bcast, allreduce, alltoall, alltoallv or all" 0 bin/collbench --op gather
 cb_fail "--sizes malformed" 2 "bad value '8:x' for --sizes: allowed A:B" 0 bin/collbench --sizes 8:x
 cb_fail "--iters 0" 2 "bad value '0' for --iters: allowed an integer 1..10000000" 0 bin/collbench --iters 0
+cb_fail "--rounds 65" 2 "bad value '65' for --rounds: allowed an integer 1..64" 0 bin/collbench --rounds 65
 cb_fail "--dims not covering the ranks" 2 "--dims: shape '3x3' has 9 positions but there are 2 processes" 2 bin/collbench --dims 3x3
 cb_fail "unknown option" 2 "unknown option '--bogus' (see --help)" 0 bin/collbench --bogus
 cb_fail "--simulate under mpirun -n 2" 2 "--simulate runs every simulated rank in one process" 2 bin/collbench --simulate 4x4
@@ -172,7 +173,7 @@ fi
 # CSV and JSON: one row per table row, replaced atomically (no temporary left).
 mkdir -p "$TMP/res"
 echo stale >"$TMP/res/r.csv"
-run_mpi 2 bin/collbench --op barrier,bcast --sizes 8,64 --iters 2 --warmup 1 --csv "$TMP/res/r.csv" --json "$TMP/res/r.json"
+run_mpi 2 bin/collbench --op barrier,bcast --sizes 8,64 --iters 3 --warmup 1 --rounds 2 --csv "$TMP/res/r.csv" --json "$TMP/res/r.json"
 rc=$?
 trows=$(cb_printed "$TMP/out" | wc -l)
 crows=$(($(wc -l <"$TMP/res/r.csv") - 1))
@@ -180,16 +181,17 @@ hdr=$(head -1 "$TMP/res/r.csv")
 left=$(find "$TMP/res" -name '.r.*' | wc -l)
 jrows=""
 if command -v python3 >/dev/null 2>&1; then
-    jrows=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rows"]), d["ranks"], d["mode"])' "$TMP/res/r.json" 2>&1)
+    jrows=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rows"]), d["ranks"], d["mode"], d["rounds"])' "$TMP/res/r.json" 2>&1)
 else
-    jrows="$trows 2 mpi" # no JSON parser here: the CSV checks stand
+    jrows="$trows 2 mpi 2" # no JSON parser here: the CSV checks stand
 fi
 if [ $rc = 0 ] && [ "$hdr" = "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,ratio_vs_mpi" ] &&
-    [ "$crows" = "$trows" ] && [ "$jrows" = "$trows 2 mpi" ] && [ "$left" = 0 ] &&
+    [ "$crows" = "$trows" ] && [ "$jrows" = "$trows 2 mpi 2" ] && [ "$left" = 0 ] &&
+    [ "$(awk -F, 'NR > 1 && $9 != 4' "$TMP/res/r.csv" | wc -l)" = 0 ] && grep -q '^# iters: 3 per size .*, rounds: 2$' "$TMP/out" &&
     [ "$(awk -F, 'NR > 1 && $3 == "mpi" && $16 != ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
     [ "$(awk -F, 'NR > 1 && $3 != "mpi" && $16 == ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
     [ "$(awk -F, 'NR > 1 && $8 != h' h="$(hostname)" "$TMP/res/r.csv" | wc -l)" = 0 ]; then
-    ok "--csv/--json: $crows rows as in the table, ratio_vs_mpi on every row but mpi's, the host, the old file replaced, no temporary left"
+    ok "--csv/--json: $crows rows as in the table, 3 calls in 2 rounds = 4 timed, ratio_vs_mpi on every row but mpi's, the host, the old file replaced, no temporary left"
 else
     bad "--csv/--json: rc=$rc header '$hdr' csv rows $crows table rows $trows json '$jrows' temporaries $left"
 fi
@@ -272,7 +274,7 @@ missing=$(printf '%s\n' "$CB_HELP" | awk '
     { check(); e = "" }
     END { check() }')
 nopt=$(printf '%s\n' "$CB_HELP" | grep -c '^ *--')
-if [ -z "$missing" ] && [ "$nopt" = 14 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
+if [ -z "$missing" ] && [ "$nopt" = 15 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
     ok "collbench --help: $nopt options, each with its default; --version $VERSION"
 else
     bad "collbench --help/--version: options without a default: ${missing:-none} ($nopt options); $(bin/collbench --version)"

@@ -105,6 +105,7 @@ static int is_a2a(int k)
 /* ---- options ---------------------------------------------------------------- */
 
 #define MAX_SIZES 256
+#define MAX_ROUNDS 64
 #define MAX_SIZE_BYTES (1ULL << 30)
 #define BIG_SIZE (64u * 1024u) /* above this, fewer iterations (as OSU does) */
 
@@ -113,8 +114,8 @@ typedef struct opts {
     size_t sizes[MAX_SIZES];
     int nsizes;
     const char *alg_list; /* NULL: all */
-    long iters, warmup;
-    int iters_set, warmup_set;
+    long iters, warmup, rounds;
+    int iters_set, warmup_set, rounds_set;
     const char *dims;
     int validate;
     const char *csv, *json;
@@ -144,6 +145,12 @@ static void usage(void)
            "  --iters N          timed calls per size; sizes above 64 KiB run N/5 (at least 1)\n"
            "                     [default: 100; with --simulate 1]\n"
            "  --warmup N         untimed calls first; above 64 KiB N/5 [default: 10; with --simulate 0]\n"
+           "  --rounds R         the timed calls of a size are split into R rounds of ceil(N/R) calls\n"
+           "                     that visit every algorithm in turn (a warm-up call each, when --warmup\n"
+           "                     is not 0; R is cut to N when N is smaller); a rank's time per call is\n"
+           "                     the median of its R round means, so a burst of load on a shared\n"
+           "                     machine hits all algorithms alike and one slow round decides\n"
+           "                     nothing [default: 5; with --simulate 1]\n"
            "  --dims SHAPE       the collectives' torus over the ranks: auto, flat, hypercube,\n"
            "                     hypercube:D or sizes like 4x2 (m suffix = mesh) [default: auto]\n"
            "  --validate         check every algorithm against the MPI library: bcast vs MPI_Bcast\n"
@@ -347,7 +354,7 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
 }
 
 enum {
-    OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
+    OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_ROUNDS, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
     OPT_SIMULATE, OPT_LINK_BW, OPT_LATENCY, OPT_HELP, OPT_VERSION
 };
 
@@ -361,6 +368,7 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         {"algorithms", required_argument, NULL, OPT_ALGORITHMS},
         {"iters", required_argument, NULL, OPT_ITERS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"dims", required_argument, NULL, OPT_DIMS},
         {"validate", no_argument, NULL, OPT_VALIDATE},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -378,6 +386,7 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     parse_sizes("8:1M", o);
     o->iters = 100;
     o->warmup = 10;
+    o->rounds = 5;
     o->dims = "auto";
     o->link_bw = BGL_LINK_BW;
     o->latency = BGL_LATENCY_S;
@@ -421,6 +430,11 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
             if (torus_cli_long(optarg, 0, 1000000, &o->warmup))
                 torus_cli_bad_value(err, errlen, "warmup", optarg, "an integer 0..1000000");
             o->warmup_set = 1;
+            break;
+        case OPT_ROUNDS:
+            if (torus_cli_long(optarg, 1, MAX_ROUNDS, &o->rounds))
+                torus_cli_bad_value(err, errlen, "rounds", optarg, "an integer 1..64");
+            o->rounds_set = 1;
             break;
         case OPT_DIMS:
             o->dims = optarg; /* parsed against the world size later */
@@ -485,6 +499,8 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
             o->iters = 1;
         if (!o->warmup_set)
             o->warmup = 0;
+        if (!o->rounds_set)
+            o->rounds = 1;
     } else if (o->link_bw_set || o->latency_set) {
         snprintf(err, errlen, "--%s sets the simulated link model: add --simulate SHAPE",
                  o->link_bw_set ? "link-bw" : "latency");
@@ -532,6 +548,7 @@ typedef struct run_info {
     char date[64];
     char host[128]; /* rank 0's host name, commas and quotes replaced (a CSV field) */
     const char *mode; /* "mpi" or "simulate:bgl" */
+    int rounds;       /* --rounds: a rank's time is the median of its round means */
     double alpha, beta, gamma;
     char calib[320];
     row *rows;
@@ -793,7 +810,7 @@ static void emit_json(writer *w, const run_info *ri)
 {
     wput(w, "{\"tool\": \"collbench\", \"version\": \"%s\", \"mode\": ", HPCC_RA_VERSION);
     json_str(w, ri->mode);
-    wput(w, ", \"ranks\": %d, \"nodes\": %d, \"shape\": ", ri->ranks, ri->nodes);
+    wput(w, ", \"ranks\": %d, \"nodes\": %d, \"rounds\": %d, \"shape\": ", ri->ranks, ri->nodes, ri->rounds);
     json_str(w, ri->shape);
     wput(w, ", \"host\": ");
     json_str(w, ri->host);
@@ -865,9 +882,10 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
     printf("# shape: %s (%s), XYZT placement\n", ri->shape, ri->shape_src);
     printf("# MPI: %s%s\n", ri->mpi, o->simulate ? " (no MPI collective runs in --simulate)" : "");
     printf("# date: %s\n", ri->date);
-    printf("# iters: %ld per size (%ld above 64 KiB), warmup: %ld (%ld above 64 KiB)\n", o->iters, (o->iters + 4) / 5,
-           o->warmup, (o->warmup + 4) / 5);
-    printf("# timer: %s; min/avg/max over ranks of each rank's mean per call\n", timer);
+    printf("# iters: %ld per size (%ld above 64 KiB), warmup: %ld (%ld above 64 KiB), rounds: %ld\n", o->iters,
+           (o->iters + 4) / 5, o->warmup, (o->warmup + 4) / 5, o->rounds);
+    printf("# timer: %s; min/avg/max over ranks of each rank's time per call (%s)\n", timer,
+           o->rounds > 1 ? "the median of its round means; the rounds visit the algorithms in turn" : "its mean");
     printf("# calibration: alpha %.4g s, beta %.4g s/byte, gamma %.4g s/byte (%s)\n", ri->alpha, ri->beta, ri->gamma,
            ri->calib);
     printf("# data: bcast from root 0; allreduce: doubles, sum; alltoall(v): size = bytes per pair; MB/s = bytes "
@@ -948,7 +966,6 @@ typedef struct bench {
     torus_transport tp[2];
     torus_coll *c_auto;  /* never forced: what an application gets (TORUS_COLL_<OP> applies) */
     torus_coll *c_named; /* forced to each algorithm in turn */
-    unsigned idle[2];
     /* per op: buffers of the largest size */
     unsigned char *sbuf, *rbuf;
     size_t *cnt, *dis;   /* uniform counts for the v call */
@@ -958,18 +975,6 @@ typedef struct bench {
     uint64_t *win_base;
     run_info *ri;
 } bench;
-
-/* The idle hook of the contexts: collbench often runs more ranks than
- * cores, and MPICH busy-polls, so a wait that finds nothing yields the
- * core every TORUS_IDLE_POLLS polls to the rank it waits for. */
-static void backoff(void *ctx)
-{
-    unsigned *polls = ctx;
-    if (++*polls >= TORUS_IDLE_POLLS) {
-        *polls = 0;
-        sched_yield();
-    }
-}
 
 /* A torus call that failed is a broken algorithm or out of memory: the
  * other ranks may be waiting inside it, so the job ends here. */
@@ -1752,45 +1757,62 @@ static void run_op_mpi(bench *b, int kind)
         if (is_a2a(kind))
             uniform_counts(b, bytes);
         int it = iters_for(o, bytes), wu = warmup_for(o, bytes);
+        /* rounds: each visits every algorithm with a share of the calls */
+        int nr = (int)o->rounds < it ? (int)o->rounds : it;
+        int it_r = (it + nr - 1) / nr;
         row rows[MAX_ALGS + 2];
         int have[MAX_ALGS + 2] = {0};
         double mean[MAX_ALGS + 2] = {0};
+        static double rmean[MAX_ALGS + 2][MAX_ROUNDS];
         for (int i = 0; i < ne; i++) {
             row *r = &rows[i];
             memset(r, 0, sizeof *r);
             r->kind = kind;
             r->size = bytes;
-            r->iters = it;
+            r->iters = it_r * nr;
             r->warmup = wu;
             snprintf(r->alg, sizeof r->alg, "%s", e[i].name);
-            if (e[i].idx >= 0) {
-                if (sk->fell_back[e[i].idx])
-                    continue;
-                if (torus_coll_predict(b->c_auto, op, e[i].name, bytes, 1, 1, 1) < 0) {
-                    skip_cannot(sk, e[i].idx, bytes);
-                    continue;
-                }
-                if (torus_coll_force(b->c_named, op, e[i].name)) {
-                    if (!b->me)
-                        fprintf(stderr, "collbench: %s\n", torus_coll_error(b->c_named));
-                    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_USAGE);
-                }
-            }
-            mean[i] = measure(b, kind, e[i].c, bytes, it, wu);
-            if (e[i].c) {
-                const char *last = torus_coll_last(e[i].c, op);
-                if (e[i].idx >= 0 && *last && strcmp(last, e[i].name)) {
-                    skip_fell_back(sk, e[i].idx, !b->me, kind, e[i].name, last, bytes);
-                    continue;
-                }
-                snprintf(r->chosen, sizeof r->chosen, "%s", *last ? last : torus_coll_choice(e[i].c, op, bytes));
-                if (o->validate)
-                    validate(b, &vr, ck, kind, e[i].c, e[i].idx >= 0 ? e[i].name : NULL, e[i].name, bytes);
-            } else {
-                snprintf(r->chosen, sizeof r->chosen, "mpi");
-            }
-            have[i] = 1;
         }
+        for (int round = 0; round < nr; round++)
+            for (int i = 0; i < ne; i++) {
+                row *r = &rows[i];
+                if (round > 0 && !have[i])
+                    continue;
+                if (e[i].idx >= 0) {
+                    if (round == 0 && sk->fell_back[e[i].idx])
+                        continue;
+                    if (round == 0 && torus_coll_predict(b->c_auto, op, e[i].name, bytes, 1, 1, 1) < 0) {
+                        skip_cannot(sk, e[i].idx, bytes);
+                        continue;
+                    }
+                    if (torus_coll_force(b->c_named, op, e[i].name)) {
+                        if (!b->me)
+                            fprintf(stderr, "collbench: %s\n", torus_coll_error(b->c_named));
+                        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_USAGE);
+                    }
+                }
+                /* the first round warms up fully, later ones with one call
+                 * (the other algorithms ran in between) */
+                rmean[i][round] = measure(b, kind, e[i].c, bytes, it_r, round == 0 ? wu : wu > 0);
+                if (round > 0)
+                    continue;
+                if (e[i].c) {
+                    const char *last = torus_coll_last(e[i].c, op);
+                    if (e[i].idx >= 0 && *last && strcmp(last, e[i].name)) {
+                        skip_fell_back(sk, e[i].idx, !b->me, kind, e[i].name, last, bytes);
+                        continue;
+                    }
+                    snprintf(r->chosen, sizeof r->chosen, "%s", *last ? last : torus_coll_choice(e[i].c, op, bytes));
+                    if (o->validate)
+                        validate(b, &vr, ck, kind, e[i].c, e[i].idx >= 0 ? e[i].name : NULL, e[i].name, bytes);
+                } else {
+                    snprintf(r->chosen, sizeof r->chosen, "mpi");
+                }
+                have[i] = 1;
+            }
+        for (int i = 0; i < ne; i++)
+            if (have[i])
+                mean[i] = median(rmean[i], nr);
         /* one gather and one verdict for the whole size */
         CB_MPI(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
         if (o->validate)
@@ -1876,7 +1898,7 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
         }
         torus_mpi_bind(b->tm[i], &b->tp[i]);
         torus_coll_config cfg = {.map = &b->map, .me = b->me, .tp = &b->tp[i], .node_of = b->node_of,
-                                 .idle = backoff, .idle_ctx = &b->idle[i]};
+                                 .idle = NULL, .idle_ctx = NULL};
         int rc = torus_coll_create(i ? &b->c_named : &b->c_auto, &cfg, e2, sizeof e2);
         /* TORUS_COLL_<OP> naming no algorithm fails the same on every rank */
         if (!torus_all_ok(MPI_COMM_WORLD, rc == 0)) {
@@ -2098,6 +2120,7 @@ static int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
     ri->nodes = n;
     ri->per_node = 1;
     ri->mode = "simulate:bgl";
+    ri->rounds = 1;
     torus_shape_format(&s, ri->shape, sizeof ri->shape);
     snprintf(ri->shape_src, sizeof ri->shape_src, "--simulate");
     torus_timed_params prm = {.cap = 1, .outstanding = 1, .link_bw = o->link_bw, .latency_s = o->latency,
@@ -2316,6 +2339,7 @@ int main(int argc, char **argv)
     static run_info ri;
     ri.ranks = n;
     ri.mode = "mpi";
+    ri.rounds = (int)o.rounds;
     mpi_library(ri.mpi);
     now_string(ri.date, sizeof ri.date);
     if (gethostname(ri.host, sizeof ri.host - 1))

@@ -63,7 +63,6 @@
  */
 #include "coll_impl.h"
 
-#include <sched.h>
 
 /* Pipeline chunk.  The best chunk balances the pipeline's fill, H - 1
  * chunk times, against the per-message overhead alpha of every chunk:
@@ -294,30 +293,19 @@ static size_t nchunks(size_t len)
     return len / CHUNK + (len % CHUNK != 0);
 }
 
-/* torus__wait for the first of n requests to complete (shared with no
- * other file yet: coll.c could offer it as torus__waitany).  Returns its
+/* torus__wait for the first of n requests to complete.  Returns its
  * index, or a negative error. */
 static int wait_any(torus_coll *c, torus_req *const *r, int n)
 {
     for (;;) {
         for (int i = 0; i < n; i++) {
-            int rc = c->tp->test(c->tp->impl, r[i]);
-            if (!rc)
-                continue;
-            r[i]->id = -1;
+            int rc = torus__test(c, r[i]);
             if (rc < 0)
-                return torus__fail(c, TORUS_COLL_ETRUNC,
-                                   "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
-                                   c->me);
-            c->progress++;
-            return i;
+                return rc;
+            if (rc)
+                return i;
         }
-        if (c->idle) {
-            c->idle(c->idle_ctx);
-        } else if (++c->idle_polls > TORUS_IDLE_POLLS) {
-            c->idle_polls = 0;
-            sched_yield(); /* oversubscribed: let the peer we wait for run */
-        }
+        torus__idle(c);
     }
 }
 

@@ -158,6 +158,7 @@ int torus__wait(torus_coll *c, torus_req *r, int n)
             } else {
                 r[i].id = -1;
                 c->progress++;
+                c->idle_polls = 0;
             }
         }
         if (bad && !pending)
@@ -166,13 +167,31 @@ int torus__wait(torus_coll *c, torus_req *r, int n)
                                c->me);
         if (!pending)
             return bad ? TORUS_COLL_ETRUNC : 0;
-        if (c->idle) {
-            c->idle(c->idle_ctx);
-        } else if (++c->idle_polls > TORUS_IDLE_POLLS) {
-            c->idle_polls = 0;
-            sched_yield(); /* oversubscribed: let the peer we wait for run */
-        }
+        torus__idle(c);
     }
+}
+
+/* Over MPI a wait spins first: a peer running on another core answers
+ * within microseconds, and a rank that yields early hands its core to
+ * whatever else is runnable, often a rank spinning in the MPI library
+ * (MPICH busy-polls without yielding), which keeps it for a whole time
+ * slice.  Measured with bin/collbench --rounds 5 at 4 and 8 ranks on 2
+ * cores: a small bcast took 1.5-14x MPICH's with a yield every 16 idle
+ * polls, 1.3-1.8x after 1000, while allreduce and barrier were the same.
+ * After that many, the peer is likely descheduled (more ranks than
+ * cores): yield on every idle poll until something completes. */
+#define TORUS_COLL_SPIN_POLLS 1000
+
+void torus__idle(torus_coll *c)
+{
+    if (c->idle) {
+        c->idle(c->idle_ctx);
+        return;
+    }
+    if (c->idle_polls > TORUS_COLL_SPIN_POLLS)
+        sched_yield();
+    else
+        c->idle_polls++;
 }
 
 int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes)
@@ -511,17 +530,8 @@ int torus__test(torus_coll *c, torus_req *r)
                            "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
                            c->me);
     c->progress++;
+    c->idle_polls = 0;
     return 1;
-}
-
-void torus__idle(torus_coll *c)
-{
-    if (c->idle) {
-        c->idle(c->idle_ctx);
-    } else if (++c->idle_polls > TORUS_IDLE_POLLS) {
-        c->idle_polls = 0;
-        sched_yield(); /* oversubscribed: let the peer we wait for run */
-    }
 }
 
 int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_req *r, int *nr)

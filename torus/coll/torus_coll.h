@@ -39,9 +39,10 @@ typedef struct torus_coll_config {
     int me;                 /* this rank */
     torus_transport *tp;    /* this rank's transport, with the message interface */
     const int *node_of;     /* node number of every rank (node-aware algorithms), or NULL: one rank per node */
-    /* Called when a wait finds nothing to do: over MPI, back off
-     * (sched_yield after TORUS_IDLE_POLLS); in a simulator, switch to
-     * another virtual rank.  NULL: spin. */
+    /* Called when a wait finds nothing to do: in a simulator, switch to
+     * another virtual rank.  NULL (over MPI): the library spins 1000 idle
+     * polls, then yields the core on every idle poll until something
+     * completes (oversubscribed runs: let the peer we wait for run). */
     void (*idle)(void *ctx);
     void *idle_ctx;
 } torus_coll_config;
