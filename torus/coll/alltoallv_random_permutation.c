@@ -52,9 +52,7 @@
 
 #define PACKET 2048 /* bytes per message ("packet") of a block */
 #define PER_VISIT 2 /* packets to one destination before moving on */
-#ifndef INFLIGHT
 #define INFLIGHT 64 /* messages in flight per direction (sends, receives) */
-#endif
 #define SEED 0x42f9baa78c63171fULL
 
 static uint64_t splitmix64(uint64_t *x)
