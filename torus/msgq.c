@@ -15,7 +15,7 @@
 enum { REQ_FREE = 0, REQ_SEND, REQ_RECV };
 
 typedef struct msg {
-    int src, tag, send_id; /* send_id: the sender's request while it waits for the match, else -1 */
+    int src, tag, flags, send_id; /* send_id: the sender's request while it waits for the match, else -1 */
     size_t bytes;
     double arrive;
     unsigned char *data;
@@ -25,6 +25,8 @@ typedef struct msg {
 typedef struct req {
     int kind, rank;
     int matched, truncated;
+    int pending; /* send: rendezvous copies not yet matched */
+    int flags;   /* receive: the matched message's flags */
     double ready; /* when it completes once matched (send) / message arrival (recv) */
     /* receive */
     int src, tag;
@@ -125,9 +127,10 @@ static void free_req(torus__msgs *m, int id)
 }
 
 /* Delivers bytes into receive request q (copy, truncation check). */
-static void deliver(req *q, const void *data, size_t bytes, double arrive)
+static void deliver(req *q, const void *data, size_t bytes, double arrive, int flags)
 {
     q->matched = 1;
+    q->flags = flags;
     q->got = bytes;
     q->ready = arrive;
     if (bytes > q->cap) {
@@ -138,15 +141,12 @@ static void deliver(req *q, const void *data, size_t bytes, double arrive)
         memcpy(q->buf, data, bytes);
 }
 
-int torus__msgs_isend(torus__msgs *m, int src, int dst, const void *buf, size_t bytes, int tag, double arrive,
-                      double ready, int *id)
+/* One copy of a send to dst: into the first matching posted receive, else
+ * queued as unexpected.  Returns 1 when it waits for its match (a
+ * rendezvous copy), 0 when done, -1 on out of memory. */
+static int send_copy(torus__msgs *m, int sid, int src, int dst, const void *buf, size_t bytes, int tag, double arrive,
+                     int rendezvous, int flags)
 {
-    int sid = new_req(m, REQ_SEND, src);
-    *id = sid;
-    if (sid < 0)
-        return -1;
-    req *s = &m->r[sid];
-    s->ready = ready;
     rank_q *d = &m->rq[dst];
     /* the first posted receive at dst that matches, in post order */
     for (int p = d->posted_head, prev = -1; p >= 0; prev = p, p = m->r[p].next_posted) {
@@ -159,10 +159,7 @@ int torus__msgs_isend(torus__msgs *m, int src, int dst, const void *buf, size_t 
             d->posted_head = q->next_posted;
         if (d->posted_tail == p)
             d->posted_tail = prev;
-        deliver(q, buf, bytes, arrive);
-        s->matched = 1;
-        if (isinf(s->ready))
-            s->ready = 0; /* a rendezvous send completes at the match */
+        deliver(q, buf, bytes, arrive, flags);
         return 0;
     }
     msg *g = malloc(sizeof *g);
@@ -170,21 +167,54 @@ int torus__msgs_isend(torus__msgs *m, int src, int dst, const void *buf, size_t 
     if (!g || (bytes && !data)) {
         free(g);
         free(data);
-        free_req(m, sid);
-        *id = -1;
         return -1;
     }
     if (bytes)
         memcpy(data, buf, bytes);
-    *g = (msg){.src = src, .tag = tag, .send_id = isinf(ready) ? sid : -1, .bytes = bytes, .arrive = arrive,
-               .data = data, .next = NULL};
-    if (!isinf(ready))
-        s->matched = 1; /* an eager send: buffered, done at `ready` */
+    *g = (msg){.src = src, .tag = tag, .flags = flags, .send_id = rendezvous ? sid : -1, .bytes = bytes,
+               .arrive = arrive, .data = data, .next = NULL};
     if (d->unexp_tail)
         d->unexp_tail->next = g;
     else
         d->unexp_head = g;
     d->unexp_tail = g;
+    return rendezvous;
+}
+
+int torus__msgs_isend(torus__msgs *m, int src, int dst, const void *buf, size_t bytes, int tag, double arrive,
+                      double ready, int *id)
+{
+    return torus__msgs_isend_multi(m, src, &dst, &arrive, 1, buf, bytes, tag, ready, 0, id);
+}
+
+int torus__msgs_isend_multi(torus__msgs *m, int src, const int *dst, const double *arrive, int ndst, const void *buf,
+                            size_t bytes, int tag, double ready, int flags, int *id)
+{
+    int sid = new_req(m, REQ_SEND, src);
+    *id = sid;
+    if (sid < 0)
+        return -1;
+    int rendezvous = isinf(ready) != 0;
+    m->r[sid].ready = ready;
+    for (int i = 0; i < ndst; i++) {
+        int rc = send_copy(m, sid, src, dst[i], buf, bytes, tag, arrive[i], rendezvous, flags);
+        if (rc < 0) {
+            /* copies already queued keep pointing at a request that
+             * must not be reused: leave it open, the run is failing */
+            if (!i) {
+                free_req(m, sid);
+                *id = -1;
+            }
+            return -1;
+        }
+        m->r[sid].pending += rc;
+    }
+    req *s = &m->r[sid];
+    if (!s->pending) {
+        s->matched = 1; /* eager: buffered, done at `ready`; rendezvous: every copy matched */
+        if (rendezvous)
+            s->ready = 0;
+    }
     return 0;
 }
 
@@ -209,10 +239,10 @@ int torus__msgs_irecv(torus__msgs *m, int me, int src, void *buf, size_t bytes, 
             d->unexp_head = g->next;
         if (d->unexp_tail == g)
             d->unexp_tail = prev;
-        deliver(q, g->data, g->bytes, g->arrive);
-        if (g->send_id >= 0) {
+        deliver(q, g->data, g->bytes, g->arrive, g->flags);
+        if (g->send_id >= 0 && --m->r[g->send_id].pending == 0) {
             m->r[g->send_id].matched = 1;
-            m->r[g->send_id].ready = 0;
+            m->r[g->send_id].ready = 0; /* a rendezvous send completes at its last match */
         }
         free(g->data);
         free(g);
@@ -238,6 +268,11 @@ int torus__msgs_test(torus__msgs *m, int id, double now, size_t *bytes_out)
         *bytes_out = q->got;
     free_req(m, id);
     return rc;
+}
+
+int torus__msgs_flags(const torus__msgs *m, int id)
+{
+    return id >= 0 && m->r[id].kind == REQ_RECV && m->r[id].matched ? m->r[id].flags : 0;
 }
 
 int torus__msgs_is_recv(const torus__msgs *m, int id)

@@ -167,7 +167,16 @@ typedef struct torus_req {
  * than its buffer).  A completed request is freed by test().  reduced()
  * tells the transport that the caller combined `bytes` bytes of data: the
  * timed transport charges its per-byte reduction cost (NULL elsewhere).
- * Transports that do not offer messages leave these NULL. */
+ * Transports that do not offer messages leave these NULL.
+ *
+ * line_send() (optional, NULL where a transport has none) is paper 000's
+ * deposit bit (sec. 3, 3.2): the same `bytes` to every other rank of my
+ * line along dimension d (my coordinates except along d), injected once
+ * per direction of the line and deposited at every node it passes.  Each
+ * rank of the line receives it as an ordinary message from me with this
+ * tag, in order with my other messages to it; the one request completes
+ * as isends to all of them would.  torus/coll falls back to one isend per
+ * rank of the line where it is NULL (the MPI transport). */
 typedef struct torus_transport {
     void *impl;
     int (*can_send)(void *impl, int d);
@@ -180,6 +189,7 @@ typedef struct torus_transport {
     int (*irecv)(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r);
     int (*test)(void *impl, torus_req *r);
     void (*reduced)(void *impl, size_t bytes);
+    int (*line_send)(void *impl, int d, const void *buf, size_t bytes, int tag, torus_req *r);
 } torus_transport;
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * torus_timed.h - the timed transport: N virtual ranks in one process,
- * each with a CPU clock, every physical torus link with a busy-until time,
- * and the conservative discrete-event loop that steps them in time order.
+ * each with a CPU clock, every physical torus link with a busy-until time
+ * (packet interface) and a list of busy intervals whose gaps later
+ * packets fill (message interface, line sends with the deposit bit), and
+ * the conservative discrete-event loop that steps them in time order.
  * Any algorithm written against torus_transport runs on it unchanged (the
  * routed RandomAccess of optimized/, the collectives of torus/coll/).
  */

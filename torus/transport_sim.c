@@ -139,6 +139,33 @@ static int sim_isend(void *impl, int dest, const void *buf, size_t bytes, int ta
     return torus__msgs_isend(s->msgs, e->rank, dest, buf, bytes, tag, 0, ready, &r->id);
 }
 
+/* The deposit bit's multicast to my line along d, functionally: one
+ * message per rank of the line under one request (eager or rendezvous
+ * as a send is). */
+static int sim_line_send(void *impl, int d, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    sim_ep *e = impl;
+    torus_sim *s = e->sim;
+    const torus_shape *sh = &s->map.shape;
+    int k = sh->k[d], c[TORUS_MAX_DIMS], nd = 0;
+    int *dst = malloc((size_t)k * sizeof *dst);
+    double *arrive = calloc((size_t)k, sizeof *arrive);
+    if (!dst || !arrive) {
+        free(dst), free(arrive);
+        return -1;
+    }
+    memcpy(c, &s->map.coords[(size_t)e->rank * (size_t)s->ndims], (size_t)s->ndims * sizeof *c);
+    int me = c[d];
+    for (int i = 1; i < k; i++) {
+        c[d] = (me + i) % k;
+        dst[nd++] = s->map.rank_of[torus_map_linear(sh, c)];
+    }
+    double ready = urand(s) < s->p.eager_prob ? 0 : INFINITY;
+    int rc = torus__msgs_isend_multi(s->msgs, e->rank, dst, arrive, nd, buf, bytes, tag, ready, 0, &r->id);
+    free(dst), free(arrive);
+    return rc;
+}
+
 static int sim_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
 {
     sim_ep *e = impl;
@@ -225,7 +252,8 @@ void torus_sim_bind(torus_sim *s, int r, torus_transport *t)
                            .isend = sim_isend,
                            .irecv = sim_irecv,
                            .test = sim_test,
-                           .reduced = NULL};
+                           .reduced = NULL,
+                           .line_send = sim_line_send};
 }
 
 void torus_sim_set_strict(torus_sim *s, int strict)

@@ -9,6 +9,13 @@
  *   first link (an eager send: the receiver queues what it cannot take).
  *   poll() hands out the earliest packet that has arrived by the rank's
  *   clock.  CPU time is charged by the caller's step function.
+ *   Messages (the collectives' interface) are cut into packets that book
+ *   the links of the dimension-ordered route hop by hop in per-link lists
+ *   of busy intervals, so they fill the idle gaps that earlier bookings
+ *   left (see route_message); packets at exactly half a ring alternate
+ *   between the two ways.  The packet interface keeps its own one
+ *   free-at time per link (what ra_opt's figures were made with); a run
+ *   uses one interface or the other.
  * Loop: conservative discrete-event simulation, ranks in a min-heap by
  *   clock.  Cost O(steps * log N); memory O(N * ndims * (slots + queue)).
  */
@@ -19,6 +26,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One directed link's bookings (message interface, see route_message). */
+typedef struct link_book {
+    double *s, *e; /* busy intervals [s[i], e[i]), i in [head, len) */
+    int head, len, cap;
+} link_book;
 
 typedef struct timed_ep {
     torus_timed *t;
@@ -32,7 +45,10 @@ struct torus_timed {
     double *clock;     /* per rank */
     double *slot_free; /* n * nd * outstanding: when each send slot frees */
     torus__pktq *in;   /* n * nd */
-    double *link_free; /* n * nd * 2 directions */
+    double *link_free; /* n * nd * 2 directions (packet interface) */
+    link_book *book;   /* n * nd * 2 directions (message interface) */
+    unsigned *ties;    /* per rank: packets sent at half a ring (way = parity) */
+    double horizon;    /* clock of the rank being stepped: nothing books earlier */
     double busy;       /* link-seconds */
     uint64_t packets, words, recvs;
     torus__pool pool;
@@ -183,12 +199,14 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     s->slot_free = calloc(nq * (size_t)p->outstanding, sizeof *s->slot_free);
     s->in = calloc(nq, sizeof *s->in);
     s->link_free = calloc(nq * 2, sizeof *s->link_free);
+    s->book = calloc(nq * 2, sizeof *s->book);
+    s->ties = calloc((size_t)s->n, sizeof *s->ties);
     s->ep = calloc((size_t)s->n, sizeof *s->ep);
     s->asleep = calloc((size_t)s->n, 1);
     s->wake = malloc((size_t)s->n * sizeof *s->wake);
     s->msgs = torus__msgs_create(s->n);
     s->cpu_due = calloc((size_t)s->n, sizeof *s->cpu_due);
-    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->ep || !s->asleep || !s->wake || !s->msgs ||
+    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->book || !s->ties || !s->ep || !s->asleep || !s->wake || !s->msgs ||
         !s->cpu_due) {
         torus_timed_destroy(s);
         return NULL;
@@ -207,6 +225,10 @@ void torus_timed_destroy(torus_timed *s)
     torus__pktq_free_all(s->in, (size_t)s->n * (size_t)s->nd);
     torus__pool_free(&s->pool);
     torus__msgs_destroy(s->msgs);
+    if (s->book)
+        for (size_t i = 0; i < (size_t)s->n * (size_t)(s->nd ? s->nd : 1) * 2; i++)
+            free(s->book[i].s), free(s->book[i].e);
+    free(s->book), free(s->ties);
     free(s->cpu_due);
     free(s->clock), free(s->slot_free), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
     free(s);
@@ -223,26 +245,125 @@ static void wake_at(torus_timed *s, int r, double t)
     }
 }
 
+/* ---- the message interface's link books --------------------------------
+ *
+ * Every directed link keeps the busy intervals [s, e) that packets of
+ * messages have booked on it, sorted and disjoint.  A packet takes, hop by
+ * hop, the first gap long enough for it that starts no earlier than its
+ * head can be there (virtual cut-through: one latency behind the previous
+ * hop, and not before the previous hop started; a packet that finds the
+ * next link busy waits in the router's buffer, whose space is not
+ * modelled).  So a packet booked later in the simulation can still use an
+ * idle gap before packets booked earlier, as on the real network, where
+ * links are arbitrated packet by packet.  Intervals that end before the
+ * clock of the rank being stepped are dropped: the loop steps ranks in
+ * clock order, so nothing can be booked before that clock any more.
+ */
+
+/* Intervals closer than this (seconds) are one: it absorbs rounding in
+ * sums of serialisation times, far below any cost of the model. */
+#define BOOK_EPS 1e-13
+
+static void book_prune(link_book *b, double horizon)
+{
+    while (b->head < b->len && b->e[b->head] <= horizon)
+        b->head++;
+    if (b->head == b->len) {
+        b->head = b->len = 0;
+    } else if (b->head > 32 && b->head * 2 > b->len) {
+        int m = b->len - b->head;
+        memmove(b->s, b->s + b->head, (size_t)m * sizeof *b->s);
+        memmove(b->e, b->e + b->head, (size_t)m * sizeof *b->e);
+        b->head = 0;
+        b->len = m;
+    }
+}
+
+/* The earliest start >= t of a free window of length ser on b, booked;
+ * -1 on out of memory. */
+static double book_take(link_book *b, double t, double ser)
+{
+    /* the first interval that ends after t: binary search */
+    int lo = b->head, hi = b->len;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (b->e[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int i = lo;
+    double start = t;
+    while (i < b->len && b->s[i] < start + ser - BOOK_EPS) {
+        if (b->e[i] > start)
+            start = b->e[i];
+        i++;
+    }
+    /* [start, start + ser) lies between interval i - 1 and interval i */
+    double end = start + ser;
+    int join_prev = i > b->head && b->e[i - 1] >= start - BOOK_EPS;
+    int join_next = i < b->len && b->s[i] <= end + BOOK_EPS;
+    if (join_prev && join_next) {
+        b->e[i - 1] = b->e[i];
+        memmove(b->s + i, b->s + i + 1, (size_t)(b->len - i - 1) * sizeof *b->s);
+        memmove(b->e + i, b->e + i + 1, (size_t)(b->len - i - 1) * sizeof *b->e);
+        b->len--;
+    } else if (join_prev) {
+        b->e[i - 1] = end;
+    } else if (join_next) {
+        b->s[i] = start;
+    } else {
+        if (b->len == b->cap) {
+            int nc = b->cap ? 2 * b->cap : 8;
+            double *ns = realloc(b->s, (size_t)nc * sizeof *ns);
+            if (!ns)
+                return -1;
+            b->s = ns;
+            double *ne = realloc(b->e, (size_t)nc * sizeof *ne);
+            if (!ne)
+                return -1;
+            b->e = ne;
+            b->cap = nc;
+        }
+        memmove(b->s + i + 1, b->s + i, (size_t)(b->len - i) * sizeof *b->s);
+        memmove(b->e + i + 1, b->e + i, (size_t)(b->len - i) * sizeof *b->e);
+        b->s[i] = start;
+        b->e[i] = end;
+        b->len++;
+    }
+    return start;
+}
+
 /* A message of `bytes` from rank r to dest: packets injected one after
- * another (each no earlier than the CPU has written it), each holding the
- * links of the dimension-ordered route for its serialisation time.
- * Returns the arrival of the last packet; *left the time it left the
- * first link (the send buffer is free again). */
+ * another (each no earlier than the CPU has written it), each crossing
+ * the links of the dimension-ordered route as the link books allow.  On a
+ * ring, a packet at exactly half the ring away (both ways are shortest)
+ * takes the two ways in turn, packet by packet at each source: BlueGene/L
+ * routes adaptively among shortest paths (paper 000 sec. 2), and a fixed
+ * choice would load one direction of every even ring with k/2 + 1 of k
+ * shares.  Returns the arrival of the last packet to arrive (-1 on out
+ * of memory); *left the time the last packet left the first link (the
+ * send buffer is free again). */
 static double route_message(torus_timed *s, int r, int dest, size_t bytes, double now, double *left)
 {
     const torus_shape *sh = &s->map->shape;
     const int *from = &s->map->coords[(size_t)r * s->nd], *to = &s->map->coords[(size_t)dest * s->nd];
     /* the route: per dimension a direction and a number of steps */
-    int dir[TORUS_MAX_DIMS], steps[TORUS_MAX_DIMS], hops = 0;
+    int dir[TORUS_MAX_DIMS], steps[TORUS_MAX_DIMS], tie[TORUS_MAX_DIMS], hops = 0, ties = 0;
     for (int d = 0; d < s->nd; d++) {
         int k = sh->k[d], fwd = (to[d] - from[d] + k) % k;
+        tie[d] = 0;
         if (sh->mesh[d]) {
             dir[d] = to[d] > from[d] ? 0 : 1;
             steps[d] = abs(to[d] - from[d]);
-        } else if (fwd <= k - fwd) {
+        } else if (fwd < k - fwd) {
             dir[d] = 0, steps[d] = fwd;
-        } else {
+        } else if (fwd > k - fwd) {
             dir[d] = 1, steps[d] = k - fwd;
+        } else {
+            dir[d] = 0, steps[d] = fwd;
+            tie[d] = fwd > 0 && k > 2; /* a ring of 2: its two links are one each way */
+            ties |= tie[d];
         }
         hops += steps[d];
     }
@@ -254,23 +375,36 @@ static double route_message(torus_timed *s, int r, int dest, size_t bytes, doubl
         rest -= (size_t)pay;
         double ser = (pay + s->p.header_bytes) / s->p.link_bw;
         written += s->p.cpu_send_pkt_s;
-        double start = written;
-        int c[TORUS_MAX_DIMS];
-        for (int pass = 0; pass < 2; pass++) {
-            memcpy(c, from, (size_t)s->nd * sizeof *c);
+        if (ties) {
+            int way = (int)(s->ties[r]++ & 1u);
             for (int d = 0; d < s->nd; d++)
-                for (int h = 0; h < steps[d]; h++) {
-                    double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir[d]];
-                    if (pass == 0 && *lf > start)
-                        start = *lf;
-                    if (pass == 1)
-                        *lf = start + ser;
-                    c[d] = dir[d] == 0 ? (c[d] + 1) % sh->k[d] : (c[d] - 1 + sh->k[d]) % sh->k[d];
-                }
+                if (tie[d])
+                    dir[d] = way;
         }
+        if (!hops) {
+            out = written;
+            arrive = arrive > written ? arrive : written;
+            continue;
+        }
+        int c[TORUS_MAX_DIMS];
+        memcpy(c, from, (size_t)s->nd * sizeof *c);
+        double head = written, first = -1;
+        for (int d = 0; d < s->nd; d++)
+            for (int h = 0; h < steps[d]; h++) {
+                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir[d]];
+                book_prune(b, s->horizon);
+                double st = book_take(b, head, ser);
+                if (st < 0)
+                    return -1;
+                if (first < 0)
+                    first = st;
+                head = st + s->p.latency_s; /* the head reaches the next router */
+                c[d] = dir[d] == 0 ? (c[d] + 1) % sh->k[d] : (c[d] - 1 + sh->k[d]) % sh->k[d];
+            }
         s->busy += ser * hops;
-        out = start + (hops ? ser : 0);
-        arrive = out + s->p.latency_s * hops;
+        out = first + ser > out ? first + ser : out;
+        /* head: the last link's start plus one latency; the tail follows ser later */
+        arrive = head + ser > arrive ? head + ser : arrive;
     }
     *left = out;
     s->packets += npk;
@@ -292,11 +426,92 @@ static int timed_isend(void *impl, int dest, const void *buf, size_t bytes, int 
     int me = e->rank;
     double now = s->clock[me] + s->cpu_due[me] + s->p.cpu_msg_s, left;
     double arrive = route_message(s, me, dest, bytes, now, &left);
+    if (arrive < 0)
+        return -1;
     s->cpu_due[me] += s->p.cpu_msg_s + npackets(s, bytes) * s->p.cpu_send_pkt_s;
     if (torus__msgs_isend(s->msgs, me, dest, buf, bytes, tag, arrive, left, &r->id))
         return -1;
     wake_at(s, dest, arrive);
     return 0;
+}
+
+/* The flag of a message deposited by a line send (see timed_test). */
+#define DEPOSITED 1
+
+/* Paper 000's deposit bit (sec. 3, 3.2): a line send writes each packet
+ * once per direction of the line (both ways round a ring, floor(k/2)
+ * nodes the + way and the rest the - way; towards both ends of a mesh
+ * line) and the packet is deposited at every node it passes, booking
+ * each link of its way as a message's packet does.  The sender pays
+ * cpu_msg_s once and cpu_send_pkt_s per packet and direction; a
+ * receiver pays only cpu_recv_pkt_s per packet it reads (timed_test): no
+ * message of its own was matched, "receivers pay only a per-packet read"
+ * (the paper's phase latency S + (n-1) max(|P|/BW, T_pkt)). */
+static int timed_line_send(void *impl, int d, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    int me = e->rank;
+    const torus_shape *sh = &s->map->shape;
+    const int *mine = &s->map->coords[(size_t)me * s->nd];
+    int k = sh->k[d], p = mine[d];
+    int way[2]; /* nodes the + way and the - way */
+    if (sh->mesh[d])
+        way[0] = k - 1 - p, way[1] = p;
+    else
+        way[0] = k / 2, way[1] = k - 1 - k / 2;
+    int nw = (way[0] > 0) + (way[1] > 0);
+    int *dst = malloc((size_t)k * sizeof *dst);
+    double *arrive = calloc((size_t)k, sizeof *arrive);
+    if (!dst || !arrive) {
+        free(dst), free(arrive);
+        return -1;
+    }
+    int c[TORUS_MAX_DIMS];
+    memcpy(c, mine, (size_t)s->nd * sizeof *c);
+    for (int w = 0, i = 0; w < 2; w++)
+        for (int h = 1; h <= way[w]; h++) {
+            c[d] = w == 0 ? (p + h) % k : (p - h + k) % k;
+            dst[i++] = s->map->rank_of[torus_map_linear(sh, c)];
+        }
+    double now = s->clock[me] + s->cpu_due[me] + s->p.cpu_msg_s, written = now, left = now;
+    size_t npk = (size_t)npackets(s, bytes), rest = bytes;
+    for (size_t q = 0; q < npk; q++) {
+        double pay = rest < (size_t)s->p.packet_bytes ? (double)rest : s->p.packet_bytes;
+        rest -= (size_t)pay;
+        double ser = (pay + s->p.header_bytes) / s->p.link_bw;
+        for (int w = 0, base = 0; w < 2; base += way[w], w++) {
+            if (!way[w])
+                continue;
+            written += s->p.cpu_send_pkt_s;
+            double head = written;
+            memcpy(c, mine, (size_t)s->nd * sizeof *c);
+            for (int h = 0; h < way[w]; h++) {
+                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + w];
+                book_prune(b, s->horizon);
+                double st = book_take(b, head, ser);
+                if (st < 0) {
+                    free(dst), free(arrive);
+                    return -1;
+                }
+                if (h == 0 && st + ser > left)
+                    left = st + ser;
+                head = st + s->p.latency_s;
+                if (head + ser > arrive[base + h])
+                    arrive[base + h] = head + ser;
+                c[d] = w == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+            }
+            s->busy += ser * way[w];
+        }
+    }
+    s->packets += npk * (size_t)nw;
+    s->words += (uint64_t)nw * ((bytes + 7) / 8);
+    s->cpu_due[me] += s->p.cpu_msg_s + (double)npk * nw * s->p.cpu_send_pkt_s;
+    int rc = torus__msgs_isend_multi(s->msgs, me, dst, arrive, k - 1, buf, bytes, tag, left, DEPOSITED, &r->id);
+    for (int i = 0; !rc && i < k - 1; i++)
+        wake_at(s, dst[i], arrive[i]);
+    free(dst), free(arrive);
+    return rc;
 }
 
 static int timed_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
@@ -314,12 +529,14 @@ static int timed_test(void *impl, torus_req *r)
         return 1;
     size_t bytes = 0;
     int is_recv = torus__msgs_is_recv(s->msgs, r->id);
+    int deposited = is_recv && (torus__msgs_flags(s->msgs, r->id) & DEPOSITED);
     int rc = torus__msgs_test(s->msgs, r->id, s->clock[me] + s->cpu_due[me], &bytes);
     if (rc) {
         r->id = -1;
         if (is_recv) {
-            /* the CPU reads every packet of the message */
-            s->cpu_due[me] += s->p.cpu_msg_s + npackets(s, bytes) * s->p.cpu_recv_pkt_s;
+            /* the CPU reads every packet of the message; a deposited one
+             * was matched by no message call of its own */
+            s->cpu_due[me] += (deposited ? 0 : s->p.cpu_msg_s) + npackets(s, bytes) * s->p.cpu_recv_pkt_s;
             s->recvs++;
         }
     }
@@ -362,7 +579,8 @@ void torus_timed_bind(torus_timed *s, int r, torus_transport *tp)
                             .isend = timed_isend,
                             .irecv = timed_irecv,
                             .test = timed_test,
-                            .reduced = timed_reduced};
+                            .reduced = timed_reduced,
+                            .line_send = timed_line_send};
 }
 
 /* The next time something changes for rank r by itself: an arrival or a
@@ -437,6 +655,7 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
     double makespan = 0;
     while (h.len) {
         int r = heap_pop(&h, s->clock);
+        s->horizon = s->clock[r];
         s->nwake = 0;
         double cost = 0;
         int rc = step(ctx, r, s->clock[r], &cost);

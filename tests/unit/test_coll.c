@@ -5,7 +5,8 @@
  * and 64 KiB, several scheduler seeds.  Each run must terminate, leave no
  * request open, give the sequential reference element for element (every
  * rank bit-identical for doubles), and send exactly the messages and bytes
- * of its file's cost formula.  Then a few shapes at 4096 virtual ranks,
+ * of its file's cost formula; the second seed of every other shape runs
+ * without the transport's line_send (the deposit bit), as over MPI.  Then a few shapes at 4096 virtual ranks,
  * and bad input.  Arguments: [op [algorithm]] to run a subset.
  */
 #include "../test.h"
@@ -15,6 +16,7 @@
 #include <string.h>
 
 static int bad_runs, runs;
+static int nshapes; /* shapes of all_algorithms so far */
 static const char *only_op, *only_alg;
 
 /* ---- deterministic data ------------------------------------------------ */
@@ -50,6 +52,7 @@ typedef struct tcase {
     torus_dtype dt;
     torus_op rop;
     int uniform;   /* alltoallv: uniform blocks (else seeded random counts) */
+    int no_line_send; /* run without the transport's line_send (deposit bit), as over MPI */
     uint64_t salt;
     int n;
     unsigned char *arrived; /* barrier: who has entered */
@@ -68,6 +71,8 @@ static int body(torus_coll *c, int r, void *arg)
 {
     tcase *t = arg;
     int n = t->n, rc = 0;
+    if (t->no_line_send)
+        c->tp->line_send = NULL; /* every rank, before any call: torus__line_send's fallback */
     if (torus_coll_force(c, t->op, t->alg))
         return -10;
     switch (t->op) {
@@ -233,6 +238,9 @@ static void all_algorithms(const torus_map *m, int seeds, int big)
                 continue;
             for (int seed = 1; seed <= seeds; seed++) {
                 tcase t = {.op = (torus_coll_op)op, .alg = *a, .salt = (uint64_t)seed * 77u};
+                /* the second seed of every other shape runs as over MPI,
+                 * without the deposit bit */
+                t.no_line_send = seed == 2 && nshapes % 2;
                 double eager = seed % 2 ? 0.0 : 0.7; /* rendezvous and buffered sends */
                 if (op == TORUS_COLL_BARRIER) {
                     run_case(m, &t, (uint64_t)seed, eager);
@@ -270,7 +278,6 @@ static void all_algorithms(const torus_map *m, int seeds, int big)
 
 /* Every ordered factorisation of n into factors >= 1, at most 4 dims, at
  * most one size-1 dimension; mesh flags spread over the dimensions. */
-static int nshapes;
 static void shapes_of(int n, int left, torus_shape *cur, int ones)
 {
     if (left == 1 && cur->ndims > 0) {

@@ -13,12 +13,22 @@
  *   next dimension starts from identical partials on every line: after
  *   the last phase every rank has the reduction of all N vectors, built in
  *   one order (dimension 0 innermost) that every rank applied.
+ *   A rank sends its vector to its line with one line send
+ *   (torus__line_send): where the transport has the deposit bit (the
+ *   timed and functional simulators) the vector is injected once per
+ *   direction of the line and deposited at every node it passes, and a
+ *   receiver pays only a per-packet read, no per-message cost, as in the
+ *   paper; over MPI it is one message per rank of the line.
  * Preconditions: none (any shape, meshes and size-1 dimensions included).
  * Cost: D' = number of dimensions of size > 1 rounds; with n bytes,
  *   T = sum_d [alpha + (k_d - 1) n beta + (k_d - 1) n gamma]
- *   (a rank injects its k_d - 1 copies one after the other and combines
- *   k_d - 1 vectors per phase).  Every rank sends sum_d (k_d - 1)
- *   messages of n bytes each.
+ *   (the paper's phase latency S + (k_d - 1) max(|P|/BW, T_pkt): a rank
+ *   takes the k_d - 1 vectors of its line off its links and combines
+ *   them; without the deposit bit it also injects k_d - 1 copies, each
+ *   with its own per-message overhead, which alpha-beta does not carry).
+ *   Every rank sends sum_d (k_d - 1) messages of n bytes each (one line
+ *   send per phase counts as k_d - 1: every rank of the line receives
+ *   one).
  */
 #include "coll_impl.h"
 
@@ -70,11 +80,11 @@ static int run(torus_coll *c, const torus__coll_args *a)
             if (j != me && !(rc = torus__irecv(c, torus__line_rank(c, c->me, d, j), slots + (size_t)j * a->bytes,
                                                a->bytes, &req[nr])))
                 nr++;
-        /* start with the next coordinate so that the ranks of a line do not
-         * all send to coordinate 0 first */
-        for (int i = 1; i < k && !rc; i++)
-            if (!(rc = torus__isend(c, torus__line_rank(c, c->me, d, (me + i) % k), a->rbuf, a->bytes, &req[nr])))
-                nr++;
+        /* one line send: the deposit bit where the transport has it
+         * (every rank of the line gets the vector from one injection per
+         * direction), else one message per rank of the line */
+        if (!rc)
+            rc = torus__line_send(c, d, a->rbuf, a->bytes, req, &nr);
         int wrc = torus__wait(c, req, nr);
         rc = rc ? rc : wrc;
         if (!rc)

@@ -25,14 +25,18 @@
  *   Bounded: the paper's receiver takes packets from the network as they
  *   come; with messages every receive must be posted, and N - 1 posted
  *   at once (16.8 million requests at 4096 ranks, searched linearly by the
- *   in-process transports) does not scale.  So the schedule runs in
- *   windows that are the same on every rank: within a pass, distances t
- *   in [1 + w WINDOW, 1 + (w + 1) WINDOW) together; a rank posts every
- *   receive and send of the window (receives first) and waits for all of
- *   them before the next.  No deadlock under rendezvous sends: the
- *   smallest unfinished message (by pass, t, packet) lies in a window
- *   whose earlier windows are finished at both its ends, so both have
- *   posted it.  At most 4 WINDOW requests are open per rank.
+ *   in-process transports) does not scale.  So each rank keeps at most
+ *   INFLIGHT sends and INFLIGHT receives open, starts them in schedule
+ *   order (receives first) and starts the next visit as soon as a
+ *   visit's worth of its requests has completed: a sliding window, so
+ *   no rank waits for the slowest message of a group before it sends
+ *   again (a fixed window of 32 destinations that all had to finish
+ *   before the next reached 71% of the bisection peak at 1 KiB on the
+ *   timed 8x8x8 torus; see the report of issue 11).  No deadlock under
+ *   rendezvous sends: the smallest unfinished message (by pass, t,
+ *   packet) has every earlier message of its sender and of its receiver
+ *   finished, so neither has a slot taken by an earlier one: both have
+ *   posted it.  At most 2 INFLIGHT requests are open per rank.
  *   Counts that disagree between ranks can hang (a packet that is never
  *   sent) or give TORUS_COLL_ETRUNC; MPI_Alltoallv rules them out too.
  * Preconditions: none (any N, any shape).
@@ -48,7 +52,7 @@
 
 #define PACKET 2048 /* bytes per message ("packet") of a block */
 #define PER_VISIT 2 /* packets to one destination before moving on */
-#define WINDOW 32   /* destinations per window of the schedule */
+#define INFLIGHT 64 /* messages in flight per direction (sends, receives) */
 #define SEED 0x42f9baa78c63171fULL
 
 static uint64_t splitmix64(uint64_t *x)
@@ -76,7 +80,7 @@ static void permutation(int *perm, int n)
 /* One direction of the schedule: sends (dir +1: the peer at distance t
  * is P[s + t]) or receives (dir -1: P[s - t]).  Pass 0 scans t = 1..N-1
  * directly; the blocks that need more passes are kept in `list` (their
- * distances, ascending), compacted in place after every pass. */
+ * distances, ascending), compacted in place during every pass. */
 typedef struct side {
     const int *perm;
     int n, s, dir;
@@ -86,6 +90,9 @@ typedef struct side {
     int *list; /* NULL until a block needs a second pass */
     int len;   /* entries of list for the current pass (pass > 0) */
     int at;    /* next index: t in pass 0, list position after */
+    int pass, kept, done;
+    torus_req *q; /* INFLIGHT request slots, id -1 when free */
+    int open;     /* slots in use */
 } side;
 
 static int peer_at(const side *d, int t)
@@ -106,13 +113,25 @@ static int next_t(const side *d, int pass)
     return d->at < d->len ? d->list[d->at] : d->n;
 }
 
-/* Starts this pass's packets of every block with t < hi (hi <= n); blocks with
- * packets left after the pass are moved to the front of list (in place:
+/* Starts the next visit of the schedule (up to PER_VISIT packets of one
+ * block) into free slots, which the caller guarantees; moves on to the
+ * next pass at the end of one, sets done after the last.  A block with
+ * packets left after this pass is kept at the front of list (in place:
  * the write index never passes the read index). */
-static int post(torus_coll *c, side *d, int pass, int hi, torus_req *q, int *m, int *kept)
+static int start_visit(torus_coll *c, side *d)
 {
-    for (int t; (t = next_t(d, pass)) < hi;) {
-        int peer = peer_at(d, t);
+    for (;;) {
+        int pass = d->pass, t = next_t(d, pass);
+        if (t >= d->n) {
+            if (!d->kept) {
+                d->done = 1;
+                return 0;
+            }
+            d->len = d->kept, d->at = 0, d->kept = 0;
+            d->pass++;
+            continue;
+        }
+        int peer = peer_at(d, t), slot = 0;
         size_t total = d->counts[peer];
         for (int k = 0; k < PER_VISIT; k++) {
             size_t off = ((size_t)pass * PER_VISIT + (size_t)k) * PACKET;
@@ -120,25 +139,46 @@ static int post(torus_coll *c, side *d, int pass, int hi, torus_req *q, int *m, 
                 break;
             size_t len = total - off < PACKET ? total - off : PACKET;
             size_t at = d->displs[peer] + off;
-            int rc = d->dir > 0 ? torus__isend(c, peer, d->sbuf + at, len, &q[*m])
-                                : torus__irecv(c, peer, d->rbuf + at, len, &q[*m]);
+            while (d->q[slot].id >= 0)
+                slot++;
+            int rc = d->dir > 0 ? torus__isend(c, peer, d->sbuf + at, len, &d->q[slot])
+                                : torus__irecv(c, peer, d->rbuf + at, len, &d->q[slot]);
             if (rc)
                 return rc;
-            (*m)++;
+            d->open++;
         }
         if (total > ((size_t)pass + 1) * PER_VISIT * PACKET) {
             if (!d->list && !(d->list = torus__scratch(c, (size_t)d->n * sizeof *d->list)))
                 return torus__fail(c, TORUS_COLL_ENOMEM, "alltoallv: out of memory for %d destinations", d->n);
-            d->list[(*kept)++] = t;
+            d->list[d->kept++] = t;
         }
         d->at = pass == 0 ? t + 1 : d->at + 1;
+        return 0;
     }
-    return 0;
+}
+
+/* Tests every open request of d once; how many completed (*bad set for
+ * a receive that was too short). */
+static int reap(torus_coll *c, side *d, int *bad)
+{
+    int got = 0;
+    for (int i = 0; i < INFLIGHT && d->open; i++) {
+        if (d->q[i].id < 0)
+            continue;
+        int rc = torus__test(c, &d->q[i]);
+        if (!rc)
+            continue;
+        if (rc < 0)
+            *bad = 1; /* all finished: carry on so no peer waits for us */
+        d->open--;
+        got++;
+    }
+    return got;
 }
 
 static int run(torus_coll *c, const torus__coll_args *a)
 {
-    int n = c->n, me = c->me, bad = 0;
+    int n = c->n, me = c->me, bad = 0, rc = 0;
     size_t own = a->scounts[me];
     if (own > a->rcounts[me]) {
         own = a->rcounts[me];
@@ -153,38 +193,29 @@ static int run(torus_coll *c, const torus__coll_args *a)
     int s = 0;
     while (perm[s] != me)
         s++;
+    torus_req q[2 * INFLIGHT];
+    for (int i = 0; i < 2 * INFLIGHT; i++)
+        q[i].id = -1;
     side snd = {.perm = perm, .n = n, .s = s, .dir = 1, .counts = a->scounts, .displs = a->sdispls,
-                .sbuf = a->sbuf, .at = 1};
+                .sbuf = a->sbuf, .at = 1, .q = q};
     side rcv = {.perm = perm, .n = n, .s = s, .dir = -1, .counts = a->rcounts, .displs = a->rdispls,
-                .rbuf = a->rbuf, .at = 1};
-    torus_req q[4 * WINDOW];
-    for (int pass = 0;; pass++) {
-        int skept = 0, rkept = 0;
-        for (;;) {
-            int t = next_t(&snd, pass), tr = next_t(&rcv, pass);
-            if (tr < t)
-                t = tr;
-            if (t >= n)
-                break;
-            /* the window holding t: the same boundaries on every rank */
-            int hi = 1 + ((t - 1) / WINDOW + 1) * WINDOW, m = 0;
-            if (hi > n)
-                hi = n;
-            int rc = post(c, &rcv, pass, hi, q, &m, &rkept);
-            if (!rc)
-                rc = post(c, &snd, pass, hi, q, &m, &skept);
-            int wrc = torus__wait(c, q, m); /* also after an error: leave no request open */
-            if (rc)
-                return rc;
-            if (wrc == TORUS_COLL_ETRUNC)
-                bad = 1; /* all finished: carry on so no peer waits for us */
-            else if (wrc)
-                return wrc;
-        }
-        if (!skept && !rkept)
+                .rbuf = a->rbuf, .at = 1, .q = q + INFLIGHT};
+    for (;;) {
+        /* receives first, so a send finds its receive posted where it can */
+        while (!rc && !rcv.done && rcv.open + PER_VISIT <= INFLIGHT)
+            rc = start_visit(c, &rcv);
+        while (!rc && !snd.done && snd.open + PER_VISIT <= INFLIGHT)
+            rc = start_visit(c, &snd);
+        if (rc)
             break;
-        snd.len = skept, snd.at = 0;
-        rcv.len = rkept, rcv.at = 0;
+        if (rcv.done && snd.done && !rcv.open && !snd.open)
+            break;
+        if (!reap(c, &rcv, &bad) + !reap(c, &snd, &bad) == 2)
+            torus__idle(c);
+    }
+    if (rc) {
+        torus__wait(c, q, 2 * INFLIGHT); /* leave no request open */
+        return rc;
     }
     if (bad)
         return torus__fail(c, TORUS_COLL_ETRUNC,

@@ -514,3 +514,48 @@ int torus__coll_cost_of(const torus_coll *c, torus_coll_op op, const char *algor
     *sent = k.bytes;
     return 0;
 }
+
+/* ---- non-blocking progress for algorithms that keep requests in flight --- */
+
+int torus__test(torus_coll *c, torus_req *r)
+{
+    if (r->id < 0)
+        return 1;
+    int rc = c->tp->test(c->tp->impl, r);
+    if (!rc)
+        return 0;
+    r->id = -1;
+    if (rc < 0)
+        return torus__fail(c, TORUS_COLL_ETRUNC,
+                           "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
+                           c->me);
+    c->progress++;
+    c->idle_polls = 0;
+    return 1;
+}
+
+int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_req *r, int *nr)
+{
+    int k = c->map->shape.k[d], me = torus__coords(c, c->me)[d];
+    if (k < 2)
+        return 0;
+    if (c->tp->line_send) {
+        if (c->tp->line_send(c->tp->impl, d, buf, bytes, c->seq % TAG_SPACE, &r[*nr]))
+            return torus__fail(c, TORUS_COLL_ENOMEM, "rank %d: could not start a line send of %zu bytes along %d",
+                               c->me, bytes, d);
+        ++*nr;
+        c->counts.msgs_sent += (uint64_t)(k - 1);
+        c->counts.bytes_sent += (uint64_t)(k - 1) * bytes;
+        c->progress++;
+        return 0;
+    }
+    /* no deposit bit: one message per rank of the line, the next
+     * coordinate first so that the ranks of a line spread their sends */
+    for (int i = 1; i < k; i++) {
+        int rc = torus__isend(c, torus__line_rank(c, c->me, d, (me + i) % k), buf, bytes, &r[*nr]);
+        if (rc)
+            return rc;
+        ++*nr;
+    }
+    return 0;
+}

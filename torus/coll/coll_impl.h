@@ -89,6 +89,18 @@ void torus__idle(torus_coll *c);
 int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes);
 int torus__recv(torus_coll *c, int peer, void *buf, size_t bytes);
 int torus__sendrecv(torus_coll *c, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf, size_t rbytes);
+/* For algorithms that keep requests in flight and start more as others
+ * complete: 1 once r has completed (r->id becomes -1; an id of -1 is
+ * complete), 0 while not, TORUS_COLL_ETRUNC (also completed) for a
+ * receive that was too short.  A pass that completed nothing calls
+ * torus__idle, as a wait does. */
+int torus__test(torus_coll *c, torus_req *r);
+/* The same bytes to every other rank of my line along d (paper 000's
+ * deposit bit where the transport has line_send, else one isend each):
+ * starts 1 or k_d - 1 requests at r[*nr], *nr grows by as many (room for
+ * k_d - 1 needed).  Counted as k_d - 1 messages either way: each rank of
+ * the line receives it as a message from me (torus__irecv). */
+int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_req *r, int *nr);
 
 /* dst[i] = dst[i] op src[i] for count elements (charges the timed model). */
 void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, torus_dtype t, torus_op op);
