@@ -108,12 +108,18 @@ else
     bad "collbench --dims 2x2x2m: rc=$rc failed=$got $(head -2 "$TMP/err")"
 fi
 
-# --choose: the table's picks, from the shared facts alone (select.c's rows).
-choose() { bin/collbench --choose "$@" | awk '$1 !~ /^#/ { printf "%s:%s=%s ", $1, $2, $3 }'; }
-got="$(choose 2 --op barrier,bcast --sizes 8,1M)|$(choose 2x2 --per-node 4 --op barrier,bcast --sizes 8,1M)|$(choose 8x8x8 --op bcast,allreduce,alltoall --sizes 8,16K,1M)|$(TORUS_COLL_BCAST=scatter_allgather choose 2 --op bcast --sizes 8)"
-want="barrier:0=dissemination bcast:8=binomial bcast:1048576=binomial |barrier:0=node_aware bcast:8=binomial bcast:1048576=binomial |bcast:8=binomial bcast:16384=multistream bcast:1048576=multistream allreduce:8=recursive_doubling allreduce:16384=swing allreduce:1048576=swing alltoallv:8=bruck alltoallv:16384=random_permutation alltoallv:1048576=random_permutation |bcast:8=scatter_allgather "
+# --choose: the table's picks over MPI / with the deposit bit, from the
+# shared facts alone (select.c's rows).
+choose() { bin/collbench --choose "$@" | awk '$1 !~ /^#/ { printf "%s:%s=%s/%s ", $1, $2, $3, $4 }'; }
+got="$(choose 2 --op barrier,bcast --sizes 8,1M)|$(choose 2x2 --per-node 4 --op barrier,bcast --sizes 8,1M)|$(choose 8x8x8 --op barrier,bcast,allreduce,alltoall --sizes 8,16K,1M)|$(TORUS_COLL_BCAST=scatter_allgather choose 2 --op bcast --sizes 8)"
+want="barrier:0=dissemination/dissemination bcast:8=binomial/binomial bcast:1048576=binomial/binomial |"
+want="${want}barrier:0=node_aware/dimwise bcast:8=binomial/binomial bcast:1048576=binomial/binomial |"
+want="${want}barrier:0=dissemination/dimwise bcast:8=binomial/multistream bcast:16384=multistream/multistream bcast:1048576=multistream/multistream "
+want="${want}allreduce:8=recursive_doubling/dimwise allreduce:16384=swing/swing allreduce:1048576=swing/swing "
+want="${want}alltoallv:8=routed/routed alltoallv:16384=random_permutation/random_permutation alltoallv:1048576=random_permutation/random_permutation |"
+want="${want}bcast:8=scatter_allgather/scatter_allgather "
 if [ "$got" = "$want" ]; then
-    ok "collbench --choose: 2 ranks, 4 on one node, 8x8x8 and TORUS_COLL_BCAST pick what select.c's rows say"
+    ok "collbench --choose: 2 ranks, 4 on one node, 8x8x8 (MPI and deposit bit) and TORUS_COLL_BCAST pick what select.c's rows say"
 else
     bad "collbench --choose: got '$got', want '$want'"
 fi

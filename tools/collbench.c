@@ -2358,7 +2358,10 @@ static int choose_main(const opts *o, char *err, size_t errlen)
     int *node_of = malloc((size_t)s.n * sizeof *node_of);
     torus_timed_params prm = {.cap = 1, .outstanding = 1, .link_bw = BGL_LINK_BW};
     torus_timed *tt = node_of ? torus_timed_create(&map, &prm) : NULL;
-    torus_coll *c = NULL;
+    /* two views of the same shape: over MPI (no deposit bit) and on the
+     * timed simulator (line_send: the deposit bit) */
+    torus_coll *c = NULL, *cd = NULL;
+    torus_transport tp, tpd;
     int rc = 0;
     if (!tt) {
         snprintf(err, errlen, "out of memory for %d ranks", s.n);
@@ -2366,10 +2369,13 @@ static int choose_main(const opts *o, char *err, size_t errlen)
     } else {
         for (int r = 0; r < s.n; r++)
             node_of[r] = r / (int)o->per_node;
-        torus_transport tp;
-        torus_timed_bind(tt, 0, &tp);
+        torus_timed_bind(tt, 0, &tpd);
+        tp = tpd;
+        tp.line_send = NULL;
         torus_coll_config cfg = {.map = &map, .me = 0, .tp = &tp, .node_of = o->per_node > 1 ? node_of : NULL};
-        if (torus_coll_create(&c, &cfg, e2, sizeof e2)) {
+        torus_coll_config cfgd = cfg;
+        cfgd.tp = &tpd;
+        if (torus_coll_create(&c, &cfg, e2, sizeof e2) || torus_coll_create(&cd, &cfgd, e2, sizeof e2)) {
             snprintf(err, errlen, "%s", e2);
             rc = TORUS_EXIT_USAGE;
         }
@@ -2379,9 +2385,10 @@ static int choose_main(const opts *o, char *err, size_t errlen)
         torus_shape_format(&s, shape, sizeof shape);
         printf("# collbench --choose %s: %d ranks, %ld per node; what torus/coll/select.c picks (first row that "
                "fits and whose algorithm can run; TORUS_COLL_<OP> applied); alltoall(v): uniform blocks of size "
-               "bytes\n",
+               "bytes; mpi: over MPI (no deposit bit), deposit: on a transport with line_send (the timed "
+               "simulator's BlueGene/L deposit bit)\n",
                shape, s.n, o->per_node);
-        printf("# %-9s %10s  %s\n", "op", "size", "algorithm");
+        printf("# %-9s %10s  %-20s %s\n", "op", "size", "mpi", "deposit");
         for (int kind = 0; kind < NKINDS; kind++) {
             if (!o->kinds[kind] || kind == K_ALLTOALLV)
                 continue;
@@ -2390,19 +2397,22 @@ static int choose_main(const opts *o, char *err, size_t errlen)
                 size_t bytes = kind == K_BARRIER ? 0 : o->sizes[i];
                 if (kind == K_ALLREDUCE)
                     bytes = bytes < 8 ? 8 : bytes / 8 * 8;
-                printf("  %-9s %10zu  %s\n", kind == K_ALLTOALL ? "alltoallv" : kind_name[kind], bytes,
-                       torus_coll_choice(c, kind_op[kind], bytes));
+                printf("  %-9s %10zu  %-20s %s\n", kind == K_ALLTOALL ? "alltoallv" : kind_name[kind], bytes,
+                       torus_coll_choice(c, kind_op[kind], bytes), torus_coll_choice(cd, kind_op[kind], bytes));
             }
         }
         if (o->kinds[K_ALLTOALLV] && !o->kinds[K_ALLTOALL])
             for (int i = 0; i < o->nsizes; i++)
-                printf("  %-9s %10zu  %s\n", "alltoallv", o->sizes[i], torus_coll_choice(c, TORUS_COLL_ALLTOALLV, o->sizes[i]));
+                printf("  %-9s %10zu  %-20s %s\n", "alltoallv", o->sizes[i],
+                       torus_coll_choice(c, TORUS_COLL_ALLTOALLV, o->sizes[i]),
+                       torus_coll_choice(cd, TORUS_COLL_ALLTOALLV, o->sizes[i]));
         if (fflush(stdout) || ferror(stdout)) {
             snprintf(err, errlen, "cannot write the choices to standard output");
             rc = TORUS_EXIT_RESOURCE;
         }
     }
     torus_coll_destroy(c);
+    torus_coll_destroy(cd);
     torus_timed_destroy(tt);
     free(node_of);
     torus_map_free(&map);

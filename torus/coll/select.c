@@ -3,17 +3,37 @@
  *
  * Every column is a fact all ranks share (paper 000 sec. 2.3, "global
  * algorithm decisions"): the rank count, the shape, whether the count is a
- * power of two, the message size of bcast/allreduce and the block size of
- * a uniform alltoall (alltoallv counts differ per rank and are never
- * looked at).  A row whose algorithm's preconditions fail is skipped.
- * The last row of each collective takes anything.  The dimension-wise
- * barrier and short allreduce are not chosen: without the deposit bit
- * (one packet delivered to a whole line, paper 000 sec. 3.2) they pay
- * k_d - 1 sends per phase, and on the simulated 8x8x8 torus (bin/collbench
- * --simulate 8x8x8) they lose to dissemination (54 vs 68 us) and to
- * recursive doubling (39 vs 69 us at 8 bytes).  Multistream wins the long
- * bcast there (4.2 ms at 1 MiB against 18 ms for scatter+allgather), swing
- * the long allreduce (1.23 ms at 64 KiB against 2.13 ms for Rabenseifner).
+ * power of two, whether some node holds several ranks, whether the
+ * transport has the deposit bit (line_send: one injection reaches a whole
+ * line, the timed simulator's BlueGene/L model; MPI has none), the message
+ * size of bcast/allreduce and the block size of a uniform alltoall
+ * (alltoallv counts differ per rank and are never looked at).  A row whose
+ * algorithm's preconditions fail is skipped; the last row of each
+ * collective takes anything.  `bin/collbench --choose SHAPE` prints the
+ * picks.  Where the rows come from:
+ * - deposit bit (bin/collbench --simulate 8x8x8, bgl model): dimwise
+ *   barrier 11.4 us against 33.1 for dissemination; dimwise allreduce
+ *   11.7 us at 8 B against 33.7 for recursive doubling (paper 000 Table
+ *   4: 19.7 against 42.3), ahead to 512 B; multistream bcast ahead of
+ *   binomial at every size (10.7 against 23.8 us at 8 B, 2.6 links' worth
+ *   at 1 MiB).
+ * - simulated torus, any transport: uniform alltoall at 512+ ranks routed
+ *   to 128 B per pair (436 us against bruck's 479 at 16 B on 8x8x8); at
+ *   64 (4x4x4) bruck to 32 B (46 against 71 us at 16 B), routed to 128 B
+ *   (149 against bruck's 227); above, the randomized permutation (86.8% of
+ *   the bisection peak at 1 KiB on 8x8x8, 306 against pairwise's 384 us at
+ *   1 KiB on 4x4x4); recursive
+ *   doubling to 512 B (85 us against Rabenseifner's 95), then swing for
+ *   power-of-two counts (81 us at 1 KiB against 144 for recursive doubling
+ *   and 113 for Rabenseifner; 18.7 ms at 1 MiB against 24.1 and 72 for the
+ *   Hamiltonian pipeline).
+ * - MPI on this 2-core VM (bin/collbench --rounds 5, MPICH 4.0.2 and Open
+ *   MPI 4.1, 2/4/8 ranks): binomial bcast below 8 ranks at every size
+ *   (scatter+allgather took 2.7-3.8x MPICH's time at 2 ranks), recursive
+ *   doubling to 8 KiB and Rabenseifner above at <= 4 ranks (swing 1.1-1.5x
+ *   MPICH at 128 KiB-1 MiB on 2 ranks, Rabenseifner 0.86-0.92x), the
+ *   dissemination barrier at <= 3 ranks (node_aware's check-in/out costs 2
+ *   rounds where dissemination needs 1: 1.46x Open MPI's at 2 ranks).
  */
 #include "coll_impl.h"
 
@@ -29,31 +49,38 @@ typedef struct rule {
     int pow2;                 /* 1: rank count a power of two, 0: not, ANY */
     int shared_nodes;         /* 1: some node holds several ranks (node_of given), ANY */
     int uniform;              /* alltoall: 1 uniform blocks only, ANY */
+    int deposit;              /* 1: the transport has line_send (deposit bit), 0: not, ANY */
     size_t min_bytes, max_bytes;
     const char *algorithm;
 } rule;
 
 static const rule table[] = {
-    /* op                   ranks      dims pow2 nodes unif  bytes              algorithm */
-    {TORUS_COLL_BARRIER,    ANY, 3,     0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
-    {TORUS_COLL_BARRIER,    4, ANY,     0, ANY, 1,   ANY, 0, NOLIMIT,          "node_aware"},
-    {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
+    /* op                   ranks      dims pow2 nodes unif  dep  bytes              algorithm */
+    {TORUS_COLL_BARRIER,    ANY, 3,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
+    {TORUS_COLL_BARRIER,    ANY, ANY,   2, ANY, ANY, ANY, 1,   0, NOLIMIT,          "dimwise"},
+    {TORUS_COLL_BARRIER,    4, ANY,     0, ANY, 1,   ANY, ANY, 0, NOLIMIT,          "node_aware"},
+    {TORUS_COLL_BARRIER,    ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
 
-    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, 12287,            "binomial"},
-    {TORUS_COLL_BCAST,      ANY, 7,     0, ANY, ANY, ANY, 0, NOLIMIT,          "binomial"},
-    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 16384, NOLIMIT,      "multistream"},
-    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
+    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 1,   0, NOLIMIT,          "multistream"},
+    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, 12287,            "binomial"},
+    {TORUS_COLL_BCAST,      ANY, 7,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "binomial"},
+    {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, ANY, 16384, NOLIMIT,      "multistream"},
+    {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
 
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, 2048,             "recursive_doubling"},
-    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, 0, 8192,             "recursive_doubling"},
-    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, 0, NOLIMIT,          "swing"},
-    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   2, ANY, ANY, ANY, 1,   0, 512,              "dimwise"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, 512,              "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, ANY, 0, 8192,             "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, ANY, 0, NOLIMIT,          "swing"},
+    {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
 
-    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, 1,   0, 256,              "bruck"},
-    {TORUS_COLL_ALLTOALLV,  64, ANY,    2, ANY, ANY, 1,   0, 4096,             "routed"},
-    {TORUS_COLL_ALLTOALLV,  ANY, 8,     0, ANY, ANY, ANY, 0, NOLIMIT,          "pairwise"},
-    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
+    {TORUS_COLL_ALLTOALLV,  512, ANY,   2, ANY, ANY, 1,   ANY, 0, 128,              "routed"},
+    {TORUS_COLL_ALLTOALLV,  64, ANY,    0, ANY, ANY, 1,   ANY, 0, 32,               "bruck"},
+    {TORUS_COLL_ALLTOALLV,  64, ANY,    2, ANY, ANY, 1,   ANY, 0, 128,              "routed"},
+    {TORUS_COLL_ALLTOALLV,  64, ANY,    0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
+    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, 1,   ANY, 0, 256,              "bruck"},
+    {TORUS_COLL_ALLTOALLV,  ANY, 8,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "pairwise"},
+    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
 };
 
 static int dims_over_one(const torus_shape *s)
@@ -67,6 +94,7 @@ static int dims_over_one(const torus_shape *s)
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a)
 {
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
+    int deposit = c->tp->line_send != NULL;
     /* the rows' algorithms looked up by name once (every thread finds the
      * same pointers), not on every call: a small collective costs well
      * under a microsecond */
@@ -90,6 +118,7 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
         if ((r->min_ranks != ANY && n < r->min_ranks) || (r->max_ranks != ANY && n > r->max_ranks) ||
             dims < r->min_dims || (r->pow2 != ANY && r->pow2 != pow2) ||
             (r->shared_nodes != ANY && r->shared_nodes != c->shared_nodes) || (r->uniform != ANY && r->uniform != a->uniform) ||
+            (r->deposit != ANY && r->deposit != deposit) ||
             a->bytes < r->min_bytes || a->bytes > r->max_bytes)
             continue;
         if (alg->ok(c, a))
