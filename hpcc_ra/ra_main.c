@@ -225,12 +225,9 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
          * time mostly the kernel's fixed start-up cost), so an --updates of
          * 2^63 still ends within the bound plus at most ~20% for sampling. */
         uint64_t target = d->my_default_count / 100 ? d->my_default_count / 100 : (d->my_default_count ? 1 : 0);
-        uint64_t c = 1024, prev_count = 0;
-        double ts = 0, prev_ts = 0;
-        run->upd_count = 0; /* no sample yet */
+        uint64_t c = 1024;
+        double ts = 0;
         for (;;) {
-            prev_count = run->upd_count;
-            prev_ts = ts;
             run->upd_count = c < target ? c : target;
             int rc = timed_update(d, &ts, NULL);
             if (rc)
@@ -245,14 +242,6 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
         }
         res->sample_time_s = ts;
         double est = ts > 0 ? (double)run->upd_count * cfg->time_bound / ts : 1e30;
-        if (prev_count && run->upd_count > prev_count && ts > prev_ts) {
-            /* two samples: the marginal rate leaves out the kernel's fixed
-             * start-up cost, which a short sample would charge per update */
-            double rate = (double)(run->upd_count - prev_count) / (ts - prev_ts);
-            est = (double)run->upd_count + (cfg->time_bound - ts) * rate;
-            if (est < 1)
-                est = 1;
-        }
         int fits = est >= (double)d->my_default_count;
         uint64_t mine = fits ? d->my_default_count : (uint64_t)est, m;
         int all_fit = torus_all_ok(run->comm, fits);
