@@ -281,7 +281,6 @@ static int write_params_file(const tm_params *p, const char *path)
     return 0;
 }
 
-#ifndef TM_NO_MAIN
 int main(int argc, char **argv)
 {
     tm_cli cli;
@@ -455,4 +454,3 @@ bad_rc:
     fprintf(stderr, "torusmodel: %s\n", err);
     return 3;
 }
-#endif
