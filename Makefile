@@ -121,6 +121,7 @@ MAIN_collbench    := tools/collbench
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLINK_test_torus          := $(LIBTORUS)
+TLINK_test_io             := $(LIBTORUS)
 TLINK_test_coll           := $(LIBTORUS)
 TLINK_test_coll_node      := $(LIBTORUS)
 TLINK_test_dist           := $(LIBRA) $(LIBTORUS)

@@ -344,8 +344,10 @@ int main(int argc, char **argv)
                 ferr[0] = 0;
         }
         if (ferr[0]) {
+            /* the last step: every other rank is finishing, no abort needed */
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
-            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+            MPI_Finalize();
+            return TORUS_EXIT_RESOURCE;
         }
         char shown[300];
         torus_cli_escape(out, shown, sizeof shown);
