@@ -167,7 +167,7 @@ DESTDIR ?=
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
 
-.PHONY: all deps run test run-tests check-layers clean distclean install fuzz fuzz-bins sanitize-test FORCE
+.PHONY: all deps run test run-tests check-layers clean distclean install fuzz fuzz-bins sanitize-test run-sanitize FORCE
 .SECONDEXPANSION:
 # Objects reached only through pattern rules are "intermediate" to make,
 # which would delete them after linking and rebuild them next time.
@@ -230,6 +230,16 @@ fuzz:
 	@command -v clang >/dev/null || { echo "make fuzz needs clang and libclang-rt-14-dev (make deps as root installs them with FUZZ=1)"; exit 2; }
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build/fuzz-$(MPI)/fuzz $(FUZZ_NAMES)
+
+# The sanitizer pass (CI): the SANITIZE=address,undefined build, then its
+# unit tests, fuzz corpus and a small MPI matrix with leak checking
+# (tests/sanitize.sh).  bin/ then holds the sanitized binaries.
+sanitize-test:
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined all
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined run-sanitize
+
+run-sanitize:
+	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/sanitize.sh
 
 # Fails when a file includes a header of a layer above its own.
 check-layers:

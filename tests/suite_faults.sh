@@ -69,7 +69,7 @@ fault "--file /dev/zero (was ~1 GB/s of memory)" 2 "sparsest_cut: /dev/zero:1: N
     bin/sparsest_cut --file /dev/zero
 fault "--params /dev/zero (was ~1 GB/s of memory)" 2 "torusmodel: /dev/zero:1: NUL byte in the text: allowed a text file" \
     bin/torusmodel --params /dev/zero
-fault "--params DIRECTORY (was read as empty, exit 0)" 2 "torusmodel: cannot read '$F': Is a directory" \
+fault "--params DIRECTORY (was read as empty, exit 0)" 2 "torusmodel: cannot open params file '$F': Is a directory" \
     bin/torusmodel --params "$F" --shape 4x4 --bytes-per-update 8 --link-bw 1e9
 printf 't_hop = 1\0t_hop = oops\n' >"$F/nul.params"
 fault "params: bytes after a NUL are an error (were ignored)" 2 "torusmodel: $F/nul.params:1: NUL byte in the text: allowed a text file" \
@@ -94,7 +94,7 @@ fault "torusmodel --sim-updates 1e30 (was sim_updates 0, inf figures)" 2 \
     "torusmodel: bad value '1e30' for --sim-updates: allowed a number of updates per rank in 1..1e12" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-updates 1e30
 fault "torusmodel --bytes-per-update 1e-320 (was inf bounds)" 2 \
-    "torusmodel: bad value '1e-320' for --bytes-per-update: allowed a number in 1e-30..1e30" \
+    "torusmodel: bad value '1e-320' for --bytes-per-update: allowed a number > 0, in 1e-30..1e30" \
     bin/torusmodel --shape 4x4 --bytes-per-update 1e-320 --link-bw 1e9
 bin/torusmodel --shape 2x2 --bytes-per-update 1e-30 --link-bw 1e30 --clock-hz 1e30 --json >"$TMP/out" 2>&1
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; assert r["cpu_bound_gups"] is None and r["bound_gups"] == 1.6e52' "$TMP/out"; then

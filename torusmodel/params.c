@@ -148,8 +148,8 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
             char shown[300], kshown[80];
             torus_cli_escape(value, shown, sizeof shown);
             torus_cli_escape(key, kshown, sizeof kshown);
-            snprintf(err, errlen, "bad value '%s' for %s: allowed a number in %s..1e30", shown, kshown,
-                     positive ? "1e-30" : "0");
+            snprintf(err, errlen, "bad value '%s' for %s: allowed a number %s", shown, kshown,
+                     positive ? "> 0, in 1e-30..1e30" : ">= 0, at most 1e30");
             return -2;
         }
         *(double *)((char *)p + keys[i].offset) = v;
@@ -213,8 +213,13 @@ int tm_params_stream(tm_params *p, FILE *f, const char *name, char *err, size_t 
 int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
 {
     torus_lines L;
-    if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, err, errlen))
+    char e2[400];
+    if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
+        /* e2 is "cannot read 'PATH': REASON" */
+        const char *why = strstr(e2, "': ");
+        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, why ? why + 3 : "unknown error");
         return -2;
+    }
     int rc = params_lines(p, &L, err, errlen);
     torus_lines_close(&L);
     return rc;
