@@ -32,6 +32,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 PKGS_mpich   := mpich libmpich-dev
 PKGS_openmpi := openmpi-bin libopenmpi-dev
 PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
+# `make fuzz` only: clang with libFuzzer and its sanitizer runtimes.
+PKGS_FUZZ := clang libclang-rt-14-dev
 # Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script lint.
 PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck
 
@@ -226,15 +228,15 @@ fuzz-bins: $(FUZZ_BIN)
 # starting from its kept corpus; new inputs go to build/fuzz-corpus (not
 # kept), a crash to build/fuzz-artifacts and fails the target.  Prints the
 # executions per harness and in total (tests/fuzz/run.sh).
-fuzz:
-	@command -v clang >/dev/null || { echo "make fuzz needs clang and libclang-rt-14-dev (make deps as root installs them with FUZZ=1)"; exit 2; }
+fuzz: deps
+	@MPI=$(MPI) sh tests/deps.sh $(PKGS_FUZZ) --
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build/fuzz-$(MPI)/fuzz $(FUZZ_NAMES)
 
 # The sanitizer pass (CI): the SANITIZE=address,undefined build, then its
 # unit tests, fuzz corpus and a small MPI matrix with leak checking
 # (tests/sanitize.sh).  bin/ then holds the sanitized binaries.
-sanitize-test:
+sanitize-test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined run-sanitize
 
