@@ -89,7 +89,7 @@ static int push(pending_edge **arr, size_t *cnt, size_t *room, pending_edge it)
     return 0;
 }
 
-static int read_edgelist(torus_lines *Lp, sc_edges *e, char *err, size_t errlen)
+static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
     torus_lines L = *Lp; /* FAIL reads L by name */
     char esc_[300], esc2[300];
@@ -118,8 +118,8 @@ static int read_edgelist(torus_lines *Lp, sc_edges *e, char *err, size_t errlen)
         }
         if (!strcmp(tok[0], "nodes")) {
             long n;
-            if (nt != 2 || !parse_id(tok[1], &n) || n < 2 || n > SC_FILE_MAX_NODES)
-                FAIL("'nodes' needs a count in 2..%d", SC_FILE_MAX_NODES);
+            if (nt != 2 || !parse_id(tok[1], &n) || n < 2 || n > max_nodes)
+                FAIL("'nodes' needs a count in 2..%ld", max_nodes);
             if (nodes >= 0)
                 FAIL("'nodes' given twice");
             nodes = n;
@@ -147,9 +147,8 @@ static int read_edgelist(torus_lines *Lp, sc_edges *e, char *err, size_t errlen)
             if (u == v)
                 FAIL("self-loop %ld-%ld carries nothing across a cut: remove it", u, v);
         }
-        if (u < 0 || v < 0 || u >= SC_FILE_MAX_NODES || v >= SC_FILE_MAX_NODES)
-            FAIL("node id %ld out of range: allowed 0..%d", u < 0 || u >= SC_FILE_MAX_NODES ? u : v,
-                 SC_FILE_MAX_NODES - 1);
+        if (u < 0 || v < 0 || u >= max_nodes || v >= max_nodes)
+            FAIL("node id %ld out of range: allowed 0..%ld", u < 0 || u >= max_nodes ? u : v, max_nodes - 1);
         if (nodes >= 0 && (u >= nodes || v >= nodes))
             FAIL("node id %ld out of range: 'nodes %ld' allows 0..%ld", u >= nodes ? u : v, nodes, nodes - 1);
         if (!is_weight && ne >= (size_t)SC_FILE_MAX_LINKS)
@@ -216,11 +215,11 @@ static void open_failed(const torus_lines *L, const char *e2, char *err, size_t 
     snprintf(err, errlen, "cannot open graph file '%s': %s", L->name, why ? why + 3 : "unknown error");
 }
 
-int sc_read_edgelist_stream(FILE *f, const char *name, sc_edges *e, char *err, size_t errlen)
+int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
     torus_lines L;
     torus_lines_stream(&L, f, name, SC_LINE_MAX, SC_FILE_MAX_BYTES);
-    int rc = read_edgelist(&L, e, err, errlen);
+    int rc = read_edgelist(&L, max_nodes, e, err, errlen);
     torus_lines_close(&L);
     return rc;
 }
@@ -233,7 +232,7 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
         open_failed(&L, e2, err, errlen);
         return -2;
     }
-    int rc = read_edgelist(&L, e, err, errlen);
+    int rc = read_edgelist(&L, SC_FILE_MAX_NODES, e, err, errlen);
     torus_lines_close(&L);
     return rc;
 }
@@ -252,7 +251,7 @@ static int whole_in(double v, long lo, long hi, long *out)
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
  * in both endpoints' lists. */
-static int read_metis(torus_lines *Lp, sc_edges *e, char *err, size_t errlen)
+static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
     torus_lines L = *Lp;
     char esc_[300];
@@ -276,8 +275,8 @@ static int read_metis(torus_lines *Lp, sc_edges *e, char *err, size_t errlen)
                 n = -1; /* still no header: the end-of-file checks must not trust it */
                 FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
             }
-            if (n < 2 || n > SC_FILE_MAX_NODES)
-                FAIL("METIS header: %ld vertices, allowed 2..%d", n, SC_FILE_MAX_NODES);
+            if (n < 2 || n > max_nodes)
+                FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
             if (m < 1 || m > SC_FILE_MAX_LINKS)
                 FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
             if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
@@ -393,11 +392,11 @@ out:
     return rc;
 }
 
-int sc_read_metis_stream(FILE *f, const char *name, sc_edges *e, char *err, size_t errlen)
+int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
     torus_lines L;
     torus_lines_stream(&L, f, name, SC_METIS_LINE_MAX, SC_FILE_MAX_BYTES);
-    int rc = read_metis(&L, e, err, errlen);
+    int rc = read_metis(&L, max_nodes, e, err, errlen);
     torus_lines_close(&L);
     return rc;
 }
@@ -410,7 +409,7 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
         open_failed(&L, e2, err, errlen);
         return -2;
     }
-    int rc = read_metis(&L, e, err, errlen);
+    int rc = read_metis(&L, SC_FILE_MAX_NODES, e, err, errlen);
     torus_lines_close(&L);
     return rc;
 }

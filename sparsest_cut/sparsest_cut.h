@@ -73,9 +73,11 @@ int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t err
 int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen);
 int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
 /* The same over a stream the caller owns (the fuzzers' buffers); name is
- * what messages call it. */
-int sc_read_edgelist_stream(FILE *f, const char *name, sc_edges *e, char *err, size_t errlen);
-int sc_read_metis_stream(FILE *f, const char *name, sc_edges *e, char *err, size_t errlen);
+ * what messages call it; node ids below max_nodes (<= SC_FILE_MAX_NODES:
+ * the fuzzers pass less, so that inputs naming a huge graph do not spend
+ * each execution allocating it). */
+int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
 /* Cut of a set (in[v] != 0 means v in S): both directions. */
 void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS);
