@@ -130,7 +130,7 @@ for n in 1 4; do
         if [ $rc = 3 ] && [ "$(ours "$TMP/err" ra_base | wc -l)" = 1 ] &&
             grep -q "^ra_base: error: table of 2^$k words needs [0-9]*\.[0-9][0-9] GiB on this node ($n ranks) but only .* GiB is available: allowed --log2-table <= [0-9]* here (or a smaller --mem)$" "$TMP/err" &&
             ! grep -q ' 0\.00 GiB' "$TMP/err"; then
-            ok "--log2-table $k on $n rank(s) -> exit 3, one line: $(cat "$TMP/err")"
+            ok "--log2-table $k on $n rank(s) -> exit 3, one line: $(ours "$TMP/err" ra_base)"
         else
             bad "--log2-table $k on $n rank(s): exit $rc, stderr: $(head -c 400 "$TMP/err") (was 'could not allocate 0.00 GiB' per rank)"
         fi
@@ -178,7 +178,7 @@ if [ "$(id -u)" = 0 ]; then ro=/proc/1; else ro=$F/ro; mkdir -p "$ro"; chmod 555
 run_mpi 2 bin/ra_base --log2-table 10 --output "$ro/hpccoutf.txt"
 rc=$?
 if [ $rc = 2 ] && [ "$(ours "$TMP/err" ra_base | wc -l)" = 1 ] && grep -q "^ra_base: error: --output cannot be opened for writing: cannot write '$ro/hpccoutf.txt': .*: allowed a writable file path$" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-    ok "--output into an unwritable folder -> exit 2 before the run: $(cat "$TMP/err")"
+    ok "--output into an unwritable folder -> exit 2 before the run: $(ours "$TMP/err" ra_base)"
 else
     bad "--output unwritable folder: exit $rc, stderr: $(head -c 300 "$TMP/err"), stdout: $(head -c 100 "$TMP/out")"
 fi
