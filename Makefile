@@ -16,11 +16,24 @@ endif
 MPICC  ?= mpicc.$(MPI)
 MPIRUN ?= mpirun.$(MPI)
 CC := $(MPICC)
+OMP := -fopenmp
+# FUZZ=1 (set by `make fuzz`): the same sources built by clang through the
+# MPI wrapper, with libFuzzer's coverage, ASan and UBSan (every UBSan
+# report a crash), in a directory of their own.  Debian's clang has no
+# omp.h, and no parser needs threads: OpenMP is off there.
+ifeq ($(FUZZ),1)
+CC := env MPICH_CC=clang OMPI_CC=clang $(MPICC)
+SANITIZE := fuzzer-no-link,address,undefined
+PAPI := 0
+OMP :=
+endif
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 PKGS_mpich   := mpich libmpich-dev
 PKGS_openmpi := openmpi-bin libopenmpi-dev
 PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
+# `make fuzz` only: clang with libFuzzer and its sanitizer runtimes.
+PKGS_FUZZ := clang libclang-rt-14-dev
 # Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script lint.
 PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck
 
@@ -36,7 +49,7 @@ endif
 SAN_FLAGS :=
 BUILD := build/$(MPI)
 ifneq ($(SANITIZE),)
-SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 BUILD := build/$(MPI)-san
 OPT := -O1
 endif
@@ -52,6 +65,10 @@ PAPI_LIBS := -lpapi
 else
 BUILD := $(BUILD)-nopapi
 endif
+ifeq ($(FUZZ),1)
+BUILD := build/fuzz-$(MPI)
+WARN += -Wno-unknown-pragmas -Wno-source-uses-openmp
+endif
 CFLAGS ?= $(OPT) -g
 # Layers, bottom to top (ARCHITECTURE.md): a folder compiles with its own
 # headers and those of the layers below it, nothing above.  torusmodel/ sees
@@ -65,9 +82,9 @@ INC_sparsest_cut := -Isparsest_cut -Itorus
 INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Itorus
 INC_tools        := -Itools -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
 INC_tests        := $(INC_tools)
-BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OMP) $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
                -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
-LDFLAGS += -fopenmp $(SAN_FLAGS)
+LDFLAGS += $(OMP) $(SAN_FLAGS)
 LDLIBS += $(PAPI_LIBS) -lm
 # What --version and the hpccoutf.txt header say about the build.
 BUILD_INFO := $(strip $(subst ",,$(subst ',,$(CC) $(CFLAGS) $(SAN_FLAGS) MPI=$(MPI) PAPI=$(PAPI))))
@@ -106,6 +123,7 @@ MAIN_collbench    := tools/collbench
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLINK_test_torus          := $(LIBTORUS)
+TLINK_test_io             := $(LIBTORUS)
 TLINK_test_coll           := $(LIBTORUS)
 TLINK_test_coll_node      := $(LIBTORUS)
 TLINK_test_dist           := $(LIBRA) $(LIBTORUS)
@@ -123,6 +141,25 @@ TEXTRA_test_sc_shapes     := $(SC_LIBS)
 TEXTRA_test_torusmodel    := $(SC_LIBS)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layers of the
+# parser it drives.  `make` builds them against replay.c (bin-less
+# replayers that `make test` runs over tests/fuzz/corpus/NAME); `make fuzz`
+# builds them with clang's libFuzzer and runs each FUZZ_SECONDS.
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FLINK_edgelist          := $(LIBSC) $(LIBTORUS)
+FLINK_metis             := $(LIBSC) $(LIBTORUS)
+FLINK_params            := $(LIBTM) $(LIBSC) $(LIBTORUS)
+FLINK_mapping           := $(LIBTORUS)
+FLINK_shape             := $(LIBTORUS)
+FLINK_opts_ra_base      := $(LIBRA) $(LIBTORUS)
+FLINK_opts_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
+FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
+FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
+FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+
 PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate bin/collbench
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
@@ -132,12 +169,12 @@ DESTDIR ?=
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
 
-.PHONY: all deps run test run-tests check-layers clean distclean install FORCE
+.PHONY: all deps run test run-tests check-layers clean distclean install fuzz fuzz-bins sanitize-test run-sanitize FORCE
 .SECONDEXPANSION:
 # Objects reached only through pattern rules are "intermediate" to make,
 # which would delete them after linking and rebuild them next time.
 .SECONDARY:
-all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN)
+all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
 # has a recipe of its own so make re-reads its time before deciding to link.
@@ -176,6 +213,35 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(or $(TLINK_test_$*),$(error tests/unit/test_$*.c: say what it links in TLINK_test_$*)) $(TEXTRA_test_$*) $(LDLIBS)
+
+$(BUILD)/tests/fuzz_replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $$(FLINK_$$*)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/replay.o $(FLINK_$*) $(SC_LIBS) $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $$(FLINK_$$*)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FLINK_$*) $(SC_LIBS) $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BIN)
+
+# make fuzz FUZZ_SECONDS=N: every harness for N seconds under ASan+UBSan,
+# starting from its kept corpus; new inputs go to build/fuzz-corpus (not
+# kept), a crash to build/fuzz-artifacts and fails the target.  Prints the
+# executions per harness and in total (tests/fuzz/run.sh).
+fuzz: deps
+	@MPI=$(MPI) sh tests/deps.sh $(PKGS_FUZZ) --
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build/fuzz-$(MPI)/fuzz $(FUZZ_NAMES)
+
+# The sanitizer pass (CI): the SANITIZE=address,undefined build, then its
+# unit tests, fuzz corpus and a small MPI matrix with leak checking
+# (tests/sanitize.sh).  bin/ then holds the sanitized binaries.
+sanitize-test: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined all
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined run-sanitize
+
+run-sanitize:
+	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/sanitize.sh
 
 # Fails when a file includes a header of a layer above its own.
 check-layers:

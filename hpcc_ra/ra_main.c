@@ -22,6 +22,7 @@
 #include "ra_report.h"
 #include "ra_table.h"
 #include "ra_verify.h"
+#include "torus_io.h"
 #include "torus_mpi.h"
 
 #include <stdarg.h>
@@ -218,12 +219,27 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
 
     if (cfg->time_bound > 0) {
         /* HPCC 1.4 time bound: time 1% of each rank's updates, estimate how
-         * many fit in the bound, take the minimum over ranks, start over. */
-        run->upd_count = d->my_default_count / 100 ? d->my_default_count / 100 : (d->my_default_count ? 1 : 0);
-        double ts;
-        int rc = timed_update(d, &ts, NULL);
-        if (rc)
-            return rc;
+         * many fit in the bound, take the minimum over ranks, start over.
+         * The sample is bounded too: it doubles from 1024 updates and stops
+         * at 1% of the updates or once it takes 5% of the bound (less would
+         * time mostly the kernel's fixed start-up cost), so an --updates of
+         * 2^63 still ends within the bound plus at most ~20% for sampling. */
+        uint64_t target = d->my_default_count / 100 ? d->my_default_count / 100 : (d->my_default_count ? 1 : 0);
+        uint64_t c = 1024;
+        double ts = 0;
+        for (;;) {
+            run->upd_count = c < target ? c : target;
+            int rc = timed_update(d, &ts, NULL);
+            if (rc)
+                return rc;
+            double tmax;
+            RA_MPI_CHECK(MPI_Allreduce(&ts, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+            if (torus_all_ok(run->comm, run->upd_count == target) || tmax >= cfg->time_bound / 20 ||
+                c > UINT64_MAX / 2)
+                break;
+            c *= 2;
+            ra_table_init(run->table, run->local_size, run->local_start);
+        }
         res->sample_time_s = ts;
         double est = ts > 0 ? (double)run->upd_count * cfg->time_bound / ts : 1e30;
         int fits = est >= (double)d->my_default_count;
@@ -247,7 +263,11 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
         RA_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
         for (int i = 0; i < d->papi.n; i++)
             if (d->papi.counting & (1u << i)) {
-                snprintf(res->papi_names[res->papi_n], sizeof res->papi_names[0], "%s", d->papi.names[i]);
+                /* a copy, not snprintf: gcc -O1 (the sanitizer build) warns that
+                 * d and res may overlap (-Wrestrict), which they never do */
+                size_t l = strnlen(d->papi.names[i], sizeof res->papi_names[0] - 1);
+                memcpy(res->papi_names[res->papi_n], d->papi.names[i], l);
+                res->papi_names[res->papi_n][l] = 0;
                 res->papi_counts[res->papi_n++] = tot[i];
             }
     }
@@ -513,9 +533,12 @@ static int check_memory(driver *d)
 {
     const ra_run *run = &d->run;
     int rank = run->rank, P = run->nprocs, per_node = d->node.local_size;
-    uint64_t need = run->local_size * 8, node_need, avail = ra_mem_available();
-    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_UINT64_T, MPI_SUM, d->node.comm));
-    int bad = avail && node_need > avail / 10 * 9, worst_rank;
+    /* in doubles: 2^61 words and more are 2^64 bytes and more, which a
+     * uint64_t product or sum would wrap to a small need that "fits" */
+    double need = (double)run->local_size * 8, node_need;
+    uint64_t avail = ra_mem_available();
+    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, d->node.comm));
+    int bad = avail && node_need > (double)(avail / 10 * 9), worst_rank;
     int cand = bad ? rank : P;
     RA_MPI_CHECK(MPI_Allreduce(&cand, &worst_rank, 1, MPI_INT, MPI_MIN, run->comm));
     if (worst_rank == P)
@@ -524,7 +547,7 @@ static int check_memory(driver *d)
         fprintf(stderr,
                 "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
                 "allowed --log2-table <= %d here (or a smaller --mem)\n",
-                g_prog, run->log2_table, gib(node_need), per_node, gib(avail),
+                g_prog, run->log2_table, node_need / (double)(1ULL << 30), per_node, gib(avail),
                 ilog2_floor(avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)per_node));
         fflush(stderr);
     }
@@ -532,7 +555,7 @@ static int check_memory(driver *d)
 }
 
 /* Allocates this rank's block (huge pages advised: d->huge), or every rank
- * stops with the failing ranks naming themselves. */
+ * stops; the lowest failing rank says so for all of them, in one line. */
 static int allocate_table(driver *d)
 {
     ra_run *run = &d->run;
@@ -540,9 +563,12 @@ static int allocate_table(driver *d)
     int ok = run->table != NULL;
     if (torus_all_ok(run->comm, ok))
         return RA_EXIT_OK;
-    if (!ok)
-        fprintf(stderr, "%s: error: rank %d could not allocate %.2f GiB for its table block\n", g_prog,
-                run->rank, gib(run->local_size * 8));
+    int cand = ok ? run->nprocs : run->rank, first, nfail, mine = !ok;
+    RA_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&mine, &nfail, 1, MPI_INT, MPI_SUM, run->comm));
+    if (run->rank == first)
+        fprintf(stderr, "%s: error: %d of %d ranks (rank %d first) could not allocate %.2f GiB each for its block of the 2^%d-word table\n",
+                g_prog, nfail, run->nprocs, first, (double)run->local_size * 8 / (double)(1ULL << 30), run->log2_table);
     return RA_EXIT_RESOURCE;
 }
 
@@ -569,22 +595,25 @@ static void slice_updates(driver *d)
 }
 
 /* A result file that cannot be written is a usage error found now, not after
- * a long run: rank 0 (the only writer) tries --output and tells the others.
- * (--json is opened for writing only at the end: probing would create it.) */
+ * a long run: rank 0 (the only writer) checks that --output and --json can
+ * be written (a temporary is made beside each and removed: nothing is
+ * created or truncated) and tells the others. */
 static int probe_outputs(driver *d)
 {
     const ra_config *cfg = &d->cfg;
-    int out_ok = 1;
-    if (d->run.rank == 0 && cfg->output) {
-        FILE *f = fopen(cfg->output, "a");
-        out_ok = f != NULL;
-        if (f)
-            fclose(f);
+    char err[400] = "";
+    int ok = 1;
+    if (d->run.rank == 0) {
+        if (cfg->output && torus_outfile_probe(cfg->output, err, sizeof err))
+            ok = 0;
+        else if (cfg->json && torus_outfile_probe(cfg->json, err, sizeof err))
+            ok = -1;
     }
-    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, d->run.comm));
-    if (out_ok)
+    RA_MPI_CHECK(MPI_Bcast(&ok, 1, MPI_INT, 0, d->run.comm));
+    if (ok == 1)
         return RA_EXIT_OK;
-    say0(d->run.rank, "--output '%s' cannot be opened for appending: allowed a writable file path", cfg->output);
+    say0(d->run.rank, "--%s cannot be opened for writing: %s: allowed a writable file path", ok ? "json" : "output",
+         err);
     return RA_EXIT_USAGE;
 }
 
@@ -666,24 +695,32 @@ static int write_reports(driver *d, int code)
     const ra_config *cfg = &d->cfg;
     int failed = any_errors(d);
     if (!code && d->run.rank == 0) {
+        char err[400];
+        torus_outfile o;
+        /* the HPCC file is appended to: the temporary starts as a copy of
+         * the old content, so a failed write leaves the old file whole */
         if (cfg->output) {
-            FILE *f = fopen(cfg->output, "a");
-            if (!f) {
-                fprintf(stderr, "%s: error: cannot open --output file '%s' for appending\n", g_prog, cfg->output);
-                code = RA_EXIT_USAGE;
+            if (torus_outfile_open(&o, cfg->output, 1, err, sizeof err)) {
+                say0(0, "--output: %s", err);
+                code = RA_EXIT_RESOURCE;
             } else {
-                write_hpcc_file(f, d, d->results, d->nres, !failed);
-                fclose(f);
+                write_hpcc_file(o.f, d, d->results, d->nres, !failed);
+                if (torus_outfile_commit(&o, err, sizeof err)) {
+                    say0(0, "--output: %s", err);
+                    code = RA_EXIT_RESOURCE;
+                }
             }
         }
         if (cfg->json) {
-            FILE *f = fopen(cfg->json, "w");
-            if (!f) {
-                fprintf(stderr, "%s: error: cannot open --json file '%s' for writing\n", g_prog, cfg->json);
-                code = RA_EXIT_USAGE;
+            if (torus_outfile_open(&o, cfg->json, 0, err, sizeof err)) {
+                say0(0, "--json: %s", err);
+                code = RA_EXIT_RESOURCE;
             } else {
-                ra_report_json(f, d->results, d->nres);
-                fclose(f);
+                ra_report_json(o.f, d->results, d->nres);
+                if (torus_outfile_commit(&o, err, sizeof err)) {
+                    say0(0, "--json: %s", err);
+                    code = RA_EXIT_RESOURCE;
+                }
             }
         }
     }

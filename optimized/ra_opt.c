@@ -44,8 +44,12 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     ropt_mpi_options_defaults(&o);
     if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.outstanding, err,
                    errlen) ||
-        int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen))
+        int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen)) {
+        /* the driver calls teardown only after a successful setup */
+        free(s);
+        run->algo_state = NULL;
         return RA_EXIT_USAGE;
+    }
     if (ra_algo_option(cfg, "dims"))
         o.dims = ra_algo_option(cfg, "dims");
     o.mapfile = ra_algo_option(cfg, "map");

@@ -11,14 +11,14 @@
  *                    repeated links add up
  */
 #include "sparsest_cut.h"
+#include "torus_cli.h"
+#include "torus_io.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SC_FILE_MAX_NODES (1 << 26)
 
 static int parse_id(const char *t, long *v)
 {
@@ -33,8 +33,17 @@ static int parse_num(const char *t, double *v)
     char *end;
     errno = 0;
     *v = strtod(t, &end);
-    return end != t && !*end && !errno && isfinite(*v);
+    /* underflow (ERANGE, tiny) is a usable number; overflow is inf */
+    return end != t && !*end && isfinite(*v);
 }
+
+/* A token of the user's file, escaped and cut for a one-line message. */
+static const char *esc_tok(const char *t, char *buf, size_t len)
+{
+    torus_cli_escape(t, buf, len);
+    return buf;
+}
+#define ESC(t) esc_tok((t), esc_, sizeof esc_)
 
 /* Splits a line into at most `max` whitespace-separated tokens. */
 static int tokens(char *line, char **tok, int max)
@@ -48,11 +57,11 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
-/* One error line, "FILE:LINE: ...", then out (both parsers keep path,
- * lineno, err, errlen and rc in scope). */
+/* One error line, "FILE:LINE: ...", then out (both parsers keep L, err,
+ * errlen and rc in scope). */
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \
-        int o_ = snprintf(err, errlen, "%s:%ld: ", path, lineno);                                                      \
+        int o_ = snprintf(err, errlen, "%s:%ld: ", L.name, L.lineno);                                                  \
         if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
             snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
         rc = -2;                                                                                                       \
@@ -62,23 +71,34 @@ static int tokens(char *line, char **tok, int max)
 typedef struct pending_edge {
     long u, v;
     double c;
+    long line; /* for the message when an id is checked at the end */
 } pending_edge;
 
-int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
+/* Appends to a growing array of pending items; -1 when out of memory. */
+static int push(pending_edge **arr, size_t *cnt, size_t *room, pending_edge it)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot open graph file '%s': %s", path, strerror(errno));
-        return -2;
+    if (*cnt == *room) {
+        size_t r2 = *room ? 2 * *room : 256;
+        pending_edge *na = realloc(*arr, r2 * sizeof *na);
+        if (!na)
+            return -1;
+        *arr = na;
+        *room = r2;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, nodes = -1, maxid = -1;
-    int directed = 0, rc = 0;
+    (*arr)[(*cnt)++] = it;
+    return 0;
+}
+
+static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
+{
+    torus_lines L = *Lp; /* FAIL reads L by name */
+    char esc_[300], esc2[300];
+    char *line;
+    long nodes = -1, maxid = -1;
+    int directed = 0, rc = 0, got;
     size_t ne = 0, room = 0, nw = 0, wroom = 0;
     pending_edge *edges = NULL, *weights = NULL;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
+    while ((got = torus_lines_next(&L, &line, err, errlen)) > 0) {
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
@@ -98,8 +118,8 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
         }
         if (!strcmp(tok[0], "nodes")) {
             long n;
-            if (nt != 2 || !parse_id(tok[1], &n) || n < 2 || n > SC_FILE_MAX_NODES)
-                FAIL("'nodes' needs a count in 2..%d", SC_FILE_MAX_NODES);
+            if (nt != 2 || !parse_id(tok[1], &n) || n < 2 || n > max_nodes)
+                FAIL("'nodes' needs a count in 2..%ld", max_nodes);
             if (nodes >= 0)
                 FAIL("'nodes' given twice");
             nodes = n;
@@ -112,51 +132,63 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
             if (nt != 3 || !parse_id(tok[1], &u) || !parse_num(tok[2], &c))
                 FAIL("malformed weight: allowed 'weight V W' with a node id and a number >= 0");
             if (c < 0)
-                FAIL("negative node weight %s: allowed >= 0 (0 = a switch with no endpoint)", tok[2]);
+                FAIL("negative node weight %s: allowed >= 0 (0 = a switch with no endpoint)", ESC(tok[2]));
             v = u;
         } else {
-            if (nt < 2 || !parse_id(tok[0], &u) || !parse_id(tok[1], &v))
-                FAIL("malformed link '%s%s%s': allowed 'U V [CAP]' with node ids >= 0", tok[0], nt > 1 ? " " : "",
-                     nt > 1 ? tok[1] : "");
+            if (nt < 2 || !parse_id(tok[0], &u) || !parse_id(tok[1], &v)) {
+                torus_cli_escape(nt > 1 ? tok[1] : "", esc2, sizeof esc2);
+                FAIL("malformed link '%s%s%s': allowed 'U V [CAP]' with node ids >= 0", ESC(tok[0]), nt > 1 ? " " : "",
+                     esc2);
+            }
             if (nt == 3 && !parse_num(tok[2], &c))
-                FAIL("malformed capacity '%s': allowed a number > 0", tok[2]);
+                FAIL("malformed capacity '%s': allowed a number > 0", ESC(tok[2]));
             if (c <= 0)
-                FAIL("capacity %s of link %ld-%ld is not positive: allowed a number > 0", tok[2], u, v);
+                FAIL("capacity %s of link %ld-%ld is not positive: allowed a number > 0", ESC(tok[2]), u, v);
             if (u == v)
                 FAIL("self-loop %ld-%ld carries nothing across a cut: remove it", u, v);
         }
-        if (u < 0 || v < 0 || u >= SC_FILE_MAX_NODES || v >= SC_FILE_MAX_NODES)
-            FAIL("node id %ld out of range: allowed 0..%d", u < 0 || u >= SC_FILE_MAX_NODES ? u : v,
-                 SC_FILE_MAX_NODES - 1);
+        if (u < 0 || v < 0 || u >= max_nodes || v >= max_nodes)
+            FAIL("node id %ld out of range: allowed 0..%ld", u < 0 || u >= max_nodes ? u : v, max_nodes - 1);
         if (nodes >= 0 && (u >= nodes || v >= nodes))
             FAIL("node id %ld out of range: 'nodes %ld' allows 0..%ld", u >= nodes ? u : v, nodes, nodes - 1);
+        if (!is_weight && ne >= (size_t)SC_FILE_MAX_LINKS)
+            FAIL("more than %ld links: allowed at most %ld", SC_FILE_MAX_LINKS, SC_FILE_MAX_LINKS);
         if (u > maxid)
             maxid = u;
         if (v > maxid)
             maxid = v;
-        pending_edge **arr = is_weight ? &weights : &edges;
-        size_t *cnt = is_weight ? &nw : &ne, *rm = is_weight ? &wroom : &room;
-        if (*cnt == *rm) {
-            size_t r2 = *rm ? 2 * *rm : 256;
-            pending_edge *na = realloc(*arr, r2 * sizeof *na);
-            if (!na) {
-                snprintf(err, errlen, "out of memory reading '%s'", path);
-                rc = -3;
-                goto out;
-            }
-            *arr = na;
-            *rm = r2;
+        if (is_weight ? push(&weights, &nw, &wroom, (pending_edge){u, v, c, L.lineno})
+                      : push(&edges, &ne, &room, (pending_edge){u, v, c, L.lineno})) {
+            snprintf(err, errlen, "%s:%ld: out of memory", L.name, L.lineno);
+            rc = -3;
+            goto out;
         }
-        (*arr)[(*cnt)++] = (pending_edge){u, v, c};
+    }
+    if (got < 0) {
+        rc = got;
+        goto out;
     }
     if (ne == 0) {
-        snprintf(err, errlen, "%s: no links found: allowed lines 'U V [CAP]'", path);
+        snprintf(err, errlen, "%s: no links found: allowed lines 'U V [CAP]'", L.name);
         rc = -2;
         goto out;
     }
     long n = nodes >= 0 ? nodes : maxid + 1;
+    /* A 'nodes N' line may come after links and weights: every id read
+     * before it is checked against it here, before it indexes anything. */
+    for (int pass = 0; pass < 2; pass++) {
+        const pending_edge *a = pass ? weights : edges;
+        size_t cnt = pass ? nw : ne;
+        for (size_t i = 0; i < cnt; i++)
+            if (a[i].u >= n || a[i].v >= n) {
+                snprintf(err, errlen, "%s:%ld: node id %ld out of range: 'nodes %ld' allows 0..%ld", L.name, a[i].line,
+                         a[i].u >= n ? a[i].u : a[i].v, n, n - 1);
+                rc = -2;
+                goto out;
+            }
+    }
     if (sc_edges_init(e, (int)n, directed)) {
-        snprintf(err, errlen, "out of memory reading '%s'", path);
+        snprintf(err, errlen, "out of memory reading '%s'", L.name);
         rc = -3;
         goto out;
     }
@@ -165,37 +197,70 @@ int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
     for (size_t i = 0; i < ne; i++)
         if (sc_edges_add(e, (int)edges[i].u, (int)edges[i].v, edges[i].c)) {
             sc_edges_free(e);
-            snprintf(err, errlen, "out of memory reading '%s'", path);
+            snprintf(err, errlen, "out of memory reading '%s'", L.name);
             rc = -3;
             goto out;
         }
 out:
-    free(line);
     free(edges);
     free(weights);
-    fclose(f);
+    *Lp = L;
     return rc;
+}
+
+/* "cannot open graph file 'PATH': REASON" from the reader's message. */
+static void open_failed(const torus_lines *L, const char *e2, char *err, size_t errlen)
+{
+    const char *why = strstr(e2, "': ");
+    snprintf(err, errlen, "cannot open graph file '%s': %s", L->name, why ? why + 3 : "unknown error");
+}
+
+int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
+{
+    torus_lines L;
+    torus_lines_stream(&L, f, name, SC_LINE_MAX, SC_FILE_MAX_BYTES);
+    int rc = read_edgelist(&L, max_nodes, e, err, errlen);
+    torus_lines_close(&L);
+    return rc;
+}
+
+int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
+{
+    torus_lines L;
+    char e2[400];
+    if (torus_lines_open(&L, path, SC_LINE_MAX, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
+        open_failed(&L, e2, err, errlen);
+        return -2;
+    }
+    int rc = read_edgelist(&L, SC_FILE_MAX_NODES, e, err, errlen);
+    torus_lines_close(&L);
+    return rc;
+}
+
+/* A METIS number: a whole number in [lo, hi], or -1 (no cast of an
+ * unchecked double: NaN, inf and 1e300 are refused before). */
+static int whole_in(double v, long lo, long hi, long *out)
+{
+    if (!(v >= (double)lo && v <= (double)hi) || v != floor(v))
+        return -1;
+    *out = (long)v;
+    return 0;
 }
 
 /* METIS: "%" comments; header "n m [fmt [ncon]]"; line i lists vertex i's
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
  * in both endpoints' lists. */
-int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
+static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot open graph file '%s': %s", path, strerror(errno));
-        return -2;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, n = -1, m = 0, vtx = 0, entries = 0;
-    int has_size = 0, has_vw = 0, has_ew = 0, rc = 0, have_e = 0;
+    torus_lines L = *Lp;
+    char esc_[300];
+    char *line;
+    long n = -1, m = 0, vtx = 0, entries = 0;
+    int has_size = 0, has_vw = 0, has_ew = 0, rc = 0, have_e = 0, got;
     double *nums = NULL;
     size_t nums_room = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
+    while ((got = torus_lines_next(&L, &line, err, errlen)) > 0) {
         if (line[0] == '%')
             continue;
         char *p = line, *end;
@@ -206,21 +271,23 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
                 continue;
             long fmt = 0, ncon = 1;
             if (nt < 2 || nt > 4 || !parse_id(tok[0], &n) || !parse_id(tok[1], &m) ||
-                (nt > 2 && !parse_id(tok[2], &fmt)) || (nt > 3 && !parse_id(tok[3], &ncon)))
+                (nt > 2 && !parse_id(tok[2], &fmt)) || (nt > 3 && !parse_id(tok[3], &ncon))) {
+                n = -1; /* still no header: the end-of-file checks must not trust it */
                 FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
-            if (n < 2 || n > SC_FILE_MAX_NODES)
-                FAIL("METIS header: %ld vertices, allowed 2..%d", n, SC_FILE_MAX_NODES);
-            if (m < 1)
-                FAIL("METIS header: %ld edges, allowed >= 1", m);
+            }
+            if (n < 2 || n > max_nodes)
+                FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
+            if (m < 1 || m > SC_FILE_MAX_LINKS)
+                FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
             if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
-                FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", tok[2]);
+                FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", ESC(tok[2]));
             if (ncon != 1)
                 FAIL("METIS ncon %ld unsupported: allowed 1 (one weight = endpoints per vertex)", ncon);
             has_size = fmt / 100 == 1;
             has_vw = fmt / 10 % 10 == 1;
             has_ew = fmt % 10 == 1;
             if (sc_edges_init(e, (int)n, 0)) {
-                snprintf(err, errlen, "out of memory reading '%s'", path);
+                snprintf(err, errlen, "out of memory reading '%s'", L.name);
                 rc = -3;
                 goto out;
             }
@@ -244,14 +311,19 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
             if (!*p)
                 break;
             double val = strtod(p, &end);
-            if (end == p)
-                FAIL("vertex %ld: malformed number near '%.12s'", u + 1, p);
+            if (end == p) {
+                char near[16];
+                snprintf(near, sizeof near, "%.12s", p);
+                FAIL("vertex %ld: malformed number near '%s'", u + 1, ESC(near));
+            }
+            if (!isfinite(val))
+                FAIL("vertex %ld: number out of range: allowed finite numbers", u + 1);
             p = end;
             if (cnt == nums_room) {
                 nums_room = nums_room ? 2 * nums_room : 64;
                 double *nn = realloc(nums, nums_room * sizeof *nn);
                 if (!nn) {
-                    snprintf(err, errlen, "out of memory reading '%s'", path);
+                    snprintf(err, errlen, "out of memory reading '%s'", L.name);
                     rc = -3;
                     goto out;
                 }
@@ -260,6 +332,8 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
             nums[cnt++] = val;
         }
         size_t at = (size_t)has_size;
+        if (at > cnt)
+            FAIL("vertex %ld: no vertex size (fmt says vertex sizes)", u + 1);
         if (has_vw) {
             if (at >= cnt)
                 FAIL("vertex %ld: no vertex weight (fmt says vertex weights)", u + 1);
@@ -272,35 +346,41 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
             FAIL("vertex %ld: neighbour without an edge weight (fmt says edge weights)", u + 1);
         for (; at < cnt; at += step) {
             double val = nums[at];
-            long v = (long)val;
-            if (val != (double)v || v < 1 || v > n)
+            long v;
+            if (whole_in(val, 1, n, &v))
                 FAIL("vertex %ld: neighbour %g out of range: allowed 1..%ld", u + 1, val, n);
             double c = has_ew ? nums[at + 1] : 1.0;
-            if (c <= 0)
+            if (!(c > 0))
                 FAIL("vertex %ld: edge weight %g to %ld is not positive: allowed > 0", u + 1, c, v);
             if (v - 1 == u)
                 FAIL("vertex %ld lists itself: self-loops are not allowed", u + 1);
-            entries++;
+            entries++; /* at most the file's size: no overflow (m is bounded too) */
             if (u < v - 1 && sc_edges_add(e, (int)u, (int)(v - 1), c)) {
-                snprintf(err, errlen, "out of memory reading '%s'", path);
+                snprintf(err, errlen, "out of memory reading '%s'", L.name);
                 rc = -3;
                 goto out;
             }
         }
     }
+    if (got < 0) {
+        rc = got;
+        goto out;
+    }
     if (n < 0) {
-        snprintf(err, errlen, "%s: empty METIS file: allowed a header 'n m [fmt [ncon]]' and n vertex lines", path);
+        snprintf(err, errlen, "%s: empty METIS file: allowed a header 'n m [fmt [ncon]]' and n vertex lines", L.name);
         rc = -2;
         goto out;
     }
     if (vtx < n) {
-        snprintf(err, errlen, "%s:%ld: %ld vertex lines, the header declares %ld", path, lineno, vtx, n);
+        snprintf(err, errlen, "%s:%ld: %ld vertex lines, the header declares %ld", L.name, L.lineno, vtx, n);
         rc = -2;
         goto out;
     }
     if (entries != 2 * m) {
-        snprintf(err, errlen, "%s: header declares %ld edges but the lists hold %ld entries: each edge must appear in both vertices' lists (%ld)",
-                 path, m, entries, 2 * m);
+        snprintf(err, errlen,
+                 "%s: header declares %ld edges but the lists hold %ld entries: each edge must appear in both "
+                 "vertices' lists (%ld)",
+                 L.name, m, entries, 2 * m);
         rc = -2;
         goto out;
     }
@@ -308,7 +388,28 @@ out:
     if (rc && have_e)
         sc_edges_free(e);
     free(nums);
-    free(line);
-    fclose(f);
+    *Lp = L;
+    return rc;
+}
+
+int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
+{
+    torus_lines L;
+    torus_lines_stream(&L, f, name, SC_METIS_LINE_MAX, SC_FILE_MAX_BYTES);
+    int rc = read_metis(&L, max_nodes, e, err, errlen);
+    torus_lines_close(&L);
+    return rc;
+}
+
+int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
+{
+    torus_lines L;
+    char e2[400];
+    if (torus_lines_open(&L, path, SC_METIS_LINE_MAX, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
+        open_failed(&L, e2, err, errlen);
+        return -2;
+    }
+    int rc = read_metis(&L, SC_FILE_MAX_NODES, e, err, errlen);
+    torus_lines_close(&L);
     return rc;
 }

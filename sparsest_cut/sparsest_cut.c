@@ -164,73 +164,104 @@ static int positive(const char *opt, const char *v, double *out, char *err, size
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Everything the command line sets. */
+typedef struct sc_cli {
+    const char *shape, *file, *format, *method;
+    int mesh_all, json, show;
+    double link_bw, bpu;
+} sc_cli;
+
+enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
+
+/* Parses argv into c without printing or exiting (the option fuzzer calls
+ * it over and over): CLI_GO, CLI_HELP, CLI_VERSION or CLI_BAD with one
+ * line in err.  Resets getopt's state itself. */
+static int parse_cli(int argc, char **argv, sc_cli *c, char *err, size_t errlen)
 {
-    const char *shape = NULL, *file = NULL, *format = NULL, *method = "auto";
-    int mesh_all = 0, json = 0, show = 0;
-    double link_bw = 0, bpu = 0;
-    char err[512] = "";
-    int c;
+    memset(c, 0, sizeof *c);
+    c->method = "auto";
+    err[0] = 0;
+    int o;
     opterr = 0;
+    optind = 0; /* glibc: a full restart of getopt's scan */
     /* ':' first: a missing value comes back as ':', told apart from '?' */
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        switch (c) {
+    while ((o = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        switch (o) {
         case 'h':
-            usage(stdout);
-            return TORUS_EXIT_OK;
+            return CLI_HELP;
         case OPT_VERSION:
-            printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
-            return TORUS_EXIT_OK;
+            return CLI_VERSION;
         case OPT_SHAPE:
-            shape = optarg;
+            c->shape = optarg;
             break;
         case OPT_MESH:
-            mesh_all = 1;
+            c->mesh_all = 1;
             break;
         case OPT_FILE:
-            file = optarg;
+            c->file = optarg;
             break;
         case OPT_FORMAT:
-            format = optarg;
-            if (strcmp(format, "edgelist") && strcmp(format, "metis"))
-                torus_cli_bad_value(err, sizeof err, "format", format, "edgelist or metis");
+            c->format = optarg;
+            if (strcmp(c->format, "edgelist") && strcmp(c->format, "metis"))
+                torus_cli_bad_value(err, errlen, "format", c->format, "edgelist or metis");
             break;
         case OPT_METHOD:
-            method = optarg;
-            if (strcmp(method, "auto") && strcmp(method, "closed-form") && strcmp(method, "exact") &&
-                strcmp(method, "bounds"))
-                torus_cli_bad_value(err, sizeof err, "method", method, "auto, closed-form, exact or bounds");
+            c->method = optarg;
+            if (strcmp(c->method, "auto") && strcmp(c->method, "closed-form") && strcmp(c->method, "exact") &&
+                strcmp(c->method, "bounds"))
+                torus_cli_bad_value(err, errlen, "method", c->method, "auto, closed-form, exact or bounds");
             break;
         case OPT_LINK_BW:
-            positive("link-bw", optarg, &link_bw, err, sizeof err);
+            positive("link-bw", optarg, &c->link_bw, err, errlen);
             break;
         case OPT_BYTES_PER_UPDATE:
-            positive("bytes-per-update", optarg, &bpu, err, sizeof err);
+            positive("bytes-per-update", optarg, &c->bpu, err, errlen);
             break;
         case OPT_SHOW_CUT:
-            show = 1;
+            c->show = 1;
             break;
         case OPT_JSON:
-            json = 1;
+            c->json = 1;
             break;
         default: /* ':' or '?' */
-            option_error(c, argv, err, sizeof err);
+            option_error(o, argv, err, errlen);
         }
-        if (err[0]) {
-            fprintf(stderr, "sparsest_cut: %s\n", err);
-            return TORUS_EXIT_USAGE;
-        }
+        if (err[0])
+            return CLI_BAD;
     }
     /* What getopt_long left (it moves operands behind the options): SHAPE. */
     for (int i = optind; i < argc; i++) {
-        if (shape) {
+        if (c->shape) {
             char esc[300];
             torus_cli_escape(argv[i], esc, sizeof esc);
-            fprintf(stderr, "sparsest_cut: unexpected argument '%s': one SHAPE only\n", esc);
-            return TORUS_EXIT_USAGE;
+            snprintf(err, errlen, "unexpected argument '%s': one SHAPE only", esc);
+            return CLI_BAD;
         }
-        shape = argv[i];
+        c->shape = argv[i];
     }
+    return CLI_GO;
+}
+
+int main(int argc, char **argv)
+{
+    sc_cli cli;
+    char err[512] = "";
+    int pr = parse_cli(argc, argv, &cli, err, sizeof err);
+    if (pr == CLI_HELP) {
+        usage(stdout);
+        return TORUS_EXIT_OK;
+    }
+    if (pr == CLI_VERSION) {
+        printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
+        return TORUS_EXIT_OK;
+    }
+    if (pr == CLI_BAD) {
+        fprintf(stderr, "sparsest_cut: %s\n", err);
+        return TORUS_EXIT_USAGE;
+    }
+    const char *shape = cli.shape, *file = cli.file, *format = cli.format, *method = cli.method;
+    int mesh_all = cli.mesh_all, json = cli.json, show = cli.show;
+    double link_bw = cli.link_bw, bpu = cli.bpu;
     if (!shape == !file) {
         fprintf(stderr, "sparsest_cut: give exactly one of SHAPE or --file FILE (see --help)\n");
         return 2;
@@ -329,7 +360,9 @@ int main(int argc, char **argv)
             printf(", \"cut_set\": \"%s\"", cut);
         printf("}\n");
     } else {
-        printf("source: %s\n", shape ? "shape" : file);
+        char src[300];
+        torus_cli_escape(shape ? "shape" : file, src, sizeof src); /* one line, whatever the file is called */
+        printf("source: %s\n", src);
         printf("shape: %s\n", shape_txt);
         printf("nodes: %d\n", nodes);
         printf("endpoints: %.17g\n", N);

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "torus.h"
 
@@ -59,9 +60,24 @@ void sc_graph_free(sc_graph *g);
  * position c0 + k0*(c1 + k1*(...)). */
 int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t errlen);
 
-/* Plain-text edge list (see README "Graph files") or METIS graph format. */
+/* Plain-text edge list (see README "Graph files") or METIS graph format.
+ * 0, or -2 bad input / -3 out of memory with one line in err.  Limits
+ * (README "Reliability"): node ids below SC_FILE_MAX_NODES, at most
+ * SC_FILE_MAX_LINKS links (METIS: edges), lines of SC_LINE_MAX bytes
+ * (METIS vertex lines SC_METIS_LINE_MAX), files of SC_FILE_MAX_BYTES. */
+#define SC_FILE_MAX_NODES (1 << 26)
+#define SC_FILE_MAX_LINKS (1L << 27)
+#define SC_LINE_MAX 4096
+#define SC_METIS_LINE_MAX (64 << 20)
+#define SC_FILE_MAX_BYTES (1ULL << 32)
 int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen);
 int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
+/* The same over a stream the caller owns (the fuzzers' buffers); name is
+ * what messages call it; node ids below max_nodes (<= SC_FILE_MAX_NODES:
+ * the fuzzers pass less, so that inputs naming a huge graph do not spend
+ * each execution allocating it). */
+int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
 /* Cut of a set (in[v] != 0 means v in S): both directions. */
 void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS);

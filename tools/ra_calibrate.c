@@ -27,6 +27,7 @@
 #include "ra_table.h"
 #include "ropt_mpi.h"
 #include "torus_cli.h"
+#include "torus_io.h"
 #include "torusmodel.h"
 
 #include <getopt.h>
@@ -187,10 +188,16 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    FILE *f = NULL;
-    if (!rank && !(f = fopen(out, "w"))) {
-        fprintf(stderr, "ra_calibrate: cannot write '%s'\n", out);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    /* the output is checked before the minutes of measuring, written at
+     * the end through a temporary (torus_io.h) */
+    char ferr[400] = "";
+    int out_ok = rank || !torus_outfile_probe(out, ferr, sizeof ferr);
+    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (!out_ok) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+        MPI_Finalize();
+        return TORUS_EXIT_USAGE;
     }
     uint64_t TS = 1ULL << log2;
 
@@ -311,12 +318,6 @@ int main(int argc, char **argv)
         printf("\nMPI_Test: %.1f ns per call (t_overhead)\nlink_bw: %.4g bytes/s (64 KiB ping-pong between ranks 0 and 1)\n", t_test, link_bw);
         printf("routed run: %d ranks, %.4f GUPS, %.1f ns per update per rank, H = %.3f -> t_hop %.1f ns\n", P,
                routed_gups, per_update, H, t_hop);
-        fprintf(f, "# hpcc-ra %s ra_calibrate: %d ranks, table 2^%d, every figure in ns (clock_hz = 1e9)\n",
-                RA_VERSION, P, log2);
-        fprintf(f, "# t_send/t_recv per payload (bytes: send/recv ns), Table 1's method:\n#");
-        for (int k = 0; k < NS; k++)
-            fprintf(f, " %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
-        fprintf(f, "\n# routed run: flat %d, %.6f GUPS measured\n", P, routed_gups);
         tm_params prm;
         tm_params_defaults(&prm);
         prm.clock_hz = 1e9;
@@ -329,12 +330,28 @@ int main(int argc, char **argv)
         prm.link_bw = link_bw;
         prm.nshapes = 1;
         prm.shapes[0] = shape;
-        tm_params_write(&prm, f);
-        if (ferror(f) | fclose(f)) {
-            fprintf(stderr, "ra_calibrate: could not write '%s'\n", out);
-            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        torus_outfile o;
+        if (torus_outfile_open(&o, out, 0, ferr, sizeof ferr) == 0) {
+            FILE *f = o.f;
+            fprintf(f, "# hpcc-ra %s ra_calibrate: %d ranks, table 2^%d, every figure in ns (clock_hz = 1e9)\n",
+                    RA_VERSION, P, log2);
+            fprintf(f, "# t_send/t_recv per payload (bytes: send/recv ns), Table 1's method:\n#");
+            for (int k = 0; k < NS; k++)
+                fprintf(f, " %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
+            fprintf(f, "\n# routed run: flat %d, %.6f GUPS measured\n", P, routed_gups);
+            tm_params_write(&prm, f);
+            if (torus_outfile_commit(&o, ferr, sizeof ferr) == 0)
+                ferr[0] = 0;
         }
-        printf("wrote %s\n", out);
+        if (ferr[0]) {
+            /* the last step: every other rank is finishing, no abort needed */
+            fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+            MPI_Finalize();
+            return TORUS_EXIT_RESOURCE;
+        }
+        char shown[300];
+        torus_cli_escape(out, shown, sizeof shown);
+        printf("wrote %s\n", shown);
     }
     MPI_Finalize();
     return 0;

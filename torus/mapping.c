@@ -4,6 +4,7 @@
  * coordinates per rank in rank order.
  */
 #include "torus.h"
+#include "torus_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -69,24 +70,20 @@ int torus_map_nodes(torus_map *m, const torus_shape *s, int nnodes, const int *n
     return 0;
 }
 
-int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen)
+static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "mapping file '%s' cannot be read: %s", path, strerror(errno));
-        return -1;
-    }
     if (map_alloc(m, s)) {
-        fclose(f);
         snprintf(err, errlen, "out of memory for a mapping of %d ranks", s->n);
         return -1;
     }
     for (int i = 0; i < s->n; i++)
         m->rank_of[i] = -1;
-    char line[4096];
-    int r = 0, lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
+    const char *name = L->name;
+    char *line;
+    int r = 0, rc = 0, got;
+    long lineno = 0;
+    while ((got = torus_lines_next(L, &line, err, errlen)) > 0) {
+        lineno = L->lineno;
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
@@ -96,7 +93,7 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
         if (!*p)
             continue;
         if (r >= s->n) {
-            snprintf(err, errlen, "mapping file '%s' line %d: more lines than the %d ranks", path, lineno, s->n);
+            snprintf(err, errlen, "mapping file '%s' line %ld: more lines than the %d ranks", name, lineno, s->n);
             rc = -1;
             break;
         }
@@ -106,12 +103,15 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
             errno = 0;
             long v = strtol(p, &end, 10);
             if (end == p || errno) {
-                snprintf(err, errlen, "mapping file '%s' line %d: expected %d coordinates, found %d", path, lineno, s->ndims, i);
+                snprintf(err, errlen, "mapping file '%s' line %ld: expected %d coordinates, found %d", name, lineno,
+                         s->ndims, i);
                 rc = -1;
                 break;
             }
             if (v < 0 || v >= s->k[i]) {
-                snprintf(err, errlen, "mapping file '%s' line %d: coordinate %ld of dimension %d out of range: allowed 0..%d", path, lineno, v, i, s->k[i] - 1);
+                snprintf(err, errlen,
+                         "mapping file '%s' line %ld: coordinate %ld of dimension %d out of range: allowed 0..%d", name,
+                         lineno, v, i, s->k[i] - 1);
                 rc = -1;
                 break;
             }
@@ -123,13 +123,14 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
         while (isspace((unsigned char)*p))
             p++;
         if (*p) {
-            snprintf(err, errlen, "mapping file '%s' line %d: more than %d coordinates", path, lineno, s->ndims);
+            snprintf(err, errlen, "mapping file '%s' line %ld: more than %d coordinates", name, lineno, s->ndims);
             rc = -1;
             break;
         }
         int lin = torus_map_linear(s, c);
         if (m->rank_of[lin] >= 0) {
-            snprintf(err, errlen, "mapping file '%s' line %d: coordinates already used by rank %d (line for rank %d)", path, lineno, m->rank_of[lin], r);
+            snprintf(err, errlen, "mapping file '%s' line %ld: coordinates already used by rank %d (line for rank %d)",
+                     name, lineno, m->rank_of[lin], r);
             rc = -1;
             break;
         }
@@ -137,12 +138,43 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
         memcpy(&m->coords[r * s->ndims], c, (size_t)s->ndims * sizeof(int));
         r++;
     }
-    fclose(f);
+    if (got < 0) {
+        /* err holds the reader's "NAME:LINE: ..." */
+        char e2[512];
+        snprintf(e2, sizeof e2, "mapping file %s", err);
+        snprintf(err, errlen, "%s", e2);
+        rc = -1;
+    }
     if (!rc && r < s->n) {
-        snprintf(err, errlen, "mapping file '%s' has %d coordinate lines but there are %d ranks: every rank needs one", path, r, s->n);
+        snprintf(err, errlen, "mapping file '%s' has %d coordinate lines but there are %d ranks: every rank needs one",
+                 name, r, s->n);
         rc = -1;
     }
     if (rc)
         torus_map_free(m);
+    return rc;
+}
+
+int torus_map_stream(torus_map *m, const torus_shape *s, FILE *f, const char *name, char *err, size_t errlen)
+{
+    torus_lines L;
+    torus_lines_stream(&L, f, name, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES);
+    int rc = map_lines(m, s, &L, err, errlen);
+    torus_lines_close(&L);
+    return rc;
+}
+
+int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen)
+{
+    torus_lines L;
+    char e2[512];
+    if (torus_lines_open(&L, path, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES, e2, sizeof e2)) {
+        /* e2 is "cannot read 'PATH': REASON" */
+        const char *why = strstr(e2, "': ");
+        snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, why ? why + 3 : "unknown error");
+        return -1;
+    }
+    int rc = map_lines(m, s, &L, err, errlen);
+    torus_lines_close(&L);
     return rc;
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TORUS_MAX_DIMS 24
 
@@ -95,6 +96,12 @@ int torus_map_nodes(torus_map *m, const torus_shape *s, int nnodes, const int *n
  * coordinates; '#' starts a comment; blank lines ignored.  Every coordinate
  * in range and every position used exactly once. */
 int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen);
+/* The same over a stream the caller owns (the fuzzer's buffer); name is
+ * what messages call it.  Limits: lines of TORUS_MAP_LINE_MAX bytes,
+ * TORUS_MAP_MAX_BYTES in all; longer is an error, never a split line. */
+#define TORUS_MAP_LINE_MAX 4096
+#define TORUS_MAP_MAX_BYTES (1ULL << 32)
+int torus_map_stream(torus_map *m, const torus_shape *s, FILE *f, const char *name, char *err, size_t errlen);
 void torus_map_free(torus_map *m);
 int torus_map_linear(const torus_shape *s, const int *c);
 

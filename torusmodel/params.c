@@ -5,6 +5,7 @@
 #include "torusmodel.h"
 #include "torus.h"
 #include "torus_cli.h"
+#include "torus_io.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -76,7 +77,9 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
     if (torus_shape_parse(txt, 0, &p->shapes[p->nshapes], err, errlen))
         return -2;
     if (p->shapes[p->nshapes].n < 2) {
-        snprintf(err, errlen, "shape '%s' has one node: allowed shapes of at least 2", txt);
+        char shown[300];
+        torus_cli_escape(txt, shown, sizeof shown);
+        snprintf(err, errlen, "shape '%s' has one node: allowed shapes of at least 2", shown);
         return -2;
     }
     p->nshapes++;
@@ -109,16 +112,26 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
             return 0;
         }
         char buf[1024];
+        if (strlen(value) >= sizeof buf) {
+            /* cut silently it would name other shapes than the user's */
+            snprintf(err, errlen, "%s list longer than %zu characters: allowed at most %zu", k, sizeof buf - 1,
+                     sizeof buf - 1);
+            return -2;
+        }
         snprintf(buf, sizeof buf, "%s", value);
         if (!strcmp(k, "shape") && strchr(buf, ',')) {
-            snprintf(err, errlen, "shape '%s': one shape only (use shapes for a list)", value);
+            char shown[300];
+            torus_cli_escape(value, shown, sizeof shown);
+            snprintf(err, errlen, "shape '%s': one shape only (use shapes for a list)", shown);
             return -2;
         }
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
             if (add_shape(p, t, err, errlen))
                 return -2;
         if (!p->nshapes) {
-            snprintf(err, errlen, "%s '%s' is empty: allowed shapes like 8x8x16 or bgl", k, value);
+            char shown[300];
+            torus_cli_escape(value, shown, sizeof shown);
+            snprintf(err, errlen, "%s '%s' is empty: allowed shapes like 8x8x16 or bgl", k, shown);
             return -2;
         }
         return 0;
@@ -126,44 +139,35 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         if (strcmp(keys[i].key, k) || !keys[i].numeric)
             continue;
-        char *end;
-        errno = 0;
-        double v = strtod(value, &end);
-        if (end == value || *end || errno || !isfinite(v) || v < 0 ||
-            (v == 0 && (!strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
-                        !strcmp(k, "updates_per_message")))) {
+        int positive = !strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
+                       !strcmp(k, "updates_per_message");
+        double v;
+        /* a documented range keeps every figure derived from it finite */
+        if (torus_cli_double(value, positive ? TM_PARAM_MIN : 0, TM_PARAM_MAX, &v)) {
             /* key as the caller wrote it: "--t-hop" on the command line, "t_hop" in a file */
-            char shown[300];
+            char shown[300], kshown[80];
             torus_cli_escape(value, shown, sizeof shown);
-            snprintf(err, errlen, "bad value '%s' for %s: allowed a number %s", shown, key,
-                     !strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
-                             !strcmp(k, "updates_per_message")
-                         ? "> 0"
-                         : ">= 0");
+            torus_cli_escape(key, kshown, sizeof kshown);
+            snprintf(err, errlen, "bad value '%s' for %s: allowed a number %s", shown, kshown,
+                     positive ? "> 0, in 1e-30..1e30" : ">= 0, at most 1e30");
             return -2;
         }
         *(double *)((char *)p + keys[i].offset) = v;
         return 0;
     }
+    char kshown[300];
+    torus_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, algorithm, shape, shapes",
-             key);
+             kshown);
     return -2;
 }
 
-int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
+static int params_lines(tm_params *p, torus_lines *L, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot open params file '%s': %s", path, strerror(errno));
-        return -2;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    int rc = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
+    char *line;
+    int got;
+    while ((got = torus_lines_next(L, &line, err, errlen)) > 0) {
         char *h = strchr(line, '#');
         if (h)
             *h = 0;
@@ -174,9 +178,8 @@ int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
             continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            snprintf(err, errlen, "%s:%ld: expected 'key = value'", path, lineno);
-            rc = -2;
-            break;
+            snprintf(err, errlen, "%s:%ld: expected 'key = value'", L->name, L->lineno);
+            return -2;
         }
         char *ke = eq;
         while (ke > s && isspace((unsigned char)ke[-1]))
@@ -191,13 +194,34 @@ int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
         *ve = 0;
         char e2[400];
         if (tm_param_set(p, s, v, e2, sizeof e2)) {
-            snprintf(err, errlen, "%s:%ld: %s", path, lineno, e2);
-            rc = -2;
-            break;
+            snprintf(err, errlen, "%s:%ld: %s", L->name, L->lineno, e2);
+            return -2;
         }
     }
-    free(line);
-    fclose(f);
+    return got < 0 ? -2 : 0;
+}
+
+int tm_params_stream(tm_params *p, FILE *f, const char *name, char *err, size_t errlen)
+{
+    torus_lines L;
+    torus_lines_stream(&L, f, name, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES);
+    int rc = params_lines(p, &L, err, errlen);
+    torus_lines_close(&L);
+    return rc;
+}
+
+int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
+{
+    torus_lines L;
+    char e2[400];
+    if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
+        /* e2 is "cannot read 'PATH': REASON" */
+        const char *why = strstr(e2, "': ");
+        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, why ? why + 3 : "unknown error");
+        return -2;
+    }
+    int rc = params_lines(p, &L, err, errlen);
+    torus_lines_close(&L);
     return rc;
 }
 
@@ -233,7 +257,9 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
         q.t_send = 0, q.t_recv = 0, q.t_overhead = 0;
         q.bytes_per_update = 9.31;
     } else {
-        snprintf(err, errlen, "unknown preset '%s': allowed bgl-mpi, bgl-raw, bgl-routed", name);
+        char shown[300];
+        torus_cli_escape(name, shown, sizeof shown);
+        snprintf(err, errlen, "unknown preset '%s': allowed bgl-mpi, bgl-raw, bgl-routed", shown);
         return -2;
     }
     if (q.nshapes == 0) {

@@ -8,6 +8,7 @@
 #include "torusmodel.h"
 #include "ropt_timed.h"
 #include "torus_cli.h"
+#include "torus_io.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -118,125 +119,193 @@ static int num_opt(const char *opt, const char *v, double lo, double hi, const c
     return 0;
 }
 
-int main(int argc, char **argv)
+/* A figure for the output: "%.6g", or `none` when it is not finite (a
+ * CPU bound with no CPU cost given is unbounded: JSON null, text
+ * "unbounded"), so no output ever says inf or nan. */
+static const char *fig(char *buf, size_t len, const char *fmt, double v, const char *none)
 {
+    if (!isfinite(v))
+        return none;
+    if (!strcmp(fmt, "%.4f"))
+        snprintf(buf, len, "%.4f", v);
+    else
+        snprintf(buf, len, "%.6g", v);
+    return buf;
+}
+
+/* Everything the command line sets. */
+typedef struct tm_cli {
     tm_params p;
-    tm_params_defaults(&p);
-    int json = 0, bucketed = 0, simulate = 0;
-    long bucket_p = 0;
-    double sim_updates = 1024, sim_latency = 1e-7, header_bytes = 32;
+    int json, bucketed, simulate;
+    long bucket_p;
+    double sim_updates, sim_latency, header_bytes;
     ropt_timed_config sim_defaults; /* ra_opt's send slots and look-ahead */
-    ropt_timed_defaults(&sim_defaults);
-    long sim_outstanding = sim_defaults.outstanding, sim_lookahead = sim_defaults.lookahead;
-    const char *write_params = NULL;
-    char err[512] = "";
+    long sim_outstanding, sim_lookahead;
+    const char *write_params;
+} tm_cli;
+
+enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
+
+/* Parses argv into c without printing or exiting (the option fuzzer calls
+ * it over and over): CLI_GO, CLI_HELP, CLI_VERSION or CLI_BAD with one
+ * line in err.  Resets getopt's state itself. */
+static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    tm_params_defaults(&c->p);
+    c->sim_updates = 1024, c->sim_latency = 1e-7, c->header_bytes = 32;
+    ropt_timed_defaults(&c->sim_defaults);
+    c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
+    tm_params *pp = &c->p;
     const struct option *opts = build_options();
     opterr = 0;
+    optind = 0; /* glibc: a full restart of getopt's scan */
     for (;;) {
         int idx = -1, prev = optind ? optind : 1;
         /* "+": no reordering, so argv[prev] is the word getopt looked at */
-        int c = getopt_long(argc, argv, "+:h", opts, &idx);
-        if (c == -1)
+        int o = getopt_long(argc, argv, "+:h", opts, &idx);
+        if (o == -1)
             break;
         const char *word = argv[prev < argc ? prev : argc - 1];
-        if (c >= OPT_PARAM) {
+        if (o >= OPT_PARAM) {
             char name[64];
             snprintf(name, sizeof name, "--%s", opts[idx].name);
-            if (tm_param_set(&p, name, optarg, err, sizeof err))
-                goto bad;
+            if (tm_param_set(pp, name, optarg, err, errlen))
+                return CLI_BAD;
             continue;
         }
         double v;
-        switch (c) {
+        switch (o) {
         case 'h':
         case OPT_HELP:
-            usage(stdout);
-            return 0;
+            return CLI_HELP;
         case OPT_VERSION:
-            printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
-            return 0;
+            return CLI_VERSION;
         case OPT_PRESET:
-            if (tm_preset(&p, optarg, err, sizeof err))
-                goto bad;
+            if (tm_preset(pp, optarg, err, errlen))
+                return CLI_BAD;
             break;
         case OPT_PARAMS:
-            if (tm_params_file(&p, optarg, err, sizeof err))
-                goto bad;
+            if (tm_params_file(pp, optarg, err, errlen))
+                return CLI_BAD;
             break;
         case OPT_JSON:
-            json = 1;
+            c->json = 1;
             break;
         case OPT_BUCKETED:
-            bucketed = 1;
+            c->bucketed = 1;
             break;
         case OPT_SIMULATE:
-            simulate = 1;
+            c->simulate = 1;
             break;
         case OPT_BUCKET_SIM:
-            if (num_opt("bucket-sim", optarg, 2, 1 << 24, "a whole number in 2..16777216", &v, err, sizeof err))
-                goto bad;
+            if (num_opt("bucket-sim", optarg, 2, 1 << 24, "a whole number in 2..16777216", &v, err, errlen))
+                return CLI_BAD;
             if (v != floor(v)) {
-                torus_cli_bad_value(err, sizeof err, "bucket-sim", optarg, "a whole number in 2..16777216");
-                goto bad;
+                torus_cli_bad_value(err, errlen, "bucket-sim", optarg, "a whole number in 2..16777216");
+                return CLI_BAD;
             }
-            bucket_p = (long)v;
+            c->bucket_p = (long)v;
             break;
         case OPT_SIM_UPDATES:
-            if (num_opt("sim-updates", optarg, 1, 1e12, "a number of updates per rank in 1..1e12", &sim_updates, err,
-                        sizeof err))
-                goto bad;
+            if (num_opt("sim-updates", optarg, 1, 1e12, "a number of updates per rank in 1..1e12", &c->sim_updates, err,
+                        errlen))
+                return CLI_BAD;
             break;
         case OPT_SIM_LATENCY:
-            if (num_opt("sim-latency", optarg, 0, 1e3, "seconds in 0..1000", &sim_latency, err, sizeof err))
-                goto bad;
+            if (num_opt("sim-latency", optarg, 0, 1e3, "seconds in 0..1000", &c->sim_latency, err, errlen))
+                return CLI_BAD;
             break;
         case OPT_SIM_OUTSTANDING:
-            if (torus_cli_long(optarg, 1, ROPT_TIMED_MAX_OUTSTANDING, &sim_outstanding)) {
-                torus_cli_bad_value(err, sizeof err, "sim-outstanding", optarg, "an integer 1..64");
-                goto bad;
+            if (torus_cli_long(optarg, 1, ROPT_TIMED_MAX_OUTSTANDING, &c->sim_outstanding)) {
+                torus_cli_bad_value(err, errlen, "sim-outstanding", optarg, "an integer 1..64");
+                return CLI_BAD;
             }
             break;
         case OPT_SIM_LOOKAHEAD:
-            if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &sim_lookahead)) {
-                torus_cli_bad_value(err, sizeof err, "sim-lookahead", optarg, "an integer 0..256");
-                goto bad;
+            if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &c->sim_lookahead)) {
+                torus_cli_bad_value(err, errlen, "sim-lookahead", optarg, "an integer 0..256");
+                return CLI_BAD;
             }
             break;
         case OPT_HEADER_BYTES:
-            if (num_opt("header-bytes", optarg, 0, 1e9, "a number of bytes >= 0", &header_bytes, err, sizeof err))
-                goto bad;
+            if (num_opt("header-bytes", optarg, 0, 1e9, "a number of bytes >= 0", &c->header_bytes, err, errlen))
+                return CLI_BAD;
             break;
         case OPT_WRITE_PARAMS:
-            write_params = optarg;
+            if (!*optarg) {
+                torus_cli_bad_value(err, errlen, "write-params", optarg, "a file name");
+                return CLI_BAD;
+            }
+            c->write_params = optarg;
             break;
         case ':': {
             char w[300];
             torus_cli_escape(word, w, sizeof w);
-            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", w);
-            goto bad;
+            snprintf(err, errlen, "option '%s' needs a value (see --help)", w);
+            return CLI_BAD;
         }
         default:
-            torus_cli_refused(opts, word, err, sizeof err);
-            goto bad;
+            torus_cli_refused(opts, word, err, errlen);
+            return CLI_BAD;
         }
     }
     if (optind < argc) {
-        char v[300];
-        torus_cli_escape(argv[optind], v, sizeof v);
-        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", v);
-        goto bad;
+        char w[300];
+        torus_cli_escape(argv[optind], w, sizeof w);
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)", w);
+        return CLI_BAD;
     }
-    if (write_params) {
-        FILE *f = fopen(write_params, "w");
-        if (!f) {
-            fprintf(stderr, "torusmodel: cannot write '%s'\n", write_params);
-            return 2;
-        }
-        tm_params_write(&p, f);
-        if (ferror(f) | fclose(f)) {
-            fprintf(stderr, "torusmodel: could not write '%s'\n", write_params);
-            return 3;
-        }
+    return CLI_GO;
+}
+
+/* --write-params: the effective parameters, replaced atomically; 0 or the
+ * exit code (2: the path cannot take a file, 3: the write failed). */
+static int write_params_file(const tm_params *p, const char *path)
+{
+    char err[400];
+    torus_outfile o;
+    if (torus_outfile_probe(path, err, sizeof err)) {
+        fprintf(stderr, "torusmodel: --write-params: %s\n", err);
+        return 2;
+    }
+    if (torus_outfile_open(&o, path, 0, err, sizeof err)) {
+        fprintf(stderr, "torusmodel: --write-params: %s\n", err);
+        return 3;
+    }
+    tm_params_write(p, o.f);
+    if (torus_outfile_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "torusmodel: --write-params: %s\n", err);
+        return 3;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    tm_cli cli;
+    char err[512] = "";
+    int pr = parse_cli(argc, argv, &cli, err, sizeof err);
+    if (pr == CLI_BAD)
+        goto bad;
+    if (pr == CLI_HELP) {
+        usage(stdout);
+        return 0;
+    }
+    if (pr == CLI_VERSION) {
+        printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
+        return 0;
+    }
+    tm_params p = cli.p;
+    int json = cli.json, bucketed = cli.bucketed, simulate = cli.simulate;
+    long bucket_p = cli.bucket_p;
+    double sim_updates = cli.sim_updates, sim_latency = cli.sim_latency, header_bytes = cli.header_bytes;
+    ropt_timed_config sim_defaults = cli.sim_defaults;
+    long sim_outstanding = cli.sim_outstanding, sim_lookahead = cli.sim_lookahead;
+    if (cli.write_params) {
+        int wrc = write_params_file(&p, cli.write_params);
+        if (wrc)
+            return wrc;
     }
     if (!p.nshapes) {
         if (!bucket_p) {
@@ -318,10 +387,12 @@ int main(int argc, char **argv)
         char name[128];
         torus_shape_format(&p.shapes[k], name, sizeof name);
         if (json) {
+            char f1[32], f2[32], f3[32];
             printf("%s{\"nodes\": %d, \"shape\": \"%s\", \"alpha\": %.10g, \"hops\": %.6g, \"cycles_per_update\": %.6g, "
-                   "\"cpu_bound_gups\": %.6g, \"network_bound_gups\": %.6g, \"bound_gups\": %.6g, \"binding\": \"%s\"",
-                   k ? ", " : "", row.n, name, row.alpha, row.hops, row.cycles_per_update, row.cpu_gups, row.net_gups,
-                   row.bound_gups, row.binding);
+                   "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"bound_gups\": %s, \"binding\": \"%s\"",
+                   k ? ", " : "", row.n, name, row.alpha, row.hops, row.cycles_per_update,
+                   fig(f1, sizeof f1, "%.6g", row.cpu_gups, "null"), fig(f2, sizeof f2, "%.6g", row.net_gups, "null"),
+                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "null"), row.binding);
             if (bucketed)
                 printf(", \"mean_bucket_size\": %.4f", bucket);
             if (simulate)
@@ -332,8 +403,11 @@ int main(int argc, char **argv)
                        sr.exact ? "true" : "false");
             printf("}");
         } else {
-            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12.4f %12.4f %12.4f  %-7s", row.n, name, row.alpha, row.hops,
-                   row.cycles_per_update, row.cpu_gups, row.net_gups, row.bound_gups, row.binding);
+            char f1[32], f2[32], f3[32];
+            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12s %12s %12s  %-7s", row.n, name, row.alpha, row.hops,
+                   row.cycles_per_update, fig(f1, sizeof f1, "%.4f", row.cpu_gups, "unbounded"),
+                   fig(f2, sizeof f2, "%.4f", row.net_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.4f", row.bound_gups, "unbounded"), row.binding);
             if (bucketed)
                 printf(" %9.3f", bucket);
             if (simulate)
@@ -351,10 +425,13 @@ int main(int argc, char **argv)
         if (p.nshapes == 1) {
             char name[128];
             torus_shape_format(&p.shapes[0], name, sizeof name);
+            char f1[32], f2[32], f3[32];
             printf("nodes: %d\nshape: %s\nalpha: %.10g\nhops_per_update: %.6g\ncycles_per_update: %.6g\n"
-                   "cpu_bound_gups: %.6g\nnetwork_bound_gups: %.6g\nbound_gups: %.6g\nbinding: %s\n",
-                   row.n, name, row.alpha, row.hops, row.cycles_per_update, row.cpu_gups, row.net_gups, row.bound_gups,
-                   row.binding);
+                   "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nbound_gups: %s\nbinding: %s\n",
+                   row.n, name, row.alpha, row.hops, row.cycles_per_update,
+                   fig(f1, sizeof f1, "%.6g", row.cpu_gups, "unbounded"),
+                   fig(f2, sizeof f2, "%.6g", row.net_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "unbounded"), row.binding);
             if (bucketed)
                 printf("mean_bucket_size: %.4f\n", bucket);
             if (simulate)

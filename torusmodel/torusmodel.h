@@ -37,6 +37,14 @@ typedef struct tm_params {
 int tm_param_set(tm_params *p, const char *key, const char *value, char *err, size_t errlen);
 /* Reads a params file: `key = value` lines, '#' comments. */
 int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen);
+/* The same over a stream the caller owns; name is what messages call it.
+ * Limits: lines of TM_PARAMS_LINE_MAX bytes, TM_PARAMS_MAX_BYTES in all;
+ * numbers in 0..TM_PARAM_MAX (> 0 keys from TM_PARAM_MIN). */
+#define TM_PARAMS_LINE_MAX 4096
+#define TM_PARAMS_MAX_BYTES (1 << 20)
+#define TM_PARAM_MIN 1e-30
+#define TM_PARAM_MAX 1e30
+int tm_params_stream(tm_params *p, FILE *f, const char *name, char *err, size_t errlen);
 /* Named presets: bgl-mpi, bgl-raw, bgl-routed.  -2 for an unknown name. */
 int tm_preset(tm_params *p, const char *name, char *err, size_t errlen);
 /* Writes every parameter (and the shapes, when any) as a params file. */

@@ -1,0 +1,27 @@
+/* fuzz_opts_ra_calibrate.c - ra_calibrate's option parser (called as a
+ * rank other than 0, which prints nothing). */
+#include "fuzz.h"
+
+int ra_calibrate_tool_main(int argc, char **argv);
+#define main ra_calibrate_tool_main
+#include "../../tools/ra_calibrate.c"
+#undef main
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *buf = malloc(size + 1), *argv[64];
+    if (!buf)
+        return 0;
+    int argc = fuzz_argv(data, size, "ra_calibrate", buf, argv, 64);
+    int log2 = 25;
+    const char *out = "calibration.params";
+    double link_bw = 0;
+    optind = 0; /* glibc: a full restart of getopt's scan */
+    int rc = parse_options(argc, argv, 1, &log2, &out, &link_bw);
+    if (rc != -1 && rc != 0 && rc != TORUS_EXIT_USAGE)
+        abort();
+    if (rc == -1 && (log2 < 16 || log2 > 34 || link_bw < 0))
+        abort();
+    free(buf);
+    return 0;
+}

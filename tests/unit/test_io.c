@@ -1,0 +1,173 @@
+/*
+ * test_io.c - torus_io.h: the bounded line reader (limits, NUL bytes,
+ * directories, a last line without newline) and the atomic output file
+ * (replace, append, a write failing half way leaves the old file whole
+ * and no temporary, a device written in place, probing).
+ */
+#include "../test.h"
+#include "torus_io.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void put(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(text, 1, n, f);
+    fclose(f);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+/* Entries of dir other than . and .. (temporaries left behind show here). */
+static int entries(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static void test_lines(void)
+{
+    char path[300], err[512], *line;
+    torus_lines L;
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    put(path, "a b\n\nlast", 9);
+    ASSERT_EQ_INT(torus_lines_open(&L, path, 16, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_STR_EQ(line, "a b");
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_STR_EQ(line, "");
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_STR_EQ(line, "last"); /* no newline at the end: still a line */
+    ASSERT_EQ_INT((int)L.lineno, 3);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 0);
+    torus_lines_close(&L);
+
+    /* a line of exactly max_line bytes passes, one more is an error */
+    put(path, "12345678\n123456789\n", 19);
+    ASSERT_EQ_INT(torus_lines_open(&L, path, 8, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    char want[400];
+    snprintf(want, sizeof want, "%s:2: line longer than 8 bytes: allowed at most 8", path);
+    ASSERT_STR_EQ(err, want);
+    torus_lines_close(&L);
+
+    /* the whole input is bounded too */
+    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 10, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    snprintf(want, sizeof want, "%s: larger than 10 bytes: allowed at most 10", path);
+    ASSERT_STR_EQ(err, want);
+    torus_lines_close(&L);
+
+    /* NUL byte, /dev/zero, a directory */
+    put(path, "ok\nab\0cd\n", 9);
+    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    snprintf(want, sizeof want, "%s:2: NUL byte in the text: allowed a text file", path);
+    ASSERT_STR_EQ(err, want);
+    torus_lines_close(&L);
+    ASSERT_EQ_INT(torus_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    ASSERT_STR_EQ(err, "/dev/zero:1: NUL byte in the text: allowed a text file");
+    torus_lines_close(&L);
+    ASSERT_EQ_INT(torus_lines_open(&L, dir, 100, 100, err, sizeof err), -2);
+    ASSERT_STR_CONTAINS(err, "Is a directory");
+    /* a name with a newline is escaped: the message stays one line */
+    ASSERT_EQ_INT(torus_lines_open(&L, "no\nsuch", 100, 100, err, sizeof err), -2);
+    ASSERT_STR_EQ(err, "cannot read 'no\\x0asuch': No such file or directory");
+}
+
+static void test_outfile(void)
+{
+    char path[300], err[512];
+    torus_outfile o;
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    ASSERT_EQ_INT(torus_outfile_probe(path, err, sizeof err), 0);
+    ASSERT_EQ_INT(file_size(path), -1); /* probing creates nothing */
+    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), 0);
+    fputs("first\n", o.f);
+    ASSERT_EQ_INT(file_size(path), -1); /* nothing at the target before commit */
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(file_size(path), 6);
+    ASSERT_EQ_INT(torus_outfile_open(&o, path, 1, err, sizeof err), 0);
+    fputs("second\n", o.f);
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(file_size(path), 13); /* appended after a copy of the old content */
+    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), 0);
+    fputs("dropped\n", o.f);
+    torus_outfile_discard(&o);
+    ASSERT_EQ_INT(file_size(path), 13);
+    ASSERT_EQ_INT(entries(), 2); /* in.txt, out.txt: no temporary left */
+
+    /* a write failing half way (file-size limit: EFBIG with SIGXFSZ
+     * ignored): commit reports it, the old file is whole, no temporary */
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 4096;
+    signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    ASSERT_EQ_INT(torus_outfile_open(&o, path, 1, err, sizeof err), 0);
+    for (int i = 0; i < 1000; i++)
+        fputs("0123456789\n", o.f);
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), -1);
+    setrlimit(RLIMIT_FSIZE, &old);
+    char want[400];
+    snprintf(want, sizeof want, "cannot write '%s': File too large", path);
+    ASSERT_STR_EQ(err, want);
+    ASSERT_EQ_INT(file_size(path), 13);
+    ASSERT_EQ_INT(entries(), 2);
+
+    /* a device is written in place, and a full one is an error */
+    ASSERT_EQ_INT(torus_outfile_probe("/dev/full", err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_outfile_open(&o, "/dev/full", 0, err, sizeof err), 0);
+    fputs("x\n", o.f);
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), -1);
+    ASSERT_STR_EQ(err, "cannot write '/dev/full': No space left on device");
+    ASSERT_EQ_INT(torus_outfile_open(&o, "/dev/null", 0, err, sizeof err), 0);
+    fputs("x\n", o.f);
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+
+    /* a directory, a missing folder */
+    ASSERT_EQ_INT(torus_outfile_probe(dir, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "Is a directory");
+    snprintf(path, sizeof path, "%s/none/x", dir);
+    ASSERT_EQ_INT(torus_outfile_probe(path, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "No such file or directory");
+    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), -1);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "%s/test_io.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_lines();
+    test_outfile();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {
+        /* leftover temp dir: harmless */
+    }
+    TEST_MAIN_END("test_io");
+}

@@ -1,0 +1,199 @@
+/*
+ * io_outfile.c - the atomic output file of torus_io.h: every result file
+ * of the kit (hpccoutf.txt, JSON, params) is written through it, so a full
+ * disk, an unwritable folder or a crash costs one error line and never
+ * half a file or an earlier result.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "torus_io.h"
+#include "torus_cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *shown, int e)
+{
+    snprintf(err, errlen, "cannot write '%s': %s", shown, strerror(e ? e : EIO));
+    return -1;
+}
+
+/* The file a write to path lands in: a symbolic link's target (so the
+ * rename replaces the file and keeps the link), else path. */
+static char *target_of(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *r = realpath(path, NULL);
+        if (r)
+            return r;
+    }
+    return strdup(path);
+}
+
+/* A new temporary file beside path: fd, and its name in *tmp (to free). */
+static int temp_beside(const char *path, char **tmp)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int dl = slash ? (int)(slash - path) + 1 : 0;
+    size_t n = strlen(path) + 32;
+    char *t = malloc(n);
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(t, n, "%.*s.%s.XXXXXX", dl, path, base);
+    int fd = mkstemp(t);
+    if (fd < 0) {
+        int e = errno;
+        free(t);
+        errno = e;
+        return -1;
+    }
+    *tmp = t;
+    return fd;
+}
+
+int torus_outfile_probe(const char *path, char *err, size_t errlen)
+{
+    char shown[300];
+    torus_cli_escape(path, shown, sizeof shown);
+    if (!path || !*path)
+        return fail(err, errlen, shown, ENOENT);
+    char *p = target_of(path);
+    if (!p)
+        return fail(err, errlen, shown, ENOMEM);
+    struct stat st;
+    int rc = 0;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = fail(err, errlen, shown, EISDIR);
+    } else if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* O_NONBLOCK: a pipe without a reader says so instead of waiting */
+        int fd = open(p, O_WRONLY | O_NONBLOCK);
+        if (fd < 0)
+            rc = fail(err, errlen, shown, errno);
+        else
+            close(fd);
+    } else {
+        char *tmp = NULL;
+        int fd = temp_beside(p, &tmp);
+        if (fd < 0) {
+            rc = fail(err, errlen, shown, errno);
+        } else {
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+        }
+    }
+    free(p);
+    return rc;
+}
+
+/* Copies the current content of path (if any) to out; 0 or an errno. */
+static int copy_old(const char *path, FILE *out)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return errno == ENOENT ? 0 : errno;
+    char buf[65536];
+    size_t n;
+    int e = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) {
+            e = errno ? errno : EIO;
+            break;
+        }
+    if (!e && ferror(in))
+        e = errno ? errno : EIO;
+    fclose(in);
+    return e;
+}
+
+int torus_outfile_open(torus_outfile *o, const char *path, int append, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    torus_cli_escape(path, o->shown, sizeof o->shown);
+    if (!path || !*path)
+        return fail(err, errlen, o->shown, ENOENT);
+    o->path = target_of(path);
+    if (!o->path)
+        return fail(err, errlen, o->shown, ENOMEM);
+    struct stat st;
+    int exists = stat(o->path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        free(o->path);
+        o->path = NULL;
+        return fail(err, errlen, o->shown, EISDIR);
+    }
+    int special = exists && !S_ISREG(st.st_mode);
+    int fd = special ? open(o->path, O_WRONLY | (append ? O_APPEND : O_TRUNC)) : temp_beside(o->path, &o->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(o->path);
+        o->path = NULL;
+        return fail(err, errlen, o->shown, e);
+    }
+    if (!special) {
+        /* mkstemp makes 0600: keep the old file's mode, else what the umask allows */
+        mode_t um = umask(0);
+        umask(um);
+        if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~um)) {
+            /* not fatal: the content is what matters */
+        }
+    }
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        torus_outfile_discard(o);
+        return fail(err, errlen, o->shown, e);
+    }
+    if (append && !special && exists) {
+        int e = copy_old(o->path, o->f);
+        if (e) {
+            torus_outfile_discard(o);
+            return fail(err, errlen, o->shown, e);
+        }
+    }
+    return 0;
+}
+
+int torus_outfile_commit(torus_outfile *o, char *err, size_t errlen)
+{
+    int e = 0;
+    errno = 0;
+    /* the error flag is sticky: any failed write since open shows here */
+    if (fflush(o->f) || ferror(o->f))
+        e = errno ? errno : EIO;
+    if (!e && o->tmp && fsync(fileno(o->f)))
+        e = errno;
+    if (fclose(o->f) && !e)
+        e = errno ? errno : EIO;
+    o->f = NULL;
+    if (!e && o->tmp && rename(o->tmp, o->path))
+        e = errno;
+    if (e && o->tmp)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    o->tmp = NULL;
+    o->path = NULL;
+    return e ? fail(err, errlen, o->shown, e) : 0;
+}
+
+void torus_outfile_discard(torus_outfile *o)
+{
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    o->f = NULL;
+    o->tmp = NULL;
+    o->path = NULL;
+}

@@ -1,0 +1,84 @@
+/*
+ * torus_io.h - the kit's two rules for files, in the bottom layer so every
+ * binary shares them:
+ *
+ *   reading: bounded lines.  A line longer than its limit, a file larger
+ *   than its limit, a NUL byte or a directory is one error line, never an
+ *   endless read (/dev/zero, `yes`) nor a line silently split in two.
+ *
+ *   writing: atomic files.  Everything goes to a temporary file in the
+ *   target's folder; every write is checked (the stream's error flag),
+ *   then flush, fsync, close and rename over the target, what git and
+ *   SQLite do, so a full disk or a crash never leaves half a result.
+ *   Appending copies the old content into the temporary first, so what was
+ *   there stays intact whatever happens.  A device or pipe (/dev/stdout,
+ *   /dev/full) cannot be renamed over: it is written in place with the
+ *   same checks.
+ *
+ * Messages quote paths escaped and cut (torus_cli_escape): always one line.
+ */
+#ifndef TORUS_IO_H
+#define TORUS_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- bounded line reader ---------------------------------------------- */
+
+typedef struct torus_lines {
+    FILE *f;
+    int own;           /* torus_lines_close closes f */
+    char name[300];    /* the path, escaped, for messages */
+    char *buf;         /* the current line, NUL-terminated, no newline */
+    size_t cap;
+    size_t max_line;   /* bytes per line, newline excluded */
+    uint64_t max_bytes; /* bytes in the whole input */
+    uint64_t bytes;    /* read so far */
+    long lineno;       /* of the line last returned (1-based) */
+} torus_lines;
+
+/* Opens path for reading lines of at most max_line bytes, max_bytes in all.
+ * A directory or an unreadable path is refused.  0, or -2 with one line in
+ * err ("cannot read 'PATH': REASON"). */
+int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen);
+
+/* The same over a stream the caller owns (a fuzzer's fmemopen buffer);
+ * name is what messages call it. */
+void torus_lines_stream(torus_lines *L, FILE *f, const char *name, size_t max_line, uint64_t max_bytes);
+
+/* Next line into *line (valid until the next call): 1, 0 at the end, -2
+ * bad input (line or file too long, NUL byte, read error) or -3 out of
+ * memory, with one line in err naming "NAME:LINE". */
+int torus_lines_next(torus_lines *L, char **line, char *err, size_t errlen);
+
+void torus_lines_close(torus_lines *L);
+
+/* ---- atomic output file ----------------------------------------------- */
+
+typedef struct torus_outfile {
+    FILE *f;     /* write with stdio; errors are caught at commit */
+    char *path;  /* the file replaced: path, or a symbolic link's target */
+    char *tmp;   /* the temporary beside it; NULL when written in place */
+    char shown[300]; /* the user's path, escaped */
+} torus_outfile;
+
+/* Before a long run: will writing path work?  A directory is refused; a
+ * device or pipe must open for writing; elsewhere the folder must take a
+ * new file (one is made and removed).  0, or -1 with one line in err. */
+int torus_outfile_probe(const char *path, char *err, size_t errlen);
+
+/* Starts writing path (append != 0: after a copy of its current content).
+ * 0, or -1 with one line in err ("cannot write 'PATH': REASON"); on
+ * success the caller must end with commit or discard. */
+int torus_outfile_open(torus_outfile *o, const char *path, int append, char *err, size_t errlen);
+
+/* Flush, fsync, close and rename into place.  0, or -1 with one line in
+ * err; either way o is released and, on failure, the old file is intact
+ * and no temporary is left. */
+int torus_outfile_commit(torus_outfile *o, char *err, size_t errlen);
+
+/* Drops what was written (the old file stays) and releases o. */
+void torus_outfile_discard(torus_outfile *o);
+
+#endif
