@@ -95,6 +95,36 @@ ra_mpi_info() {
 }
 
 # Value of "key: value" in a key block file ($1), first occurrence.
+# Result files are replaced, never written in place (issue 15): the new
+# content goes to a temporary beside the file, every write checked, then
+# one rename, so a full disk or a killed script leaves the old file whole.
+# ra_atomic_write FILE: FILE becomes standard input.  ra_atomic_append
+# FILE: FILE's old content, then standard input.  Both return 3 (the kit's
+# resource exit) on any failure, with nothing changed.
+ra__atomic() {
+    local mode=$1 f=$2 tmp
+    # a link: replace what it points to; a device or a pipe (/dev/null, a
+    # FIFO) cannot be replaced: write through it, still checked
+    [ -L "$f" ] && f=$(readlink -f -- "$f")
+    if [ -e "$f" ] && [ ! -f "$f" ]; then
+        if [ "$mode" = append ]; then cat >>"$f" || return 3; else cat >"$f" || return 3; fi
+        return 0
+    fi
+    tmp=$(mktemp "$(dirname -- "$f")/.$(basename -- "$f").XXXXXX" 2>/dev/null) || return 3
+    if [ -e "$f" ]; then
+        chmod --reference="$f" "$tmp" 2>/dev/null
+    else
+        chmod "$(printf '%o' $((0666 & ~$(umask))))" "$tmp"
+    fi
+    if { if [ "$mode" = append ] && [ -e "$f" ]; then cat -- "$f"; fi && cat; } >"$tmp" && mv -f -- "$tmp" "$f"; then
+        return 0
+    fi
+    rm -f -- "$tmp"
+    return 3
+}
+ra_atomic_write() { ra__atomic write "$1"; }
+ra_atomic_append() { ra__atomic append "$1"; }
+
 ra_key() { sed -n "s/^$2: //p" "$1" | head -1; }
 
 # Whole numbers only, with a message naming the option.

@@ -120,6 +120,6 @@ skey() {
         case "$k" in *GUPs) ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;; esac
         printf '%-30s %14s %14s %10s\n' "$k" "$b" "$o" "$ratio"
     done
-} >"$OUTDIR/summary.txt"
+} | ra_atomic_write "$OUTDIR/summary.txt" || { echo "$RA_SCRIPT: error: cannot write $OUTDIR/summary.txt" >&2; exit 3; }
 cat "$OUTDIR/summary.txt"
 exit $worst

@@ -136,7 +136,7 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
 
 {
     echo "set terminal pngcairo size 1100,750 enhanced font 'Sans,12'"
-    echo "set output '$OUT/gups_vs_procs.png'"
+    echo "set output '$OUT/.gups_vs_procs.png.part'"
     echo "set title \"$title\""
     echo "set xlabel 'MPI processes'"
     echo "set ylabel 'GUPS (10^9 updates per second)'"
@@ -156,7 +156,7 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     fi
     echo
 
-    echo "set output '$OUT/traffic_per_update.png'"
+    echo "set output '$OUT/.traffic_per_update.png.part'"
     echo "set terminal pngcairo size 1300,600 enhanced font 'Sans,12'"
     echo "unset logscale y"
     echo "set bmargin"
@@ -180,11 +180,18 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     echo "unset multiplot"
 } >"$work/plot.gp"
 
+# gnuplot writes .part files, renamed into place once it has succeeded:
+# an old plot is never replaced by half a PNG
 if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+    rm -f "$OUT/.gups_vs_procs.png.part" "$OUT/.traffic_per_update.png.part"
     echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
     exit 3
 fi
 for f in gups_vs_procs traffic_per_update; do
-    [ -s "$OUT/$f.png" ] || { echo "$RA_SCRIPT: error: $OUT/$f.png was not written" >&2; exit 3; }
+    if [ ! -s "$OUT/.$f.png.part" ] || ! mv -f "$OUT/.$f.png.part" "$OUT/$f.png"; then
+        rm -f "$OUT/.$f.png.part"
+        echo "$RA_SCRIPT: error: $OUT/$f.png was not written" >&2
+        exit 3
+    fi
     echo "wrote $OUT/$f.png"
 done

@@ -102,7 +102,7 @@ for op in "${OPS[@]}"; do
         png=$OUT/coll_barrier.png
         {
             echo "set terminal pngcairo size 1000,650 enhanced font 'Sans,12'"
-            echo "set output '$png'"
+            echo "set output '$png.part'"
             echo "set title \"collbench: barrier, $ranks ranks, shape $shape ($where)\" noenhanced"
             echo "set ylabel 'time per call, microseconds (avg over ranks; bar: min..max)'"
             echo "set yrange [0:*]"
@@ -114,6 +114,7 @@ for op in "${OPS[@]}"; do
             echo "plot '$work/barrier.dat' using 0:2:5:xtic(1) with boxes lc rgb variable, '' using 0:2:3:4 with yerrorbars lc rgb '#d62728' pt 0 lw 2"
         } >"$work/plot.gp"
         if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+            rm -f "$png.part" "${written[@]/%/.part}"
             echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
             exit 3
         fi
@@ -146,7 +147,7 @@ for op in "${OPS[@]}"; do
         png=$OUT/coll_${op}_$what.png
         {
             echo "set terminal pngcairo size 1250,700 enhanced font 'Sans,12'"
-            echo "set output '$png'"
+            echo "set output '$png.part'"
             echo "set title \"collbench: $op $what, $ranks ranks, shape $shape ($where)\" noenhanced"
             if [ "${op#alltoall}" != "$op" ]; then
                 echo "set xlabel 'bytes per pair'"
@@ -180,13 +181,20 @@ for op in "${OPS[@]}"; do
             echo
         } >"$work/plot.gp"
         if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
+            rm -f "$png.part" "${written[@]/%/.part}"
             echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
             exit 3
         fi
         written+=("$png")
     done
 done
+# gnuplot wrote .part files: renamed into place only now, so a failed run
+# never leaves half a PNG where an old plot was
 for f in "${written[@]}"; do
-    [ -s "$f" ] || { echo "$RA_SCRIPT: error: $f was not written" >&2; exit 3; }
+    if [ ! -s "$f.part" ] || ! mv -f "$f.part" "$f"; then
+        rm -f "$f.part"
+        echo "$RA_SCRIPT: error: $f was not written" >&2
+        exit 3
+    fi
     echo "wrote $f"
 done

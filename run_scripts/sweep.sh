@@ -98,10 +98,11 @@ if [ -s "$CSV" ]; then
     nerr=$(awk -F, 'NR > 1 && $11 != 0' "$CSV" | wc -l)
     if [ "$nerr" -gt 0 ]; then
         echo "# $nerr failed run(s) in $CSV will be retried"
-        awk -F, 'NR == 1 || $11 == 0' "$CSV" >"$CSV.tmp" && mv "$CSV.tmp" "$CSV"
+        awk -F, 'NR == 1 || $11 == 0' "$CSV" | ra_atomic_write "$CSV" ||
+            { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
     fi
 else
-    echo "$CSV_HEADER" >"$CSV" || { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
+    echo "$CSV_HEADER" | ra_atomic_write "$CSV" || { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 fi
 
 if [ "${CALIBRATE:-1}" = 1 ] && [ ! -s "$PARAMS" ]; then
@@ -154,7 +155,8 @@ for k in "${K_LIST[@]}"; do
                     line = run
                     for (j = 1; j <= n; j++) line = line "," ((c[j] in v) ? v[c[j]] : "")
                     print line
-                }' run_rc="$rc" "$log" >>"$CSV"
+                }' run_rc="$rc" "$log" | ra_atomic_append "$CSV" ||
+                { echo "$RA_SCRIPT: error: cannot write $CSV (the row of $id is in $log)" >&2; exit 3; }
             if [ "$rc" = 0 ]; then
                 echo "$tag: $(ra_key "$log" gups) GUPS, $(ra_key "$log" status), shape $(ra_key "$log" shape) ($secs s)"
             else

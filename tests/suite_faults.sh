@@ -255,3 +255,19 @@ for sig in KILL INT; do
         bad "$what: exit $rc in ${took}s, $alive processes left (124 = hang guard)"
     fi
 done
+
+# The scripts' result files (sweep CSV, summary.txt, plots) are replaced
+# through run_scripts/common.sh's ra_atomic_write/append: a write that fails
+# half way (here: a 1 KiB file-size limit) returns 3 and leaves the old file
+# whole with no temporary beside it; a device is written through, checked.
+mkdir -p "$TMP/atomic"
+( cd "$TMP/atomic" && . "$OLDPWD/run_scripts/common.sh" &&
+    printf 'old,row\n' | ra_atomic_write r.csv && printf 'new,row\n' | ra_atomic_append r.csv &&
+    ( ulimit -f 1; head -c 4000 /dev/zero | tr '\0' x | ra_atomic_append r.csv 2>/dev/null ); rc1=$?
+    echo y | ra_atomic_append /dev/full 2>/dev/null; rc2=$?
+    echo "$rc1 $rc2 $(cat r.csv | tr '\n' ' ')$(find . -name '.r.csv.*' | wc -l)" ) >"$TMP/atomic.out" 2>&1
+if [ "$(cat "$TMP/atomic.out")" = "3 3 old,row new,row 0" ]; then
+    ok "ra_atomic_append: a write cut by the file-size limit -> 3, the old rows whole, no temporary; /dev/full -> 3"
+else
+    bad "ra_atomic_append: got '$(head -c 300 "$TMP/atomic.out")', want '3 3 old,row new,row 0'"
+fi

@@ -33,7 +33,12 @@
  *   doubling to 8 KiB and Rabenseifner above at <= 4 ranks (swing 1.1-1.5x
  *   MPICH at 128 KiB-1 MiB on 2 ranks, Rabenseifner 0.86-0.92x), the
  *   dissemination barrier at <= 3 ranks (node_aware's check-in/out costs 2
- *   rounds where dissemination needs 1: 1.46x Open MPI's at 2 ranks).
+ *   rounds where dissemination needs 1: 1.46x Open MPI's at 2 ranks);
+ *   binomial bcast at 8 ranks sharing a node (a line of 8 has no
+ *   multistream; scatter+allgather took 5-15x Open MPI's at 16 KiB-1 MiB,
+ *   binomial 1.3-2.6x); pairwise rather than bruck for uniform alltoall
+ *   below 16 ranks (Open MPI, 4 and 8 ranks, 8-256 B: pairwise 1.03-1.20x
+ *   the library's, bruck 1.22-2.26x).
  */
 #include "coll_impl.h"
 
@@ -64,6 +69,7 @@ static const rule table[] = {
     {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 1,   0, NOLIMIT,          "multistream"},
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, 12287,            "binomial"},
     {TORUS_COLL_BCAST,      ANY, 7,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "binomial"},
+    {TORUS_COLL_BCAST,      ANY, 8,     0, ANY, 1,   ANY, ANY, 0, NOLIMIT,          "binomial"},
     {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, ANY, 16384, NOLIMIT,      "multistream"},
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "scatter_allgather"},
 
@@ -78,7 +84,7 @@ static const rule table[] = {
     {TORUS_COLL_ALLTOALLV,  64, ANY,    0, ANY, ANY, 1,   ANY, 0, 32,               "bruck"},
     {TORUS_COLL_ALLTOALLV,  64, ANY,    2, ANY, ANY, 1,   ANY, 0, 128,              "routed"},
     {TORUS_COLL_ALLTOALLV,  64, ANY,    0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
-    {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, 1,   ANY, 0, 256,              "bruck"},
+    {TORUS_COLL_ALLTOALLV,  16, ANY,    0, ANY, ANY, 1,   ANY, 0, 256,              "bruck"},
     {TORUS_COLL_ALLTOALLV,  ANY, 8,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "pairwise"},
     {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
 };
