@@ -28,6 +28,7 @@
 #include "torus.h"
 #include "torus_cli.h"
 #include "torus_coll.h"
+#include "torus_io.h"
 #include "torus_mpi.h"
 #include "torus_timed.h"
 
@@ -660,131 +661,49 @@ static void wput(writer *w, const char *fmt, ...)
 
 /* The file a write to path lands in: a symbolic link's target (so the
  * rename replaces the file and keeps the link), else path. */
-static char *target_of(const char *path)
+/* torus_outfile's error line ("cannot write 'PATH': REASON") with the
+ * option named: "cannot write --csv 'PATH': REASON". */
+static int file_fail(char *err, size_t errlen, const char *opt, const char *line)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *r = realpath(path, NULL);
-        if (r)
-            return r;
-    }
-    return strdup(path);
-}
-
-/* A new temporary file beside path: fd, and its name in *tmp (to free). */
-static int temp_beside(const char *path, char **tmp)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    int dl = slash ? (int)(slash - path) + 1 : 0;
-    size_t n = strlen(path) + 32;
-    char *t = malloc(n);
-    if (!t) {
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(t, n, "%.*s.%s.XXXXXX", dl, path, base);
-    int fd = mkstemp(t);
-    if (fd < 0) {
-        int e = errno;
-        free(t);
-        errno = e;
-        return -1;
-    }
-    *tmp = t;
-    return fd;
-}
-
-static int file_fail(char *err, size_t errlen, const char *opt, const char *path, int e)
-{
-    char esc[300];
-    torus_cli_escape(path, esc, sizeof esc);
-    snprintf(err, errlen, "cannot write --%s '%s': %s", opt, esc, strerror(e ? e : EIO));
+    static const char head[] = "cannot write ";
+    if (!strncmp(line, head, sizeof head - 1))
+        snprintf(err, errlen, "%s--%s %s", head, opt, line + sizeof head - 1);
+    else
+        snprintf(err, errlen, "--%s: %s", opt, line);
     return -1;
 }
 
-/* Before the run: will writing path work?  A directory is refused; a
- * device or pipe must open for writing; elsewhere the folder must take a
- * new file (one is made and removed). */
+/* Before the run: will writing path work (torus_outfile_probe)? */
 static int probe_file(const char *opt, const char *path, char *err, size_t errlen)
 {
-    char *p = target_of(path);
-    if (!p)
-        return file_fail(err, errlen, opt, path, ENOMEM);
-    struct stat st;
-    int rc = 0;
-    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-        rc = file_fail(err, errlen, opt, path, EISDIR);
-    } else if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* O_NONBLOCK: a pipe without a reader says so instead of waiting */
-        int fd = open(p, O_WRONLY | O_NONBLOCK);
-        if (fd < 0)
-            rc = file_fail(err, errlen, opt, path, errno);
-        else
-            close(fd);
-    } else {
-        char *tmp = NULL;
-        int fd = temp_beside(p, &tmp);
-        if (fd < 0) {
-            rc = file_fail(err, errlen, opt, path, errno);
-        } else {
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-        }
-    }
-    free(p);
-    return rc;
+    char e2[512];
+    return torus_outfile_probe(path, e2, sizeof e2) ? file_fail(err, errlen, opt, e2) : 0;
 }
 
-/* Writes path through emit: a temporary in the same folder, every write
- * checked, fsync, close, rename over path (what git and SQLite do), so a
- * full disk or a crash never leaves half a file.  A device or pipe
- * (/dev/stdout, /dev/full) cannot be renamed over: it is written in place
- * with the same checks.  0, or -1 with one line in err (old file intact). */
+/* Writes path through emit with torus_outfile: a temporary in the same
+ * folder, every write checked, fsync, close, rename over path (a device
+ * or pipe such as /dev/stdout is written in place with the same checks),
+ * so a full disk or a crash never leaves half a file.  0, or -1 with one
+ * line in err (the old file intact). */
 static int write_file(const char *opt, const char *path, void (*emit)(writer *, const run_info *),
                       const run_info *ri, char *err, size_t errlen)
 {
-    char *p = target_of(path);
-    if (!p)
-        return file_fail(err, errlen, opt, path, ENOMEM);
-    struct stat st;
-    int special = stat(p, &st) == 0 && !S_ISREG(st.st_mode);
-    char *tmp = NULL;
-    int fd = special ? open(p, O_WRONLY | O_TRUNC) : temp_beside(p, &tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(p);
-        return file_fail(err, errlen, opt, path, e);
-    }
-    if (!special) {
-        /* mkstemp makes 0600; a result file gets what the umask allows */
-        mode_t um = umask(0);
-        umask(um);
-        fchmod(fd, 0666 & ~um);
-    }
-    writer w = {fdopen(fd, "w"), 0};
-    if (!w.f) {
-        int e = errno;
-        close(fd);
-        if (tmp)
-            unlink(tmp);
-        free(tmp), free(p);
-        return file_fail(err, errlen, opt, path, e);
-    }
+    torus_outfile of;
+    char e2[512];
+    if (torus_outfile_open(&of, path, 0, e2, sizeof e2))
+        return file_fail(err, errlen, opt, e2);
+    writer w = {of.f, 0};
     emit(&w, ri);
-    if (!w.err && fflush(w.f))
-        w.err = errno ? errno : EIO;
-    if (!w.err && !special && fsync(fileno(w.f)))
-        w.err = errno;
-    if (fclose(w.f) && !w.err)
-        w.err = errno ? errno : EIO;
-    if (!w.err && tmp && rename(tmp, p))
-        w.err = errno;
-    if (w.err && tmp)
-        unlink(tmp);
-    free(tmp), free(p);
-    return w.err ? file_fail(err, errlen, opt, path, w.err) : 0;
+    if (w.err) {
+        torus_outfile_discard(&of);
+        char esc[300];
+        torus_cli_escape(path, esc, sizeof esc);
+        snprintf(e2, sizeof e2, "cannot write '%s': %s", esc, strerror(w.err));
+        return file_fail(err, errlen, opt, e2);
+    }
+    if (torus_outfile_commit(&of, e2, sizeof e2))
+        return file_fail(err, errlen, opt, e2);
+    return 0;
 }
 
 /* ",v", or "," alone for none (negative) */
