@@ -215,26 +215,41 @@ static void open_failed(const torus_lines *L, const char *e2, char *err, size_t 
     snprintf(err, errlen, "cannot open graph file '%s': %s", L->name, why ? why + 3 : "unknown error");
 }
 
-int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
+typedef int (*graph_reader)(torus_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
+
+/* A reader over a stream the caller owns (the fuzzers' buffers). */
+static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
+                       char *err, size_t errlen)
 {
     torus_lines L;
-    torus_lines_stream(&L, f, name, SC_LINE_MAX, SC_FILE_MAX_BYTES);
-    int rc = read_edgelist(&L, max_nodes, e, err, errlen);
+    torus_lines_stream(&L, f, name, line_max, SC_FILE_MAX_BYTES);
+    int rc = read(&L, max_nodes, e, err, errlen);
     torus_lines_close(&L);
     return rc;
 }
 
-int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
+/* A reader over a file, with the kit's node limit. */
+static int read_path(graph_reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
 {
     torus_lines L;
     char e2[400];
-    if (torus_lines_open(&L, path, SC_LINE_MAX, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
+    if (torus_lines_open(&L, path, line_max, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
         open_failed(&L, e2, err, errlen);
         return -2;
     }
-    int rc = read_edgelist(&L, SC_FILE_MAX_NODES, e, err, errlen);
+    int rc = read(&L, SC_FILE_MAX_NODES, e, err, errlen);
     torus_lines_close(&L);
     return rc;
+}
+
+int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
+{
+    return read_stream(read_edgelist, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
+}
+
+int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
+{
+    return read_path(read_edgelist, SC_LINE_MAX, path, e, err, errlen);
 }
 
 /* A METIS number: a whole number in [lo, hi], or -1 (no cast of an
@@ -394,22 +409,10 @@ out:
 
 int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, SC_METIS_LINE_MAX, SC_FILE_MAX_BYTES);
-    int rc = read_metis(&L, max_nodes, e, err, errlen);
-    torus_lines_close(&L);
-    return rc;
+    return read_stream(read_metis, SC_METIS_LINE_MAX, f, name, max_nodes, e, err, errlen);
 }
 
 int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
 {
-    torus_lines L;
-    char e2[400];
-    if (torus_lines_open(&L, path, SC_METIS_LINE_MAX, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
-        open_failed(&L, e2, err, errlen);
-        return -2;
-    }
-    int rc = read_metis(&L, SC_FILE_MAX_NODES, e, err, errlen);
-    torus_lines_close(&L);
-    return rc;
+    return read_path(read_metis, SC_METIS_LINE_MAX, path, e, err, errlen);
 }
