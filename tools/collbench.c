@@ -23,8 +23,6 @@
  * so an algorithm registered in torus/coll/<op>.def is benchmarked,
  * validated and plotted without a change here.
  */
-/* realpath() (resolving a symbolic link result file) is XSI */
-#define _XOPEN_SOURCE 700
 #include "torus.h"
 #include "torus_cli.h"
 #include "torus_coll.h"
@@ -33,17 +31,14 @@
 #include "torus_timed.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
