@@ -142,31 +142,46 @@ int torus__irecv(torus_coll *c, int peer, void *buf, size_t bytes, torus_req *r)
     return 0;
 }
 
+/* One test of a started request: 1 done (the request is freed, progress
+ * counted, the spin count restarts), 0 still open, -1 a message longer
+ * than its buffer (the request is freed too). */
+static int test_one(torus_coll *c, torus_req *r)
+{
+    if (r->id < 0)
+        return 1;
+    int rc = c->tp->test(c->tp->impl, r);
+    if (!rc)
+        return 0;
+    r->id = -1;
+    if (rc < 0)
+        return -1;
+    c->progress++;
+    c->idle_polls = 0;
+    return 1;
+}
+
+static int truncated(torus_coll *c)
+{
+    return torus__fail(c, TORUS_COLL_ETRUNC,
+                       "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?", c->me);
+}
+
 int torus__wait(torus_coll *c, torus_req *r, int n)
 {
+    /* a truncated message is remembered until the other requests are done,
+     * so that no peer is left waiting on one of them */
+    int bad = 0;
     for (;;) {
-        int pending = 0, bad = 0;
+        int pending = 0;
         for (int i = 0; i < n; i++) {
-            if (r[i].id < 0)
-                continue;
-            int rc = c->tp->test(c->tp->impl, &r[i]);
-            if (rc < 0) {
-                r[i].id = -1;
+            int rc = test_one(c, &r[i]);
+            if (rc < 0)
                 bad = 1;
-            } else if (rc == 0) {
+            else if (rc == 0)
                 pending++;
-            } else {
-                r[i].id = -1;
-                c->progress++;
-                c->idle_polls = 0;
-            }
         }
-        if (bad && !pending)
-            return torus__fail(c, TORUS_COLL_ETRUNC,
-                               "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
-                               c->me);
         if (!pending)
-            return bad ? TORUS_COLL_ETRUNC : 0;
+            return bad ? truncated(c) : 0;
         torus__idle(c);
     }
 }
@@ -519,19 +534,8 @@ int torus__coll_cost_of(const torus_coll *c, torus_coll_op op, const char *algor
 
 int torus__test(torus_coll *c, torus_req *r)
 {
-    if (r->id < 0)
-        return 1;
-    int rc = c->tp->test(c->tp->impl, r);
-    if (!rc)
-        return 0;
-    r->id = -1;
-    if (rc < 0)
-        return torus__fail(c, TORUS_COLL_ETRUNC,
-                           "rank %d: a message was longer than expected: do the counts or sizes differ between ranks?",
-                           c->me);
-    c->progress++;
-    c->idle_polls = 0;
-    return 1;
+    int rc = test_one(c, r);
+    return rc < 0 ? truncated(c) : rc;
 }
 
 int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_req *r, int *nr)
