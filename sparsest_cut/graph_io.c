@@ -208,12 +208,6 @@ out:
     return rc;
 }
 
-/* "cannot open graph file 'PATH': REASON" from the reader's message. */
-static void open_failed(const torus_lines *L, const char *e2, char *err, size_t errlen)
-{
-    const char *why = strstr(e2, "': ");
-    snprintf(err, errlen, "cannot open graph file '%s': %s", L->name, why ? why + 3 : "unknown error");
-}
 
 typedef int (*graph_reader)(torus_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
@@ -234,7 +228,7 @@ static int read_path(graph_reader read, size_t line_max, const char *path, sc_ed
     torus_lines L;
     char e2[400];
     if (torus_lines_open(&L, path, line_max, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
-        open_failed(&L, e2, err, errlen);
+        snprintf(err, errlen, "cannot open graph file '%s': %s", L.name, strerror(errno));
         return -2;
     }
     int rc = read(&L, SC_FILE_MAX_NODES, e, err, errlen);

@@ -24,15 +24,16 @@ int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t
 {
     torus_lines_stream(L, NULL, path, max_line, max_bytes);
     FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read '%s': %s", L->name, strerror(errno));
-        return -2;
-    }
+    int e = f ? 0 : errno;
     /* fopen takes a directory; reading it would look like an empty file */
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
-        snprintf(err, errlen, "cannot read '%s': %s", L->name, strerror(EISDIR));
+        e = EISDIR;
+    }
+    if (e) {
+        snprintf(err, errlen, "cannot read '%s': %s", L->name, strerror(e));
+        errno = e; /* callers that word their own message use strerror(errno) */
         return -2;
     }
     L->f = f;

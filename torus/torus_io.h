@@ -40,7 +40,9 @@ typedef struct torus_lines {
 
 /* Opens path for reading lines of at most max_line bytes, max_bytes in all.
  * A directory or an unreadable path is refused.  0, or -2 with one line in
- * err ("cannot read 'PATH': REASON"). */
+ * err ("cannot read 'PATH': REASON") and errno set to the reason (callers
+ * with their own wording use strerror(errno) and L->name, the path
+ * escaped). */
 int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen);
 
 /* The same over a stream the caller owns (a fuzzer's fmemopen buffer);

@@ -215,9 +215,7 @@ int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
     torus_lines L;
     char e2[400];
     if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
-        /* e2 is "cannot read 'PATH': REASON" */
-        const char *why = strstr(e2, "': ");
-        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, why ? why + 3 : "unknown error");
+        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, strerror(errno));
         return -2;
     }
     int rc = params_lines(p, &L, err, errlen);
