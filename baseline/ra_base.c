@@ -360,7 +360,6 @@ static const ra_option_def base_options[] = {{NULL, 0, NULL, NULL}};
 static const ra_algorithm ra_base_algorithm = {
     .name = "baseline",
     .summary = "HPCC MPIRandomAccess, the classic bucket + heap algorithm (paper 002 sec. 3)",
-    .hpcc_algorithm_id = 0,
     .options = base_options,
     .setup = base_setup,
     .update = base_update,

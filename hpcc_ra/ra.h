@@ -95,7 +95,6 @@ typedef struct ra_run {
 typedef struct ra_algorithm {
     const char *name;           /* printed as "algorithm:" */
     const char *summary;        /* one line for --help */
-    int hpcc_algorithm_id;      /* MPIRandomAccess_Algorithm value */
     const ra_option_def *options; /* terminated by {NULL} */
     /* Once, collectively, after the table is allocated: read options from
      * run->cfg, build communicators.  Returns an RA_EXIT_* code; on error

@@ -209,7 +209,6 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     res->test = RA_TEST_MPI;
     res->gen = gen;
     res->algorithm = d->algo->name;
-    res->hpcc_algorithm_id = d->algo->hpcc_algorithm_id;
     res->ranks = run->nprocs;
     res->log2_table = run->log2_table;
     res->table_words = run->table_size;
@@ -296,6 +295,19 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     return RA_EXIT_OK;
 }
 
+/* HPCC's Single test picks its rank at random on rank 0, seeded from the
+ * clock, never rank 0 unless it is alone, and broadcasts the choice. */
+static int single_rank(MPI_Comm comm, int rank, int P)
+{
+    int pick = 0;
+    if (rank == 0 && P > 1) {
+        srand((unsigned)time(NULL));
+        pick = 1 + (int)((double)rand() / ((double)RAND_MAX + 1.0) * (P - 1));
+    }
+    RA_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
+    return pick;
+}
+
 /* Star (single = 0) or Single (single = 1) on a per-process table of
  * 2^floor(log2(smallest local block)) words. */
 static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res)
@@ -304,7 +316,10 @@ static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res
     int log2 = ilog2_floor(run->table_dist.base);
     uint64_t n = 1ULL << log2;
     uint64_t upd = d->cfg.updates ? (d->cfg.updates / (uint64_t)run->nprocs ? d->cfg.updates / (uint64_t)run->nprocs : 1) : 4 * n;
-    int active = !single || run->rank == 0;
+    /* the rank whose own run the section reports: rank 0 for Star (HPCC
+     * prints rank 0's run there), the selected rank for Single */
+    int who = single ? single_rank(run->comm, run->rank, run->nprocs) : 0;
+    int active = !single || run->rank == who;
 
     memset(res, 0, sizeof *res);
     res->test = single ? RA_TEST_SINGLE : RA_TEST_STAR;
@@ -316,16 +331,17 @@ static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res
     res->default_updates = 4 * n;
     res->threads = ra_local_threads();
     res->huge_pages = d->huge;
+    res->node_selected = who;
 
     if (active)
         ra_table_init(run->table, n, 0);
     RA_MPI_CHECK(MPI_Barrier(run->comm));
-    double t = 0;
+    double t = 0, cpu = 0;
     if (active) {
         double t0 = MPI_Wtime(), c0 = cpu_seconds();
         ra_local_run(run->table, log2, gen, upd);
         t = MPI_Wtime() - t0;
-        res->cpu_time_s = cpu_seconds() - c0;
+        cpu = cpu_seconds() - c0;
     }
     RA_MPI_CHECK(MPI_Barrier(run->comm));
     double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
@@ -335,27 +351,37 @@ static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res
     RA_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
     RA_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
     RA_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    double times[2] = {t, cpu};
+    RA_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
     int nact = single ? 1 : run->nprocs;
     res->updates = upd * (uint64_t)nact;
     res->time_s = tmax;
+    res->rank_time_s = times[0];
+    res->cpu_time_s = times[1];
     res->gups = gsum / nact; /* HPCC: Star is the mean per process */
     res->gups_min = gmin;
     res->gups_max = gmax;
     res->gups_sum = gsum;
     uint64_t fp = active ? ra_table_fingerprint(run->table, n, 0) : 0;
-    RA_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, 0, run->comm));
+    RA_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
     res->fingerprint = fp;
-    res->errors = -1;
+    res->errors = res->rank_errors = -1;
     res->check_time_s = -1;
     if (d->cfg.verify) {
         double t0 = MPI_Wtime();
-        uint64_t e = 0, te;
+        uint64_t e = 0;
         if (active) {
             ra_local_replay(run->table, log2, gen, upd);
             e = ra_table_errors(run->table, n, 0);
         }
-        RA_MPI_CHECK(MPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
-        res->errors = (int64_t)te;
+        /* total errors, ranks with any error, ranks over HPCC's 1% */
+        uint64_t mine[3] = {e, e > 0, !ra_hpcc_passed((int64_t)e, n)}, tot[3], who_e = e;
+        RA_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
+        RA_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
+        res->errors = (int64_t)tot[0];
+        res->nodes_with_error = (int)tot[1];
+        res->nodes_failed = (int)tot[2];
+        res->rank_errors = (int64_t)who_e;
         res->check_time_s = MPI_Wtime() - t0;
     }
     return RA_EXIT_OK;
@@ -704,7 +730,7 @@ static int write_reports(driver *d, int code)
                 say0(0, "--output: %s", err);
                 code = RA_EXIT_RESOURCE;
             } else {
-                write_hpcc_file(o.f, d, d->results, d->nres, !failed);
+                write_hpcc_file(o.f, d, d->results, d->nres, ra_hpcc_success(d->results, d->nres));
                 if (torus_outfile_commit(&o, err, sizeof err)) {
                     say0(0, "--output: %s", err);
                     code = RA_EXIT_RESOURCE;

@@ -12,13 +12,14 @@ typedef struct ra_result {
     ra_test_kind test;
     ra_gen_kind gen;
     const char *algorithm;
-    int hpcc_algorithm_id;
     int ranks;
     int log2_table;          /* global table (MPI) or per-process table (Star/Single) */
     uint64_t table_words;
     uint64_t default_updates; /* HPCC's recommended count: 4 * table */
     uint64_t updates;        /* executed, summed over ranks */
-    double time_s;           /* timed kernel, wall clock */
+    double time_s;           /* timed kernel, wall clock (Star: slowest rank) */
+    double rank_time_s;      /* Star: rank 0's own kernel time; Single: the
+                              * selected rank's (HPCC prints that rank's run) */
     double check_time_s;     /* verification, -1 when skipped */
     double cpu_time_s;       /* rank 0's process CPU time in the kernel */
     double check_cpu_s;      /* rank 0's process CPU time in verification */
@@ -26,7 +27,11 @@ typedef struct ra_result {
     double gups_min, gups_max, gups_sum; /* Star only */
     double time_bound;       /* seconds, 0 when off */
     double sample_time_s;    /* time-bound sample, 0 when none */
-    int64_t errors;          /* -1 when not verified */
+    int64_t errors;          /* -1 when not verified; Star: summed over ranks */
+    int64_t rank_errors;     /* Star: rank 0's own errors; Single: the selected rank's */
+    int nodes_with_error;    /* Star/Single: ranks whose table had any error */
+    int nodes_failed;        /* Star/Single: ranks over HPCC's 1% of their table */
+    int node_selected;       /* Single: the rank HPCC's way picked (random, not 0 when P > 1) */
     uint64_t fingerprint;
     ra_stats stats;          /* reduced over ranks */
     char shape[64];
@@ -47,7 +52,7 @@ typedef struct ra_hpcc_env {
     const char *build;       /* compiler and flags */
     int comm_procs;
     double wtick;
-    int success;
+    int success;             /* ra_hpcc_success() of the run's results */
     double mem_mib;          /* --mem per process in MiB; -1 when not given */
     long openmp;             /* _OPENMP, -1 without OpenMP */
     int omp_threads, omp_max_threads, omp_procs;
@@ -75,6 +80,14 @@ void ra_report_json(FILE *f, const ra_result *rs, int n);
 
 /* Key name of a PAPI event: "PAPI_L1_DCM" -> "papi_l1_dcm". */
 void ra_papi_key(const char *event, char *buf, size_t len);
+
+/* HPCC's pass rule for one table: errors <= 1% of its words (verified). */
+int ra_hpcc_passed(int64_t errors, uint64_t words);
+/* HPCC's Summary "Success": 1 when every test passed its check under HPCC's
+ * 1% rule (MPI: the global table; Star, Single: every rank's own table);
+ * 0 when any failed or was not verified (--no-verify), since HPCC always
+ * verifies.  The exit code stays strict: any error at all exits 1. */
+int ra_hpcc_success(const ra_result *rs, int n);
 
 /* Derived figures, 0 when undefined. */
 double ra_result_sbf(const ra_result *r);

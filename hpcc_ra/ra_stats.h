@@ -14,7 +14,9 @@ typedef struct ra_stats {
     uint64_t packets_sent;  /* update packets (not finish marks) */
     uint64_t updates_sent;  /* updates carried by those packets */
     uint64_t hops;          /* software-routing hops taken by updates */
-    uint64_t bytes_sent;    /* payload + header bytes put on the wire */
+    uint64_t bytes_sent;    /* update payload bytes sent, 8 per update per hop;
+                             * MPI envelopes, finish marks and empty
+                             * packets are not counted */
 } ra_stats;
 
 #endif

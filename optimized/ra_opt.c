@@ -115,7 +115,6 @@ static const ra_option_def opt_options[] = {
 static const ra_algorithm ra_opt_algorithm = {
     .name = "optimized",
     .summary = "software-routed, dimension-ordered RandomAccess (paper 002 sec. 5)",
-    .hpcc_algorithm_id = 1,
     .options = opt_options,
     .setup = opt_setup,
     .update = opt_update,

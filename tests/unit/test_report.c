@@ -1,5 +1,6 @@
 /* test_report.c - the HPCC 1.5 Summary block: every key, in HPCC's order,
- * ours filled in, unset ones -1; sections in HPCC's wording; PAPI keys. */
+ * ours filled in, unset ones at HPCC's "not run" values; sections in HPCC's
+ * wording; Success by HPCC's 1% rule; PAPI keys. */
 #include "../test.h"
 #include "ra_report.h"
 
@@ -47,7 +48,9 @@ int main(void)
                           "HPL_Tflops=-1\n", "HPL_dMACH_EPS=1.110223e-16\n", "HPL_sMACH_EPS=5.960464e-08\n",
                           "HPL_dMACH_EMIN=-1.021000e+03\n", "dweps=1.110223e-16\n", "PTRANS_GBs=-1\n",
                           "StarSTREAM_Triad=-1\n", "M_OPENMP=201511\n", "MemProc=512\n", "MemSpec=3\n",
-                          "MPIFFT_time6=-1\n", "CPS_RA_SANDIA_OPT2=0\n"};
+                          "MPIFFT_time6=0\n", "CPS_RA_SANDIA_OPT2=0\n", "CPS_RA_SANDIA_NOPT=0\n",
+                          "HPL_cpfact=-\n", "HPL_order=-\n", "HPL_N=-1\n", "STREAM_Threads=1\n",
+                          "STREAM_VectorSize=-1\n"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         ASSERT_STR_CONTAINS(buf, keys[i]);
     /* The order of HPCC 1.5's keys around and inside the RandomAccess block
@@ -66,6 +69,24 @@ int main(void)
         if (hit)
             at = hit;
     }
+    /* The RandomAccess block line by line: HPCC 1.5's keys, in its order. */
+    const char *ra_block[] = {
+        "MPIRandomAccess_LCG_N", "MPIRandomAccess_LCG_time", "MPIRandomAccess_LCG_CheckTime",
+        "MPIRandomAccess_LCG_Errors", "MPIRandomAccess_LCG_ErrorsFraction", "MPIRandomAccess_LCG_ExeUpdates",
+        "MPIRandomAccess_LCG_GUPs", "MPIRandomAccess_LCG_TimeBound", "MPIRandomAccess_LCG_Algorithm",
+        "MPIRandomAccess_N", "MPIRandomAccess_time", "MPIRandomAccess_CheckTime", "MPIRandomAccess_Errors",
+        "MPIRandomAccess_ErrorsFraction", "MPIRandomAccess_ExeUpdates", "MPIRandomAccess_GUPs",
+        "MPIRandomAccess_TimeBound", "MPIRandomAccess_Algorithm", "RandomAccess_LCG_N",
+        "StarRandomAccess_LCG_GUPs", "SingleRandomAccess_LCG_GUPs", "RandomAccess_N", "StarRandomAccess_GUPs",
+        "SingleRandomAccess_GUPs", "STREAM_VectorSize"};
+    const char *at_key = strstr(buf, "\nMPIRandomAccess_LCG_N=");
+    for (size_t i = 0; i < sizeof ra_block / sizeof *ra_block && at_key; i++) {
+        at_key++;
+        size_t kl = strlen(ra_block[i]);
+        ASSERT_TRUE(strncmp(at_key, ra_block[i], kl) == 0 && at_key[kl] == '=');
+        at_key = strchr(at_key, '\n');
+    }
+    ASSERT_TRUE(at_key != NULL);
     /* Every line is key=value with no blanks, between the markers. */
     int lines = 0, bad = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -94,24 +115,83 @@ int main(void)
     ASSERT_STR_CONTAINS(buf, "\n\nEnd of MPIRandomAccess section.\n");
     free(buf);
 
-    /* Star: rank 0's run, then min/avg/max; Single: the selected node. */
+    /* Without a time bound HPCC (built RA_TIME_BOUND_DISABLE) prints no
+     * EXECUTED line and TimeBound=-1; unverified: no "Found" line. */
+    r[0].time_bound = 0;
+    r[0].errors = -1;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ra_report_hpcc_section(f, &r[0]);
+    ra_report_hpcc_summary(f, r, 1, &env);
+    fclose(f);
+    ASSERT_TRUE(strstr(buf, "EXECUTED") == NULL);
+    ASSERT_TRUE(strstr(buf, "Found ") == NULL);
+    ASSERT_STR_CONTAINS(buf, "\nMPIRandomAccess_TimeBound=-1\n");
+    ASSERT_STR_CONTAINS(buf, "\nMPIRandomAccess_Errors=-1\n");
+    ASSERT_STR_CONTAINS(buf, "\nMPIRandomAccess_Algorithm=0\n");
+    free(buf);
+    r[0].time_bound = 60;
+    r[0].errors = 0;
+
+    /* Success: HPCC's 1% rule per table; unverified is never a success. */
+    ra_result sr[2];
+    memcpy(sr, r, sizeof sr);
+    sr[1].test = RA_TEST_STAR;
+    sr[1].nodes_failed = 0;
+    ASSERT_EQ_INT(ra_hpcc_success(sr, 2), 1);
+    sr[0].errors = (1 << 20) / 100; /* 10485 of 2^20: within 1% */
+    ASSERT_EQ_INT(ra_hpcc_success(sr, 2), 1);
+    sr[0].errors++;
+    ASSERT_EQ_INT(ra_hpcc_success(sr, 2), 0);
+    sr[0].errors = 0;
+    sr[1].nodes_failed = 1;
+    ASSERT_EQ_INT(ra_hpcc_success(sr, 2), 0);
+    sr[1].nodes_failed = 0;
+    sr[1].errors = -1; /* --no-verify */
+    ASSERT_EQ_INT(ra_hpcc_success(sr, 2), 0);
+    ASSERT_EQ_INT(ra_hpcc_passed(0, 50), 1);
+    ASSERT_EQ_INT(ra_hpcc_passed(1, 99), 0);   /* 1 > 0.99 */
+    ASSERT_EQ_INT(ra_hpcc_passed(1, 100), 1);
+    ASSERT_EQ_INT(ra_hpcc_passed(2, 199), 0);  /* 2 > 1.99 */
+    ASSERT_EQ_INT(ra_hpcc_passed(-1, 1 << 20), 0);
+
+    /* Star: rank 0's run, the count of ranks with errors, min/avg/max;
+     * Single: the selected rank, its run shown only when it is rank 0. */
     r[1].ranks = 4;
     r[1].updates = 4 * 4 * (1 << 18);
     r[1].table_words = 1 << 18;
     r[1].log2_table = 18;
     r[1].gups_min = 0.2;
     r[1].gups_max = 0.3;
+    r[1].rank_time_s = 0.5;
+    r[1].rank_errors = 2;
+    r[1].errors = 7;
+    r[1].nodes_with_error = 3;
     buf = NULL;
     f = open_memstream(&buf, &len);
     ra_report_hpcc_section(f, &r[1]);
     r[1].test = RA_TEST_SINGLE;
+    r[1].updates = 4 * (1 << 18);
+    r[1].nodes_with_error = 1;
+    r[1].node_selected = 2;
     ra_report_hpcc_section(f, &r[1]);
     fclose(f);
     ASSERT_STR_CONTAINS(buf, "Begin of StarRandomAccess_LCG section.\nMain table size   = 2^18 = 262144 words\n"
                              "Number of updates = 1048576\n");
+    ASSERT_STR_CONTAINS(buf, "Real time used = 0.500000 seconds\n0.002097152 Billion(10^9) Updates    per second");
+    ASSERT_STR_CONTAINS(buf, "Found 2 errors in 262144 locations (passed).\nNode(s) with error 3\n");
     ASSERT_STR_CONTAINS(buf, "Minimum GUP/s 0.200000\nAverage GUP/s 0.250000\nMaximum GUP/s 0.300000\n");
-    ASSERT_STR_CONTAINS(buf, "Begin of SingleRandomAccess_LCG section.\nNode(s) with error 0\nNode selected 0\n"
+    ASSERT_STR_CONTAINS(buf, "Begin of SingleRandomAccess_LCG section.\nNode(s) with error 1\nNode selected 2\n"
                              "Single GUP/s 0.250000\n");
+    free(buf);
+    r[1].node_selected = 0; /* one rank: HPCC's output rank ran it */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ra_report_hpcc_section(f, &r[1]);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "Begin of SingleRandomAccess_LCG section.\nMain table size   = 2^18 = 262144 words\n"
+                             "Number of updates = 1048576\n");
+    ASSERT_STR_CONTAINS(buf, "Node(s) with error 1\nNode selected 0\nSingle GUP/s 0.250000\n");
     free(buf);
 
     /* PAPI keys: totals and per update, named from the event. */
