@@ -1,12 +1,19 @@
 #!/bin/bash
 # compare.sh - ra_base vs ra_opt on the same table and process count, in one
 # go, beside the Star aggregate (every rank alone on its own block: what the
-# memory system allows).  Prints each GUPS and the ratios.  A benchmark, not
-# a test: read the ratios, not absolute times.
+# memory system allows) and, when HPCC is installed, HPCC's own
+# MPIRandomAccess on the same table and rank count.  Prints each GUPS and the
+# ratios.  A benchmark, not a test: read the ratios, not absolute times.
 #
-# usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [-- extra ra_opt options]
+# usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--keep DIR] [-- extra ra_opt options]
 #   Launches like the other run scripts (common.sh): the mpirun matching the
 #   build, MPI=mpich|openmpi or MPIRUN= to choose, LAUNCHER=srun in Slurm.
+#   HPCC: the hpcc binaries to run, space separated [hpcc on PATH]; each runs
+#   in a directory of its own with an hpccinf.txt sized so that its table is
+#   2^K words (HPL and the other tests tiny), launched by HPCC_MPIRUN
+#   [mpirun.openmpi, the Debian package's MPI, else mpirun].  A binary built
+#   with RA_SANDIA_NOPT/OPT2 reports itself as such and is labelled so.
+#   --keep DIR keeps every output (key blocks, hpccoutf.txt files) in DIR.
 set -euo pipefail
 RA_SCRIPT=compare.sh
 # shellcheck source=run_scripts/common.sh
@@ -14,37 +21,166 @@ RA_SCRIPT=compare.sh
 NP=${NP:-2}
 K=${K:-27}
 GEN=lfsr
+KEEP=""
+HPCC=${HPCC-hpcc}
 while [ $# -gt 0 ]; do
     case "$1" in
-    -n) NP=$2; shift 2 ;;
-    -k) K=$2; shift 2 ;;
+    -n) NP=${2:-}; shift 2 ;;
+    -k) K=${2:-}; shift 2 ;;
     --lcg) GEN=lcg; shift ;;
+    --no-hpcc) HPCC=""; shift ;;
+    --keep) KEEP=${2:-}; shift 2 ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
+ra_need_uint "-n" "$NP"
+ra_need_uint "-k" "$K"
+[ "$NP" -ge 1 ] || ra_die "-n '$NP' is not valid: allowed at least 1 process"
+[ "$K" -ge 1 ] && [ "$K" -le 62 ] || ra_die "-k '$K' is not valid: allowed 1..62"
 [ -n "${MPI:-}" ] && MPIRUN=${MPIRUN:-mpirun.$MPI}
 ra_find_bin
-ra_launcher "$NP"
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [ -n "$KEEP" ]; then
+    mkdir -p "$KEEP" || ra_die "--keep '$KEEP' cannot be created: allowed a writable directory"
+    out=$(cd "$KEEP" && pwd)
+else
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
 
+# The HPCC binaries that are really there; one line for each that is not.
+hpccs=()
+for h in $HPCC; do
+    if command -v "$h" >/dev/null 2>&1; then
+        hpccs+=("$(command -v "$h")")
+    else
+        echo "# hpcc '$h' not found: its row is left out (apt-get install hpcc, or HPCC=<path>)"
+    fi
+done
+
+# hpccinf.txt for HPCC's MPIRandomAccess on a 2^K-word table over NP ranks.
+# HPCC sizes that table from HPL's largest matrix: per-process memory
+# 8*N^2/(smallest grid), table = largest power of two <= NP*memory/8 words.
+# A 1x1 grid makes that NP*N^2, so N ~ sqrt(2^K/NP) keeps HPL (which then
+# runs on one rank), PTRANS, DGEMM, STREAM and FFT small; RandomAccess gets
+# exactly 2^K words, checked after the run.
+hpcc_inf() {
+    local n nb
+    n=$(awk -v k="$1" -v p="$2" 'BEGIN {
+        lo = 2 ^ k; hi = 2 * lo; n = int(sqrt(lo / p)) + 1
+        while (n > 1 && (n - 1) * (n - 1) * p >= lo) n--
+        while (n * n * p < lo) n++
+        if (n * n * p >= hi) n = 0
+        print n }')
+    [ "$n" -gt 0 ] || return 1
+    nb=80
+    [ "$n" -lt 320 ] && nb=$(((n + 3) / 4))
+    cat <<EOF
+HPLinpack benchmark input file (written by hpcc-ra compare.sh)
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+$n           Ns (RandomAccess table 2^$1 words over $2 ranks)
+1            # of NBs
+$nb          NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+1            Ps
+1            Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                               Number of additional problem sizes for PTRANS
+1200 10000 30000                values of N
+0                               number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64        values of NB
+EOF
+}
+
+ra_launcher "$NP"
 echo "# compare: $NP ranks, table 2^$K words, generator $GEN, $("${RA_LAUNCH[0]}" --version 2>&1 | grep -m1 -iE 'version|open' | tr -s ' ')"
 # Star with one thread per rank: the same cores the MPI runs use.
 OMP_NUM_THREADS=1 "${RA_LAUNCH[@]}" "$RA_BIN/ra_base" --log2-table "$K" --gen $GEN --suite star --quiet --no-progress >"$out/star"
 "${RA_LAUNCH[@]}" "$RA_BIN/ra_base" --log2-table "$K" --gen $GEN --quiet --no-progress >"$out/base"
 "${RA_LAUNCH[@]}" "$RA_BIN/ra_opt" --log2-table "$K" --gen $GEN --quiet --no-progress "$@" >"$out/opt"
-star=$(ra_key "$out/star" gups_sum)
-base=$(ra_key "$out/base" gups)
-opt=$(ra_key "$out/opt" gups)
 for f in base opt; do
     [ "$(ra_key "$out/$f" errors)" = 0 ] || { echo "compare.sh: $f run failed verification" >&2; exit 1; }
 done
 [ "$(ra_key "$out/base" fingerprint)" = "$(ra_key "$out/opt" fingerprint)" ] || { echo "compare.sh: fingerprints differ" >&2; exit 1; }
+
+# HPCC's own runs, right after ours; its launcher is its own MPI's mpirun.
+hpcc_rows=()
+if [ ${#hpccs[@]} -gt 0 ]; then
+    if [ "${LAUNCHER:-mpirun}" = mpirun ]; then
+        hm=${HPCC_MPIRUN:-}
+        if [ -z "$hm" ]; then
+            hm=mpirun
+            command -v mpirun.openmpi >/dev/null 2>&1 && hm=mpirun.openmpi
+        fi
+        MPIRUN=$hm ra_launcher "$NP"
+    fi
+    sfx=""
+    [ $GEN = lcg ] && sfx=_LCG
+    i=0
+    for h in "${hpccs[@]}"; do
+        i=$((i + 1))
+        d=$out/hpcc$i
+        mkdir -p "$d"
+        rm -f "$d/hpccoutf.txt"
+        hpcc_inf "$K" "$NP" >"$d/hpccinf.txt" || ra_die "-k $K over -n $NP: no HPL size gives HPCC that table"
+        if ! (cd "$d" && OMP_NUM_THREADS=1 "${RA_LAUNCH[@]}" "$h" >"$d/stdout" 2>&1); then
+            echo "compare.sh: $h failed (see $d/stdout with --keep)" >&2
+            exit 3
+        fi
+        hv() { sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$d/hpccoutf.txt" | sed -n "s/^$1=//p" | head -1; }
+        [ "$(hv MPIRandomAccess${sfx}_N)" = $((1 << K)) ] || ra_die "$h ran a table of $(hv MPIRandomAccess${sfx}_N) words, not 2^$K"
+        case "$(hv MPIRandomAccess${sfx}_Algorithm)" in
+        0) label=standard ;;
+        1) label="Sandia NOPT" ;;
+        2) label="Sandia OPT2" ;;
+        *) label="algorithm $(hv MPIRandomAccess${sfx}_Algorithm)" ;;
+        esac
+        exe=$(hv MPIRandomAccess${sfx}_ExeUpdates)
+        echo "# hpcc $i: $h, MPIRandomAccess_Algorithm=$(hv MPIRandomAccess${sfx}_Algorithm) ($label), $exe of $((4 << K)) updates (time bound $(hv MPIRandomAccess${sfx}_TimeBound) s), errors $(hv MPIRandomAccess${sfx}_Errors), Success=$(hv Success), $("${RA_LAUNCH[0]}" --version 2>&1 | grep -m1 -iE 'version|open' | tr -s ' ')"
+        hpcc_rows+=("hpcc ($label)|$(hv MPIRandomAccess${sfx}_GUPs)|$(hv MPIRandomAccess${sfx}_time)")
+    done
+fi
+
+star=$(ra_key "$out/star" gups_sum)
+base=$(ra_key "$out/base" gups)
+opt=$(ra_key "$out/opt" gups)
 printf '%-28s %12s %10s %10s %10s\n' "# run" "GUPS" "time_s" "sbf" "mean_fill"
 printf '%-28s %12.6f %10s %10s %10s\n' "star (sum over ranks)" "$star" "$(ra_key "$out/star" time_s)" - -
 printf '%-28s %12.6f %10s %10s %10s\n' "ra_base" "$base" "$(ra_key "$out/base" time_s)" "$(ra_key "$out/base" sbf)" "$(ra_key "$out/base" mean_fill)"
 printf '%-28s %12.6f %10s %10s %10s\n' "ra_opt ($(ra_key "$out/opt" shape))" "$opt" "$(ra_key "$out/opt" time_s)" "$(ra_key "$out/opt" sbf)" "$(ra_key "$out/opt" mean_fill)"
-awk -v o="$opt" -v b="$base" -v s="$star" 'BEGIN { printf "ratio ra_opt/ra_base: %.2f\nratio ra_opt/star: %.3f\n", o / b, o / s }'
+for r in ${hpcc_rows[@]+"${hpcc_rows[@]}"}; do
+    IFS='|' read -r name g t <<<"$r"
+    printf '%-28s %12.6f %10.6f %10s %10s\n' "$name" "$g" "$t" - -
+done
+awk -v o="$opt" -v b="$base" -v s="$star" 'BEGIN {
+    printf "ratio ra_opt/ra_base: %.2f\nratio ra_opt/star: %.3f\nratio ra_base/star: %.3f\n", o / b, o / s, b / s }'
+for r in ${hpcc_rows[@]+"${hpcc_rows[@]}"}; do
+    IFS='|' read -r name g t <<<"$r"
+    awk -v o="$opt" -v b="$base" -v s="$star" -v h="$g" -v n="$name" 'BEGIN {
+        printf "ratio ra_opt/%s: %.2f\nratio ra_base/%s: %.2f\nratio %s/star: %.3f\n", n, o / h, n, b / h, n, h / s }'
+done
 echo "fingerprint (both): $(ra_key "$out/opt" fingerprint), errors 0"

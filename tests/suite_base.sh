@@ -64,6 +64,21 @@ else
     bad "suite all: rc=$rc missing:$missing json_ok=$json_ok"
 fi
 
+# HPCC's rules for the Summary: --no-verify never reports Success=1 (HPCC
+# always verifies) and exits 0; Single runs on a random rank, never rank 0
+# when P > 1, named in its section and key block.
+rm -f "$TMP/nv.txt"
+run_mpi 4 bin/ra_base --log2-table 14 --suite all --no-verify --output "$TMP/nv.txt" --quiet
+rc=$?
+sel=$(key node_selected)
+sel_sec=$(sed -n 's/^Node selected //p' "$TMP/nv.txt")
+if [ $rc = 0 ] && grep -q '^Success=0$' "$TMP/nv.txt" && [ -n "$sel" ] && [ "$sel" -ge 1 ] && [ "$sel" -le 3 ] &&
+    [ "$sel_sec" = "$sel" ] && grep -q '^Verification skipped\.$' "$TMP/nv.txt" && ! grep -q 'EXECUTED' "$TMP/nv.txt"; then
+    ok "--no-verify: exit 0, Success=0; Single ran on rank $sel of 4 (random, not 0); no EXECUTED line without a time bound"
+else
+    bad "--no-verify / Single: rc=$rc Success=$(sed -n 's/^Success=//p' "$TMP/nv.txt") node_selected=$sel section=$sel_sec"
+fi
+
 # Progress line on request.
 RA_PROGRESS_DELAY_S=0 run_mpi 2 bin/ra_base --log2-table 20 --progress --quiet
 if [ $? = 0 ] && grep -q 'ETA' "$TMP/err"; then ok "--progress prints a progress line with ETA"; else bad "--progress printed: $(head -c 200 "$TMP/err")"; fi

@@ -79,6 +79,66 @@ LAUNCHER=qsub run_scripts/hpcc_submission.sh -n 2 -k 12 -o "$TMP/sub2" >"$TMP/o"
 rc=$?
 [ $rc = 2 ] && grep -q "allowed mpirun or srun" "$TMP/o" && ok "LAUNCHER=qsub rejected naming mpirun|srun" || bad "LAUNCHER=qsub: rc=$rc $(cat "$TMP/o")"
 
+# compare.sh on a tiny table: its rows and ratios; with HPCC installed (the
+# Debian hpcc, Open MPI) also HPCC's own row, and our hpccoutf.txt against
+# the one that real HPCC wrote: the same 148 Summary keys in the same order,
+# the same RandomAccess sections in the same order, and each section's lines
+# the same once numbers and times are set aside.
+timeout -k 10 300 run_scripts/compare.sh -n 2 -k 14 --keep "$TMP/cmp" >"$TMP/cmpout" 2>&1
+rc=$?
+want="star (sum over ranks)|ra_base|ra_opt \(2\)|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|fingerprint \(both\): [0-9a-f]{16}, errors 0$"
+have_hpcc=0
+if command -v hpcc >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1; then
+    have_hpcc=1
+    want="$want|hpcc \(standard\) +[0-9.]+ +[0-9.]+ +- +-$|ratio ra_opt/hpcc \(standard\): [0-9.]+$|ratio hpcc \(standard\)/star: [0-9.]+$"
+fi
+missing=""
+IFS='|' read -r -a pats <<<"$want"
+for p in "${pats[@]}"; do grep -qE "^$p" "$TMP/cmpout" || missing="$missing [$p]"; done
+if [ $rc = 0 ] && [ -z "$missing" ]; then
+    ok "compare.sh -n 2 -k 14: star, ra_base, ra_opt$([ $have_hpcc = 1 ] && echo ", HPCC's own MPIRandomAccess") rows and ratios"
+else
+    bad "compare.sh -n 2 -k 14: rc=$rc missing:$missing"
+    sed 's/^/    /' "$TMP/cmpout" | tail -12
+fi
+if [ $have_hpcc = 1 ] && [ -s "$TMP/cmp/hpcc1/hpccoutf.txt" ]; then
+    real=$TMP/cmp/hpcc1/hpccoutf.txt
+    rm -f "$TMP/ours.txt"
+    # HPCC runs its standard algorithm under its 60 s time bound: the same here
+    run_mpi 2 bin/ra_base --log2-table 14 --suite all --gen both --time-bound 60 --output "$TMP/ours.txt" --quiet
+    rc=$?
+    summary_keys() { sed -n '/^Begin of Summary section\./,/^End of Summary section\./p' "$1" | cut -d= -f1; }
+    ra_sections() { grep -E '^Begin of [A-Za-z]*RandomAccess[A-Za-z_]* section\.$' "$1"; }
+    # a section's lines without numbers and times: what HPCC says, in order
+    shape_of() {
+        sed -n "/^Begin of $2 section\./,/^End of $2 section\./p" "$1" | grep -v '^Current time' |
+            sed -E 's/-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?/#/g'
+    }
+    probs=""
+    diff <(summary_keys "$real") <(summary_keys "$TMP/ours.txt") >"$TMP/keydiff" || probs="$probs summary-keys($(grep -c '^[<>]' "$TMP/keydiff") lines differ)"
+    [ "$(summary_keys "$real" | grep -c .)" -ge 148 ] || probs="$probs real-summary-short"
+    diff <(ra_sections "$real") <(ra_sections "$TMP/ours.txt") >/dev/null || probs="$probs section-order"
+    for sec in MPIRandomAccess StarRandomAccess SingleRandomAccess MPIRandomAccess_LCG StarRandomAccess_LCG SingleRandomAccess_LCG; do
+        diff <(shape_of "$real" $sec) <(shape_of "$TMP/ours.txt" $sec) >"$TMP/secdiff" || { probs="$probs $sec-lines"; sed 's/^/    /' "$TMP/secdiff" | head -6; }
+    done
+    # the values HPCC and we must agree on for this table and rank count
+    for k in MPIRandomAccess_N MPIRandomAccess_LCG_N RandomAccess_N RandomAccess_LCG_N MPIRandomAccess_Errors \
+        MPIRandomAccess_ExeUpdates MPIRandomAccess_TimeBound MPIRandomAccess_Algorithm CommWorldProcs Success \
+        CPS_RA_SANDIA_NOPT HPL_cpfact STREAM_Threads MemSpec; do
+        a=$(sed -n "s/^$k=//p" "$real")
+        b=$(sed -n "s/^$k=//p" "$TMP/ours.txt")
+        [ "$a" = "$b" ] || probs="$probs $k:hpcc=$a,ours=$b"
+    done
+    if [ $rc = 0 ] && [ -z "$probs" ]; then
+        ok "hpccoutf.txt vs the Debian hpcc's (2 ranks, 2^14): same $(summary_keys "$real" | grep -c =) Summary keys in order, same 6 RandomAccess sections line for line, same N/ExeUpdates/TimeBound/Algorithm/Success"
+    else
+        bad "hpccoutf.txt vs the Debian hpcc's: rc=$rc problems:$probs"
+        head -10 "$TMP/keydiff" | sed 's/^/    /'
+    fi
+else
+    echo "# skip - hpccoutf.txt cross-check against HPCC: the Debian hpcc (and mpirun.openmpi) not installed (apt-get install hpcc)"
+fi
+
 # A 2x2 sweep: documented columns, one row per run, exact everywhere, resumable.
 CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
 csv=$TMP/sweep/s.csv

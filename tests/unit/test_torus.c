@@ -122,6 +122,28 @@ static void grammar(void)
         ASSERT_EQ_INT(torus_shape_parse(txt, 0, &b, err, sizeof err), 0);
         ASSERT_EQ_INT(memcmp(&a, &b, sizeof a), 0);
     }
+    /* The README's auto-shape table, row by row: shape, sum of sizes (the
+     * buckets per rank) and fill = floor(TORUS_AUTO_BUDGET / sum).  A change
+     * of the model's constants must change the README with this table. */
+    static const struct {
+        int n;
+        const char *name;
+        int sum_k, fill;
+    } table[] = {{2, "2", 2, 480},           {4, "4", 4, 240},          {8, "8", 8, 120},
+                 {16, "16", 16, 60},         {24, "24", 24, 40},        {32, "8x4", 12, 80},
+                 {64, "8x8", 16, 60},        {128, "16x8", 24, 40},     {256, "16x16", 32, 30},
+                 {512, "8x8x8", 24, 40},     {1024, "16x8x8", 32, 30},  {2048, "8x8x8x4", 28, 34},
+                 {4096, "8x8x8x8", 32, 30},  {8192, "8x8x8x4x4", 32, 30}, {16384, "8x8x8x8x4", 36, 26},
+                 {32768, "8x8x8x8x8", 40, 24}, {65536, "8x8x8x8x4x4", 40, 24}, {100, "10x10", 20, 48},
+                 {1000, "10x10x10", 30, 32}};
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        char name[64];
+        torus_shape_auto(table[i].n, TORUS_AUTO_BUDGET, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, &a);
+        torus_shape_format(&a, name, sizeof name);
+        ASSERT_STR_EQ(name, table[i].name);
+        ASSERT_EQ_INT(torus_shape_sum_k(&a), table[i].sum_k);
+        ASSERT_EQ_INT(TORUS_AUTO_BUDGET / torus_shape_sum_k(&a), table[i].fill);
+    }
     refuses("auto:64", 32, "has 64 positions but there are 32 processes: the product must equal the process count");
     refuses("auto:0", 0, "allowed auto:N with N in 1..1073741824");
 
