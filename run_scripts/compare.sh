@@ -38,7 +38,7 @@ done
 ra_need_uint "-n" "$NP"
 ra_need_uint "-k" "$K"
 [ "$NP" -ge 1 ] || ra_die "-n '$NP' is not valid: allowed at least 1 process"
-[ "$K" -ge 1 ] && [ "$K" -le 62 ] || ra_die "-k '$K' is not valid: allowed 1..62"
+if [ "$K" -lt 1 ] || [ "$K" -gt 62 ]; then ra_die "-k '$K' is not valid: allowed 1..62"; fi
 [ -n "${MPI:-}" ] && MPIRUN=${MPIRUN:-mpirun.$MPI}
 ra_find_bin
 if [ -n "$KEEP" ]; then
