@@ -21,9 +21,9 @@ typedef struct ra_result {
     double rank_time_s;      /* Star: rank 0's own kernel time; Single: the
                               * selected rank's (HPCC prints that rank's run) */
     double check_time_s;     /* verification, -1 when skipped */
-    double cpu_time_s;       /* rank 0's process CPU time in the kernel */
+    double cpu_time_s;       /* process CPU time in the kernel: rank 0's (Single: the selected rank's) */
     double check_cpu_s;      /* rank 0's process CPU time in verification */
-    double gups;             /* MPI: total; Star: mean per process; Single: rank 0 */
+    double gups;             /* MPI: total; Star: mean per process; Single: the selected rank */
     double gups_min, gups_max, gups_sum; /* Star only */
     double time_bound;       /* seconds, 0 when off */
     double sample_time_s;    /* time-bound sample, 0 when none */
