@@ -17,14 +17,20 @@
  * call carries sizes.
  *
  * Choice ("auto"): from the facts the allreduce gives every rank alike:
- * D = remote destinations per rank (distinct ranks, on average), B = bytes
- * per non-empty remote block, H = routing hops per block (dimensions in
- * which source and destination differ, on average), P = sum(k_d - 1) over
- * the dimensions (the routed algorithm's partners per rank).  Direct
- * costs D alpha + D B beta per rank, routed at most P alpha + H D B beta
- * (each block is copied and sent once per hop).  Routed is taken when it
- * sends fewer messages (P < D) and the saving pays for the extra hops:
- * (D - P) alpha > (H - 1) D B beta, with alpha/beta = MS_ALPHA_BYTES.
+ * M = non-empty remote blocks per rank (direct's messages, on average; a
+ * peer listed twice counts twice), B = bytes per such block, H = routing
+ * hops per block (dimensions in which source and destination differ, on
+ * average), D = distinct remote destinations per rank, and P' = the
+ * smaller of D and sum(k_d - 1) over the dimensions (the routed
+ * algorithm's partners per rank): about the messages routed sends.
+ * Direct costs M alpha + M B beta per rank; routed about P' alpha +
+ * H M B beta + the copies (each block is packed and unpacked once per
+ * hop: MS_COPY_SHARE of a send per byte).  Routed is taken when it sends
+ * fewer messages (P' < M) and the saving pays for the extra hops and
+ * copies: (M - P') alpha > (H - 1 + MS_COPY_SHARE) M B beta, with
+ * alpha/beta = MS_ALPHA_BYTES.  On one dimension (H = 1) that is a peer
+ * listed several times (a halo on a ring of 2): its small blocks go as
+ * one message.
  */
 #include "multisend_impl.h"
 
@@ -37,6 +43,10 @@
  * 0.2-0.5 ns/byte), and 3.5 us against 6.5 ns/byte on the BlueGene/L
  * model of collbench --simulate: on both a message is worth about 1 KiB. */
 #define MS_ALPHA_BYTES 1024.0
+/* Packing and unpacking a byte against sending it: two memcpy of cached
+ * data against a transport's copy in and out (shared memory) or a wire:
+ * taken as half. */
+#define MS_COPY_SHARE 0.5
 
 static const torus__ms_alg *const ms_algs[] = {&torus__ms_direct, &torus__ms_routed, NULL};
 
@@ -155,7 +165,7 @@ static int spec_ok(torus_coll *c, const torus_multisend_spec *s)
     return 0;
 }
 
-enum { F_BADARG, F_BADCOUNT, F_BADSIZE, F_OOM, F_DESTS, F_BLOCKS, F_BYTES, F_HOPS, NFACTS };
+enum { F_BADARG, F_BADCOUNT, F_BADSIZE, F_DESTS, F_BLOCKS, F_BYTES, F_HOPS, NFACTS };
 
 /* Collective: checks the pattern on every rank and gathers the facts the
  * choice needs (sums over ranks in facts[]).  0, or the error every rank
@@ -246,9 +256,10 @@ static const torus__ms_alg *choose(const torus_multisend *p, const uint64_t *fac
         partners += c->map->shape.k[d] - 1;
     if (!facts[F_BLOCKS])
         return &torus__ms_direct;
-    double D = (double)facts[F_DESTS] / c->n, B = (double)facts[F_BYTES] / (double)facts[F_BLOCKS];
-    double H = (double)facts[F_HOPS] / (double)facts[F_BLOCKS];
-    if (partners < D && (D - partners) * MS_ALPHA_BYTES > (H - 1) * D * B)
+    double M = (double)facts[F_BLOCKS] / c->n, B = (double)facts[F_BYTES] / (double)facts[F_BLOCKS];
+    double H = (double)facts[F_HOPS] / (double)facts[F_BLOCKS], D = (double)facts[F_DESTS] / c->n;
+    double P = partners < D ? partners : D;
+    if (P < M && (M - P) * MS_ALPHA_BYTES > (H - 1 + MS_COPY_SHARE) * M * B)
         return &torus__ms_routed;
     return &torus__ms_direct;
 }
