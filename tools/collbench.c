@@ -777,8 +777,13 @@ static void csv_num(writer *w, double v)
 
 static void emit_csv(writer *w, const run_info *ri)
 {
+    /* the multisend patterns' columns only when they ran: a collectives
+     * CSV keeps the columns plot_coll.sh and older files have */
+    int pats = 0;
+    for (int i = 0; i < ri->nrows; i++)
+        pats |= ri->rows[i].kind >= NKINDS;
     wput(w, "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,"
-            "ratio_vs_mpi,setup_us,bound_us,ratio_vs_bound,breakeven_calls\n");
+            "ratio_vs_mpi%s\n", pats ? ",setup_us,bound_us,ratio_vs_bound,breakeven_calls" : "");
     for (int i = 0; i < ri->nrows; i++) {
         const row *r = &ri->rows[i];
         wput(w, "%s,%zu,%s,%s,%d,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f", op_label(r->kind), r->size, r->alg, r->chosen,
@@ -786,11 +791,13 @@ static void emit_csv(writer *w, const run_info *ri)
         csv_num(w, r->mbs);
         csv_num(w, r->pred_us);
         csv_num(w, r->ratio);
-        int pat = r->kind >= NKINDS;
-        csv_num(w, pat ? r->setup_us : -1);
-        csv_num(w, pat ? r->bound_us : -1);
-        csv_num(w, pat ? r->ratio_bound : -1);
-        csv_num(w, pat ? r->breakeven : -1);
+        if (pats) {
+            int pat = r->kind >= NKINDS;
+            csv_num(w, pat ? r->setup_us : -1);
+            csv_num(w, pat ? r->bound_us : -1);
+            csv_num(w, pat ? r->ratio_bound : -1);
+            csv_num(w, pat ? r->breakeven : -1);
+        }
         wput(w, "\n");
     }
 }
@@ -2361,26 +2368,52 @@ static void pattern_fill(bench *b, const pattern *p, size_t half, int it)
     }
 }
 
+/* The references of --validate's replays: MPI_Alltoallv's result of every
+ * step for replays 0, 1, 2 (made once per pattern, compared with every
+ * entry). */
+enum { PAT_REPLAYS = 3 };
+typedef struct patref {
+    unsigned char *r[PAT_REPLAYS][2];
+} patref;
+
+static void patref_make(bench *b, patref *pr, const pattern *p, size_t half)
+{
+    memset(pr, 0, sizeof *pr);
+    for (int it = 0; it < PAT_REPLAYS; it++) {
+        pattern_fill(b, p, half, it);
+        for (int st = 0; st < p->nsteps; st++) {
+            pr->r[it][st] = malloc(p->st[st].rlen);
+            need_memory(b, pr->r[it][st] != NULL, "multisend", p->st[st].rlen);
+            pattern_reference(b, &p->st[st], b->sbuf + (size_t)st * half, pr->r[it][st]);
+        }
+    }
+}
+
+static void patref_free(patref *pr)
+{
+    for (int it = 0; it < PAT_REPLAYS; it++)
+        free(pr->r[it][0]), free(pr->r[it][1]);
+    memset(pr, 0, sizeof *pr);
+}
+
 /* --validate: three replays with changing data; every step's receive
  * buffer (gaps included) against the MPI_Alltoallv reference. */
-static void pattern_validate(bench *b, checks *ck, pentry *e, const pattern *p, size_t half, const char *what)
+static void pattern_validate(bench *b, checks *ck, pentry *e, const pattern *p, size_t half, const patref *pr,
+                             const char *what)
 {
     int k = check_add(ck, what);
-    for (int it = 0; it < 3; it++) {
+    for (int it = 0; it < PAT_REPLAYS; it++) {
         pattern_fill(b, p, half, it);
         pentry_call(b, e, p, half);
         for (int st = 0; st < p->nsteps; st++) {
             const pstep *s = &p->st[st];
-            unsigned char *ref = malloc(s->rlen);
-            need_memory(b, ref != NULL, "multisend", s->rlen);
-            pattern_reference(b, s, b->sbuf + (size_t)st * half, ref);
+            const unsigned char *ref = pr->r[it][st];
             const unsigned char *got = b->rbuf + (size_t)st * half;
             for (size_t x = 0; x < s->rlen && !ck->why[k][0]; x++)
                 if (got[x] != ref[x])
                     snprintf(ck->why[k], sizeof ck->why[k],
                              "rank %d, replay %d, step %d: byte %zu of the receive buffer is %u, MPI_Alltoallv gave %u",
                              b->me, it, st, x, got[x], ref[x]);
-            free(ref);
         }
     }
 }
@@ -2433,6 +2466,10 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                             pat_name[pi], bytes);
                 MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
             }
+            patref pr;
+            memset(&pr, 0, sizeof pr);
+            if (o->validate)
+                patref_make(b, &pr, &p, half);
             pattern_fill(b, &p, half, 0);
             if (var == 1) {
                 /* the irregular pattern is only validated */
@@ -2440,7 +2477,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                     char what[160];
                     snprintf(what, sizeof what, "%s (irregular) '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
                     pentry_setup(b, &e[i], &p, half);
-                    pattern_validate(b, ck, &e[i], &p, half, what);
+                    pattern_validate(b, ck, &e[i], &p, half, &pr, what);
                     pentry_free(&e[i], &p);
                 }
             } else {
@@ -2472,7 +2509,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                         if (round == 0 && o->validate) {
                             char what[160];
                             snprintf(what, sizeof what, "%s '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
-                            pattern_validate(b, ck, &e[i], &p, half, what);
+                            pattern_validate(b, ck, &e[i], &p, half, &pr, what);
                         }
                         pentry_free(&e[i], &p);
                     }
@@ -2532,6 +2569,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
             }
             if (o->validate)
                 decide(b, ck);
+            patref_free(&pr);
             free(b->sbuf), free(b->rbuf);
             b->sbuf = b->rbuf = NULL;
             pattern_free(&p);
