@@ -37,11 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* alpha / beta in bytes: a message costs what this many bytes cost on the
- * wire.  About 1 us against about 1 ns per byte on this machine's MPICH
- * shared memory (collbench's calibration: alpha 0.3-1.5 us, beta
- * 0.2-0.5 ns/byte), and 3.5 us against 6.5 ns/byte on the BlueGene/L
- * model of collbench --simulate: on both a message is worth about 1 KiB. */
+/* alpha / beta in bytes: a message costs what this many bytes cost.
+ * collbench's calibrations: on the BlueGene/L model of --simulate 3.5 us
+ * against 8.1 ns/byte (about 430 bytes); on this machine's MPICH shared
+ * memory 0.3-1.5 us against 0.2-0.5 ns/byte (1-5 KiB).  1 KiB lies
+ * between: on the model it picks routed for transpose's 64-rank columns at
+ * 512-byte blocks, where direct is 1.6x faster (README, Multisend). */
 #define MS_ALPHA_BYTES 1024.0
 /* Packing and unpacking a byte against sending it: two memcpy of cached
  * data against a transport's copy in and out (shared memory) or a wire:
