@@ -26,7 +26,8 @@ static void usage(FILE *f)
     ropt_timed_defaults(&d);
     fprintf(f,
             "usage: torusmodel [options]\n"
-            "CPU and network bounds on RandomAccess GUPS (paper 002 eq. 1, eq. 2, sec. 6.2).\n"
+            "CPU, network and node-memory bounds on RandomAccess GUPS (paper 002 eq. 1, eq. 2,\n"
+            "sec. 6.2) and a predicted GUPS; the smallest bound is the binding one.\n"
             "Parameters, applied left to right (later ones win):\n"
             "  --preset NAME          bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7)\n"
             "                         (default: none)\n"
@@ -40,6 +41,14 @@ static void usage(FILE *f)
             "  --bytes-per-update B   bytes on the wire per update, b (required; default: none)\n"
             "  --link-bw BYTES_PER_S  link capacity per direction, C (required; default: none)\n"
             "  --updates-per-message M  direct: updates per send/recv (default 1 = eq. 1)\n"
+            "  --t-local-plain C      direct: cycles per update of the baseline's one-at-a-time loop\n"
+            "                         (default 0 = t_local)\n"
+            "  --t-test C             direct: cycles of the MPI_Test made every update (default 0)\n"
+            "  --ranks-per-node R     ranks sharing one node (default 1)\n"
+            "  --cores-per-node C     cores of a node; CPU bound counts min(R, C) per node\n"
+            "                         (default 0 = R)\n"
+            "  --node-gups G          node random-update rate in GUPS (Star aggregate), or R:G pairs\n"
+            "                         like 1:0.1,2:0.12,8:0.11 (default: none = memory unbounded)\n"
             "  --algorithm A          direct | routed (default direct)\n"
             "  --shape S              one shape: 8x8x16, m suffix = mesh dimension, hypercube:D\n"
             "                         (default: none; --shape or --shapes is required)\n"
@@ -338,8 +347,19 @@ int main(int argc, char **argv)
                "  updates/message %g\n",
                p.clock_hz, p.t_local, p.t_send, p.t_recv, p.t_overhead, p.t_hop, p.bytes_per_update, p.link_bw,
                p.updates_per_message);
-        printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s  %-7s", "N", "shape", "alpha/C", "hops", "cycles/upd",
-               "cpu_gups", "net_gups", "bound_gups", "binding");
+        printf("# ranks_per_node %g  cores_per_node %g  t_local_plain %g  t_test %g  node_gups ", p.ranks_per_node,
+               p.cores_per_node, p.t_local_plain, p.t_test);
+        if (!p.nnode)
+            printf("none");
+        for (int j = 0; j < p.nnode; j++) {
+            if (p.node_ranks[j] > 0)
+                printf("%s%.0f:%g", j ? "," : "", p.node_ranks[j], p.node_rate[j]);
+            else
+                printf("%g", p.node_rate[j]);
+        }
+        printf("\n");
+        printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s %12s  %-7s %12s", "N", "shape", "alpha/C", "hops",
+               "cycles/upd", "cpu_gups", "net_gups", "mem_gups", "bound_gups", "binding", "pred_gups");
         if (bucketed)
             printf(" %9s", "bucket");
         if (simulate)
@@ -388,11 +408,16 @@ int main(int argc, char **argv)
         torus_shape_format(&p.shapes[k], name, sizeof name);
         if (json) {
             char f1[32], f2[32], f3[32];
+            char f4[32], f5[32];
             printf("%s{\"nodes\": %d, \"shape\": \"%s\", \"alpha\": %.10g, \"hops\": %.6g, \"cycles_per_update\": %.6g, "
-                   "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"bound_gups\": %s, \"binding\": \"%s\"",
+                   "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"memory_bound_gups\": %s, "
+                   "\"bound_gups\": %s, \"binding\": \"%s\", \"predicted_gups\": %s, \"machine_nodes\": %.0f, "
+                   "\"ranks_per_node\": %.6g, \"cores_used_per_node\": %.6g",
                    k ? ", " : "", row.n, name, row.alpha, row.hops, row.cycles_per_update,
                    fig(f1, sizeof f1, "%.6g", row.cpu_gups, "null"), fig(f2, sizeof f2, "%.6g", row.net_gups, "null"),
-                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "null"), row.binding);
+                   fig(f4, sizeof f4, "%.6g", row.mem_gups, "null"), fig(f3, sizeof f3, "%.6g", row.bound_gups, "null"),
+                   row.binding, fig(f5, sizeof f5, "%.6g", row.predicted_gups, "null"), row.nodes, row.ranks_node,
+                   row.cores_used);
             if (bucketed)
                 printf(", \"mean_bucket_size\": %.4f", bucket);
             if (simulate)
@@ -403,11 +428,13 @@ int main(int argc, char **argv)
                        sr.exact ? "true" : "false");
             printf("}");
         } else {
-            char f1[32], f2[32], f3[32];
-            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12s %12s %12s  %-7s", row.n, name, row.alpha, row.hops,
+            char f1[32], f2[32], f3[32], f4[32], f5[32];
+            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12s %12s %12s %12s  %-7s %12s", row.n, name, row.alpha, row.hops,
                    row.cycles_per_update, fig(f1, sizeof f1, "%.4f", row.cpu_gups, "unbounded"),
                    fig(f2, sizeof f2, "%.4f", row.net_gups, "unbounded"),
-                   fig(f3, sizeof f3, "%.4f", row.bound_gups, "unbounded"), row.binding);
+                   fig(f4, sizeof f4, "%.4f", row.mem_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.4f", row.bound_gups, "unbounded"), row.binding,
+                   fig(f5, sizeof f5, "%.4f", row.predicted_gups, "unbounded"));
             if (bucketed)
                 printf(" %9.3f", bucket);
             if (simulate)
@@ -425,13 +452,18 @@ int main(int argc, char **argv)
         if (p.nshapes == 1) {
             char name[128];
             torus_shape_format(&p.shapes[0], name, sizeof name);
-            char f1[32], f2[32], f3[32];
+            char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32];
             printf("nodes: %d\nshape: %s\nalpha: %.10g\nhops_per_update: %.6g\ncycles_per_update: %.6g\n"
-                   "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nbound_gups: %s\nbinding: %s\n",
-                   row.n, name, row.alpha, row.hops, row.cycles_per_update,
+                   "machine_nodes: %.0f\nranks_per_node: %.6g\ncores_used_per_node: %.6g\nnode_gups: %s\n"
+                   "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nmemory_bound_gups: %s\nbound_gups: %s\nbinding: %s\n"
+                   "predicted_gups: %s\n",
+                   row.n, name, row.alpha, row.hops, row.cycles_per_update, row.nodes, row.ranks_node,
+                   row.cores_used, row.node_gups > 0 ? fig(f5, sizeof f5, "%.6g", row.node_gups, "none") : "none",
                    fig(f1, sizeof f1, "%.6g", row.cpu_gups, "unbounded"),
                    fig(f2, sizeof f2, "%.6g", row.net_gups, "unbounded"),
-                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "unbounded"), row.binding);
+                   fig(f4, sizeof f4, "%.6g", row.mem_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "unbounded"), row.binding,
+                   fig(f6, sizeof f6, "%.6g", row.predicted_gups, "unbounded"));
             if (bucketed)
                 printf("mean_bucket_size: %.4f\n", bucket);
             if (simulate)
