@@ -49,15 +49,17 @@ double tm_node_gups(const tm_params *p, double r)
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen)
 {
     memset(row, 0, sizeof *row);
-    sc_result r;
-    int rc = sc_closed_form(s, &r, 0, err, errlen);
-    if (rc)
-        return rc;
     double N = s->n;
     row->n = s->n;
-    row->alpha = r.alpha;
     row->hops = torus_expected_hops(s);
-    sc_result_free(&r);
+    if (s->n >= 2) {
+        sc_result r;
+        int rc = sc_closed_form(s, &r, 0, err, errlen);
+        if (rc)
+            return rc;
+        row->alpha = r.alpha;
+        sc_result_free(&r);
+    }
     /* ranks share nodes: a node runs min(ranks on it, cores) at once */
     double rpn = p->ranks_per_node >= 1 ? p->ranks_per_node : 1;
     row->nodes = ceil(N / rpn);
@@ -75,7 +77,8 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     }
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
-    row->net_gups = 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9;
+    /* one rank sends nothing: no network bound */
+    row->net_gups = s->n >= 2 ? 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9 : INFINITY;
     row->node_gups = tm_node_gups(p, row->ranks_node);
     row->mem_gups = row->node_gups > 0 ? row->nodes * row->node_gups : INFINITY;
     row->binding = "cpu";

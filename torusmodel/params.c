@@ -82,12 +82,8 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
     }
     if (torus_shape_parse(txt, 0, &p->shapes[p->nshapes], err, errlen))
         return -2;
-    if (p->shapes[p->nshapes].n < 2) {
-        char shown[300];
-        torus_cli_escape(txt, shown, sizeof shown);
-        snprintf(err, errlen, "shape '%s' has one node: allowed shapes of at least 2", shown);
-        return -2;
-    }
+    /* a one-rank shape is allowed: nothing crosses a link, only the CPU and
+     * memory bounds apply (a sweep's np = 1 point) */
     p->nshapes++;
     return 0;
 }
