@@ -59,7 +59,9 @@ static void usage(FILE *f)
             "  --bucket-sim P         the baseline's mean bucket size at P processes, Table 6 (default: off)\n"
             "  --simulate             run the routed algorithm over the simulated transport with\n"
             "                         link and CPU costs, shapes up to 64x32x32 (default: off)\n"
-            "  --sim-updates U        updates per virtual rank in --simulate (default 1024)\n"
+            "  --sim-updates U        updates per virtual rank in --simulate (default: 2^22 / N, at\n"
+            "                         least 1024: small machines run long enough to reach their steady\n"
+            "                         rate, the pipeline of 1024 pending updates per rank being filled)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d, ra_opt's --outstanding)\n"
             "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
@@ -162,7 +164,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     tm_params_defaults(&c->p);
-    c->sim_updates = 1024, c->sim_latency = 1e-7, c->header_bytes = 32;
+    c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = 32;
     ropt_timed_defaults(&c->sim_defaults);
     c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
     tm_params *pp = &c->p;
@@ -290,6 +292,39 @@ static int write_params_file(const tm_params *p, const char *path)
     return 0;
 }
 
+/* "(x,y,z) dim y -" for the busiest link of a simulation. */
+static void hot_link(const ropt_timed_result *r, char *buf, size_t len)
+{
+    if (r->hot_dim < 0) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, len - o, "(");
+    for (int d = 0; d < r->ndims && o < len; d++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d", d ? "," : "", r->hot_coords[d]);
+    if (o < len)
+        snprintf(buf + o, len - o, ") dim %c %c", r->hot_dim < 3 ? "xyz"[r->hot_dim] : '0' + r->hot_dim,
+                 r->hot_dir ? '-' : '+');
+}
+
+/* One line of the where-the-time-goes table. */
+static void time_row(const torus_shape *sh, const ropt_timed_result *r)
+{
+    char name[128], use[160] = "", hot[160];
+    torus_shape_format(sh, name, sizeof name);
+    size_t o = 0;
+    for (int d = 0; d < r->ndims && o < sizeof use; d++)
+        o += (size_t)snprintf(use + o, sizeof use - o, "%s%.2f/%.2f", d ? " " : "", r->dim_util_mean[d],
+                              r->dim_util_max[d]);
+    hot_link(r, hot, sizeof hot);
+    char hot2[200];
+    snprintf(hot2, sizeof hot2, "%s %.2f", hot, r->hot_util);
+    printf("  %8d  %-16s %-32s %-26s %7.4f %7.4f %5d %5.2f  %.3f %.3f %.3f %.3f\n", sh->n, name, use, hot2,
+           r->blocked_frac, r->waiting_frac, r->cap, r->mean_fill, r->fill_frac[0], r->fill_frac[1], r->fill_frac[2],
+           r->fill_frac[3]);
+}
+
 int main(int argc, char **argv)
 {
     tm_cli cli;
@@ -373,6 +408,7 @@ int main(int argc, char **argv)
     double bucket = -1;
     ropt_timed_result sr;
     memset(&sr, 0, sizeof sr);
+    static ropt_timed_result sims[TM_MAX_SHAPES];
     for (int k = 0; k < p.nshapes; k++) {
         tm_params q = p;
         if (bucketed && p.algorithm == TM_DIRECT) {
@@ -392,7 +428,9 @@ int main(int argc, char **argv)
             sc.outstanding = (int)sim_outstanding;
             sc.lookahead = (int)sim_lookahead;
             sc.shape = p.shapes[k];
-            sc.updates_per_rank = (long)sim_updates;
+            /* auto: 2^22 updates in all, at least 1024 per rank */
+            sc.updates_per_rank = sim_updates > 0 ? (long)sim_updates
+                                  : (4194304L / p.shapes[k].n > 1024 ? 4194304L / p.shapes[k].n : 1024);
             sc.t_update_s = q.t_local / q.clock_hz;
             sc.t_hop_s = q.t_hop / q.clock_hz;
             sc.link_bw = q.link_bw;
@@ -403,6 +441,7 @@ int main(int argc, char **argv)
                 goto bad;
             if (rc)
                 goto bad_rc;
+            sims[k] = sr;
         }
         char name[128];
         torus_shape_format(&p.shapes[k], name, sizeof name);
@@ -426,6 +465,20 @@ int main(int argc, char **argv)
                        sr.gups, sr.gups_total, sr.sbf, sr.link_util, sr.bytes_per_update,
                        (unsigned long long)sr.fingerprint,
                        sr.exact ? "true" : "false");
+            if (simulate) {
+                printf(", \"sim_dim_util_mean\": [");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? ", " : "", sr.dim_util_mean[d]);
+                printf("], \"sim_dim_util_max\": [");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? ", " : "", sr.dim_util_max[d]);
+                char hot[160];
+                hot_link(&sr, hot, sizeof hot);
+                printf("], \"sim_hottest_link\": \"%s\", \"sim_hottest_util\": %.4f, \"sim_blocked_frac\": %.4f, "
+                       "\"sim_waiting_frac\": %.4f, \"sim_mean_fill\": %.4f, \"sim_fill_quartiles\": [%.4f, %.4f, %.4f, %.4f]",
+                       hot, sr.hot_util, sr.blocked_frac, sr.waiting_frac, sr.mean_fill, sr.fill_frac[0], sr.fill_frac[1],
+                       sr.fill_frac[2], sr.fill_frac[3]);
+            }
             printf("}");
         } else {
             char f1[32], f2[32], f3[32], f4[32], f5[32];
@@ -441,6 +494,15 @@ int main(int argc, char **argv)
                 printf(" %12.4f %8.4f %8.4f", sr.gups, sr.sbf, sr.link_util);
             printf("\n");
         }
+    }
+    if (!json && simulate && p.nshapes > 1) {
+        printf("# where the time goes (--simulate): link use = busy / makespan per dimension, mean/max over its\n"
+               "# links; the busiest link (from coordinates, dimension, way); rank time idle with a send slot\n"
+               "# refused (blocked) or with nothing to do (waiting); packets by fill, words / cap\n");
+        printf("# %8s  %-16s %-32s %-26s %7s %7s %5s %5s  %s\n", "N", "shape", "link use x,y,z: mean/max",
+               "busiest link", "blocked", "waiting", "cap", "fill", "fill <=1/4 <=1/2 <=3/4 <=1");
+        for (int k = 0; k < p.nshapes; k++)
+            time_row(&p.shapes[k], &sims[k]);
     }
     if (json) {
         printf("]");
@@ -472,6 +534,20 @@ int main(int argc, char **argv)
                        sr.gups, sr.gups_total, sr.time_s, sr.sbf, sr.link_util, sr.bytes_per_update,
                        (unsigned long long)sr.updates,
                        (unsigned long long)sr.fingerprint, sr.exact ? "yes" : "no");
+            if (simulate) {
+                printf("sim_dim_util_mean:");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? "," : " ", sr.dim_util_mean[d]);
+                printf("\nsim_dim_util_max:");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? "," : " ", sr.dim_util_max[d]);
+                char hot[160];
+                hot_link(&sr, hot, sizeof hot);
+                printf("\nsim_hottest_link: %s\nsim_hottest_util: %.4f\nsim_blocked_frac: %.4f\nsim_waiting_frac: %.4f\n"
+                       "sim_cap: %d\nsim_mean_fill: %.4f\nsim_fill_quartiles: %.4f,%.4f,%.4f,%.4f\n",
+                       hot, sr.hot_util, sr.blocked_frac, sr.waiting_frac, sr.cap, sr.mean_fill, sr.fill_frac[0],
+                       sr.fill_frac[1], sr.fill_frac[2], sr.fill_frac[3]);
+            }
         }
         if (bucket_p) {
             printf("bucket_sim_p: %ld\n", bucket_p);
