@@ -136,7 +136,10 @@ calibrate() {
 # predict PARAMS ALGORITHM SHAPE GUPS: the model columns of one row
 predict() {
     local empty=",,,,,,"
-    [ -n "$1" ] && [ -n "$3" ] && [ "$3" != - ] || { echo "$empty"; return; }
+    if [ -z "$1" ] || [ -z "$3" ] || [ "$3" = - ]; then
+        echo "$empty"
+        return
+    fi
     local r
     r=$("$RA_BIN/torusmodel" --params "$1" --algorithm "$2" --shape "$3" 2>/dev/null) || { echo "$empty"; return; }
     printf '%s\n' "$r" | awk -v g="$4" -F': ' '

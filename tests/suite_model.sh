@@ -163,4 +163,4 @@ if run_mpi 1 bin/ra_calibrate --quick --log2-table 18 --output "$TMP/cal1.params
 else
     bad "ra_calibrate -n 1: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
 fi
-expect_fail "ra_calibrate bad table" 2 "allowed an integer 16..40" 1 bin/ra_calibrate --log2-table 50
+expect_fail "ra_calibrate bad table" 2 "allowed an integer 10..40" 1 bin/ra_calibrate --log2-table 50

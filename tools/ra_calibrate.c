@@ -88,7 +88,7 @@ static void usage(void)
            "aggregate of ra_opt's loop), t_local, t_local_plain, MPI_Test, t_send/t_recv per payload\n"
            "(paper 002 Table 1's method, ranks in pairs at once), t_hop from ra_opt itself, and\n"
            "writes a params file for bin/torusmodel --params.\n"
-           "  --log2-table K   the run's global table of 2^K words, K in 16..40; each rank holds\n"
+           "  --log2-table K   the run's global table of 2^K words, K in 10..40; each rank holds\n"
            "                   2^K / P words (default 25)\n"
            "  --quick          2^21 updates per rank per phase, fewer repetitions: seconds (default: off)\n"
            "  --output FILE    params file to write (default calibration.params)\n"
@@ -134,8 +134,8 @@ static int parse_options(int argc, char **argv, int rank, cal_opts *o)
                 printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
             return 0;
         case 'k':
-            if (torus_cli_long(optarg, 16, 40, &v))
-                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 16..40");
+            if (torus_cli_long(optarg, 10, 40, &v))
+                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 10..40");
             else
                 o->log2 = (int)v;
             break;

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = parse_options(argc, argv, 1, &o);
     if (rc != -1 && rc != 0 && rc != TORUS_EXIT_USAGE)
         abort();
-    if (rc == -1 && (o.log2 < 16 || o.log2 > 40 || o.link_bw < 0))
+    if (rc == -1 && (o.log2 < 10 || o.log2 > 40 || o.link_bw < 0))
         abort();
     free(buf);
     return 0;
