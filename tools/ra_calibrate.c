@@ -15,11 +15,11 @@
  *     system's random-update rate with its ranks sharing it.
  *   t_local: the same loop on rank 0 alone, the other ranks asleep: the
  *     cost on a core of its own.
- *   t_local_plain: the one-at-a-time loop (the baseline's) on every rank at
- *     once: cores / node rate.
- *   t_test: the one-at-a-time loop with an MPI_Test per update (the
- *     baseline's local path, sec. 6.1: the tests' state is evicted by the
- *     table updates) less the plain loop, every rank at once.
+ *   t_local_plain, t_test: the one-at-a-time loop (the baseline's) on
+ *     rank 0 alone, and the same loop with an MPI_Test per update less it
+ *     (the baseline's local path, sec. 6.1: the tests' state is evicted by
+ *     the table updates).
+ *   node_gups_plain: that path on every rank at once, as node_gups.
  *   t_send, t_recv: pairs of ranks (0-1, 2-3, ...) at once, Table 1's
  *     method per payload 8..8192 bytes; the direct model takes the payload
  *     of the baseline's mean bucket (tm_bucket_sim, Table 6).
@@ -245,6 +245,18 @@ static double node_rate(const torus_node_info *ni, double updates, double secs)
     return total / ni->nnodes;
 }
 
+/* The baseline's local path: generate, update, one MPI_Test per update. */
+static void base_local_path(uint64_t *t, int lk, uint64_t n, MPI_Request *req)
+{
+    uint64_t ran = 1;
+    int flag = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ran = ra_gen_next(RA_GEN_LFSR, ran);
+        t[ra_gen_index(RA_GEN_LFSR, ran, lk)] ^= ran;
+        RA_MPI_CHECK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+    }
+}
+
 static const int sizes[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
 enum { NS = sizeof sizes / sizeof *sizes };
 
@@ -392,49 +404,42 @@ int main(int argc, char **argv)
             node_gups = g;
     }
 
-    /* t_local_plain: the baseline's one-at-a-time loop, every rank at once */
-    double t_local_plain;
-    {
-        uint64_t *t = alloc_table(MPI_COMM_WORLD, LS);
-        ra_table_init(t, LS, 0);
-        sleepy_barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        ra_local_replay(t, lk, RA_GEN_LFSR, per_rank);
-        double dt = MPI_Wtime() - t0;
-        sleepy_barrier(MPI_COMM_WORLD);
-        ra_table_free(t, LS);
-        t_local_plain = used / node_rate(&ni, (double)per_rank, dt);
-    }
-
-    /* t_test: the baseline calls MPI_Test once per update (paper 002
-     * sec. 6.1) between its table updates, which evict MPI's state from
-     * the caches: the one-at-a-time loop with one MPI_Test per update on a
-     * receive still pending, every rank at once, less the plain loop */
-    double t_test;
+    /* the baseline's local path (paper 002 sec. 6.1): the one-at-a-time
+     * loop, and the same loop with one MPI_Test per update on a receive
+     * still pending -- between table updates MPI's state falls out of the
+     * caches, so a test costs more there than in a tight loop of tests.
+     * On rank 0 alone (others asleep): t_local_plain and t_test, the
+     * direct model's eq. 1 costs; then the loop with tests on every rank
+     * at once: node_gups_plain, the node rate of that path. */
+    double t_local_plain = 0, t_test = 0, node_gups_plain;
     {
         uint64_t *t = alloc_table(MPI_COMM_WORLD, LS);
         ra_table_init(t, LS, 0);
         MPI_Request req;
         char dummy[8];
         RA_MPI_CHECK(MPI_Irecv(dummy, 8, MPI_BYTE, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &req));
-        uint64_t n = per_rank / 2, ran = 1;
-        int flag = 0;
-        sleepy_barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (uint64_t i = 0; i < n; i++) {
-            ran = ra_gen_next(RA_GEN_LFSR, ran);
-            t[ra_gen_index(RA_GEN_LFSR, ran, lk)] ^= ran;
-            RA_MPI_CHECK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        uint64_t n = per_rank / 2;
+        if (!rank) {
+            double t0 = MPI_Wtime();
+            ra_local_replay(t, lk, RA_GEN_LFSR, n);
+            t_local_plain = (MPI_Wtime() - t0) / (double)n * 1e9;
+            t0 = MPI_Wtime();
+            base_local_path(t, lk, n, &req);
+            t_test = (MPI_Wtime() - t0) / (double)n * 1e9 - t_local_plain;
+            if (t_test < 0)
+                t_test = 0;
         }
+        sleepy_barrier(MPI_COMM_WORLD);
+        RA_MPI_CHECK(MPI_Bcast(&t_local_plain, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        RA_MPI_CHECK(MPI_Bcast(&t_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        double t0 = MPI_Wtime();
+        base_local_path(t, lk, n, &req);
         double dt = MPI_Wtime() - t0;
         sleepy_barrier(MPI_COMM_WORLD);
+        node_gups_plain = node_rate(&ni, (double)n, dt);
         RA_MPI_CHECK(MPI_Cancel(&req));
         RA_MPI_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         ra_table_free(t, LS);
-        double both = used / node_rate(&ni, (double)n, dt);
-        t_test = both - t_local_plain;
-        if (t_test < 0)
-            t_test = 0;
     }
 
     /* message costs per payload, and the link, with two ranks or more */
@@ -476,7 +481,8 @@ int main(int argc, char **argv)
     /* t_hop: ra_opt itself on every rank, the run's table */
     int cap;
     torus_shape shape;
-    uint64_t U = per_rank * (uint64_t)P;
+    /* twice the phase's updates: ra_opt's start and drain weigh less */
+    uint64_t U = 2 * per_rank * (uint64_t)P;
     double routed = 1e300;
     for (int tries = 0; tries < 2; tries++) {
         double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, op.log2, U, &cap, &shape);
@@ -503,8 +509,10 @@ int main(int argc, char **argv)
         printf("node_gups: %.6g (ra_opt's loop on all %g ranks of a node at once)\n", node_gups, rpn);
         printf("t_local: %.2f ns per update (ra_opt's loop, look-ahead %d, rank 0 alone)\n", t_local,
                ROPT_DEFAULT_LOOKAHEAD);
-        printf("t_local_plain: %.2f ns per update per core (one at a time, all ranks at once)\n", t_local_plain);
-        printf("t_test: %.1f ns per MPI_Test per core (between table updates)\n", t_test);
+        printf("t_local_plain: %.2f ns per update (one at a time, rank 0 alone)\n", t_local_plain);
+        printf("t_test: %.1f ns per MPI_Test between table updates (rank 0 alone)\n", t_test);
+        printf("node_gups_plain: %.6g (that loop with its tests on all %g ranks of a node at once)\n", node_gups_plain,
+               rpn);
         if (P >= 2) {
             printf("t_send/t_recv (ns per core) per payload, %d pair(s) at once:", P / 2);
             for (int k = 0; k < NS; k++)
@@ -533,6 +541,9 @@ int main(int argc, char **argv)
         prm.nnode = 1;
         prm.node_ranks[0] = ceil(rpn);
         prm.node_rate[0] = node_gups;
+        prm.nplain = 1;
+        prm.plain_ranks[0] = ceil(rpn);
+        prm.plain_rate[0] = node_gups_plain;
         prm.nshapes = 1;
         prm.shapes[0] = shape;
         torus_outfile o;

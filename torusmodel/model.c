@@ -15,9 +15,9 @@
  *   cores_per_node): ranks beyond the cores time-share them.  Paper 002
  *   folds memory into t_local, which holds for one rank per node; ranks
  *   sharing a node share its memory system, whose rate Star measures.
- *   Prediction (see torusmodel.h): routed = the local update at the node
- *   rate plus the routing work on the cores; direct = the CPU bound; both
- *   capped by the smallest bound.
+ *   Prediction (see torusmodel.h): the local update at the node's rate
+ *   (ra_opt's loop for routed, the baseline's local path for direct) plus
+ *   the routing or message work on the cores; capped by the smallest bound.
  * Bucket simulator (Table 6): P-1 buckets kept in per-size lists so the
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
@@ -29,21 +29,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-double tm_node_gups(const tm_params *p, double r)
+/* A rate of R:G pairs sorted by R at r: the pair, else linear between
+ * neighbours, else the nearest end; 0 when there are none. */
+static double pairs_at(int n, const double *ranks, const double *rate, double r)
 {
-    if (p->nnode == 0)
+    if (n == 0)
         return 0;
-    /* pairs are kept sorted by ranks (params.c) */
-    if (r <= p->node_ranks[0] || p->nnode == 1)
-        return p->node_rate[0];
-    for (int i = 1; i < p->nnode; i++) {
-        if (r <= p->node_ranks[i]) {
-            double a = p->node_ranks[i - 1], b = p->node_ranks[i];
-            return p->node_rate[i - 1] + (p->node_rate[i] - p->node_rate[i - 1]) * (r - a) / (b - a);
+    if (r <= ranks[0] || n == 1)
+        return rate[0];
+    for (int i = 1; i < n; i++) {
+        if (r <= ranks[i]) {
+            double a = ranks[i - 1], b = ranks[i];
+            return rate[i - 1] + (rate[i] - rate[i - 1]) * (r - a) / (b - a);
         }
     }
     /* past the largest count measured the memory system stays saturated */
-    return p->node_rate[p->nnode - 1];
+    return rate[n - 1];
+}
+
+double tm_node_gups(const tm_params *p, double r)
+{
+    return pairs_at(p->nnode, p->node_ranks, p->node_rate, r);
+}
+
+double tm_node_gups_plain(const tm_params *p, double r)
+{
+    return pairs_at(p->nplain, p->plain_ranks, p->plain_rate, r);
 }
 
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen)
@@ -66,14 +77,12 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     row->ranks_node = N / row->nodes;
     double cores = p->cores_per_node > 0 ? p->cores_per_node : row->ranks_node;
     row->cores_used = row->ranks_node < cores ? row->ranks_node : cores;
-    double direct_cycles = 0;
     if (p->algorithm == TM_ROUTED) {
         row->cycles_per_update = p->t_local + p->t_hop * row->hops;
     } else {
         double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
         double tl = p->t_local_plain > 0 ? p->t_local_plain : p->t_local;
-        direct_cycles = tl + p->t_test + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
-        row->cycles_per_update = direct_cycles;
+        row->cycles_per_update = tl + p->t_test + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
     }
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
@@ -89,8 +98,13 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         row->binding = "memory", row->bound_gups = row->mem_gups;
     /* the prediction: seconds one node spends per update */
     double pred = row->cpu_gups;
+    double plain = tm_node_gups_plain(p, row->ranks_node);
     if (p->algorithm == TM_ROUTED && row->node_gups > 0) {
         double s_node = 1.0 / (row->node_gups * 1e9) + p->t_hop * row->hops / f_node;
+        pred = row->nodes / s_node / 1e9;
+    } else if (p->algorithm == TM_DIRECT && plain > 0) {
+        double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
+        double s_node = 1.0 / (plain * 1e9) + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead) / f_node;
         pred = row->nodes / s_node / 1e9;
     }
     /* an unbounded CPU (no cost given) predicts the other bounds */

@@ -37,6 +37,7 @@ static const key_def keys[] = {
     NUM(ranks_per_node, "ranks sharing one node (>= 1)"),
     NUM(cores_per_node, "cores of one node (0 = as many as ranks_per_node)"),
     {"node_gups", 0, 0, "node random-update rate, GUPS: G, or R:G pairs per ranks on the node"},
+    {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
     {"shape", 0, 0, "one shape, e.g. 8x8x16 (m suffix = mesh dimension)"},
     {"shapes", 0, 0, "comma-separated shapes, or bgl (Table 2's twelve partitions)"},
@@ -90,7 +91,7 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
 
 /* node_gups: "G" (any rank count) or "R:G,R:G,..." with whole R >= 1,
  * kept sorted by R; every G > 0. */
-static int set_node_gups(tm_params *p, const char *key, const char *value, char *err, size_t errlen)
+static int set_node_gups(tm_params *p, int plain, const char *key, const char *value, char *err, size_t errlen)
 {
     char buf[1024], shown[300];
     torus_cli_escape(value, shown, sizeof shown);
@@ -127,7 +128,14 @@ static int set_node_gups(tm_params *p, const char *key, const char *value, char 
     }
     if (!q.nnode)
         goto bad;
-    *p = q;
+    if (plain) {
+        /* parsed into the node_gups fields of a copy, moved across */
+        p->nplain = q.nnode;
+        memcpy(p->plain_ranks, q.node_ranks, sizeof q.node_ranks);
+        memcpy(p->plain_rate, q.node_rate, sizeof q.node_rate);
+    } else {
+        *p = q;
+    }
     return 0;
 bad:
     snprintf(err, errlen, "bad value '%s' for %s: allowed a rate in GUPS > 0, or pairs R:G,R:G (R whole ranks "
@@ -139,10 +147,10 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
 {
     char k[64];
     canon(key, k, sizeof k);
-    if (!strcmp(k, "node_gups")) {
+    if (!strcmp(k, "node_gups") || !strcmp(k, "node_gups_plain")) {
         char kshown[80];
         torus_cli_escape(key, kshown, sizeof kshown);
-        return set_node_gups(p, kshown, value, err, errlen);
+        return set_node_gups(p, !strcmp(k, "node_gups_plain"), kshown, value, err, errlen);
     }
     if (!strcmp(k, "algorithm")) {
         if (!strcmp(value, "direct"))
@@ -221,7 +229,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     torus_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
-                          "cores_per_node, node_gups, algorithm, shape, shapes",
+                          "cores_per_node, node_gups, node_gups_plain, algorithm, shape, shapes",
              kshown);
     return -2;
 }
@@ -299,7 +307,7 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
      * rate is the sequential benchmark's (104 cycles, sec. 4.1): above
      * every CPU bound, so memory never binds here */
     q.ranks_per_node = 1, q.cores_per_node = 1;
-    q.t_local_plain = 0, q.t_test = 0;
+    q.t_local_plain = 0, q.t_test = 0, q.nplain = 0;
     q.nnode = 1, q.node_ranks[0] = 0, q.node_rate[0] = q.clock_hz / q.t_local / 1e9;
     if (!strcmp(name, "bgl-mpi")) {
         /* Table 1, 8-byte payload: MPI_Send 1544, MPI_Recv 1271 cycles.
@@ -345,13 +353,16 @@ void tm_params_write(const tm_params *p, FILE *f)
         if (keys[i].numeric)
             fprintf(f, "%-20s = %.10g   # %s\n", keys[i].key, *(const double *)((const char *)p + keys[i].offset),
                     keys[i].help);
-        else if (!strcmp(keys[i].key, "node_gups") && p->nnode > 0) {
+        else if ((!strcmp(keys[i].key, "node_gups") && p->nnode > 0) ||
+                 (!strcmp(keys[i].key, "node_gups_plain") && p->nplain > 0)) {
+            int pl = !strcmp(keys[i].key, "node_gups_plain"), n = pl ? p->nplain : p->nnode;
+            const double *rk = pl ? p->plain_ranks : p->node_ranks, *rt = pl ? p->plain_rate : p->node_rate;
             fprintf(f, "%-20s = ", keys[i].key);
-            for (int j = 0; j < p->nnode; j++) {
-                if (p->node_ranks[j] > 0)
-                    fprintf(f, "%s%.0f:%.10g", j ? "," : "", p->node_ranks[j], p->node_rate[j]);
+            for (int j = 0; j < n; j++) {
+                if (rk[j] > 0)
+                    fprintf(f, "%s%.0f:%.10g", j ? "," : "", rk[j], rt[j]);
                 else
-                    fprintf(f, "%.10g", p->node_rate[j]);
+                    fprintf(f, "%.10g", rt[j]);
             }
             fprintf(f, "   # %s\n", keys[i].help);
         } else if (!strcmp(keys[i].key, "algorithm"))

@@ -49,6 +49,8 @@ static void usage(FILE *f)
             "                         (default 0 = R)\n"
             "  --node-gups G          node random-update rate in GUPS (Star aggregate), or R:G pairs\n"
             "                         like 1:0.1,2:0.12,8:0.11 (default: none = memory unbounded)\n"
+            "  --node-gups-plain G    direct: node rate of the baseline's local path (loop + MPI_Test),\n"
+            "                         G or R:G pairs; the direct prediction's local term (default: none)\n"
             "  --algorithm A          direct | routed (default direct)\n"
             "  --shape S              one shape: 8x8x16, m suffix = mesh dimension, hypercube:D\n"
             "                         (default: none; --shape or --shapes is required)\n"
@@ -391,6 +393,15 @@ int main(int argc, char **argv)
                 printf("%s%.0f:%g", j ? "," : "", p.node_ranks[j], p.node_rate[j]);
             else
                 printf("%g", p.node_rate[j]);
+        }
+        printf("  node_gups_plain ");
+        if (!p.nplain)
+            printf("none");
+        for (int j = 0; j < p.nplain; j++) {
+            if (p.plain_ranks[j] > 0)
+                printf("%s%.0f:%g", j ? "," : "", p.plain_ranks[j], p.plain_rate[j]);
+            else
+                printf("%g", p.plain_rate[j]);
         }
         printf("\n");
         printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s %12s  %-7s %12s", "N", "shape", "alpha/C", "hops",

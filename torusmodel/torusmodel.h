@@ -39,6 +39,11 @@ typedef struct tm_params {
      * none = not given (the memory bound is then unbounded) */
     int nnode;
     double node_ranks[TM_MAX_NODE_RATES], node_rate[TM_MAX_NODE_RATES];
+    /* direct: the node rate of the baseline's local path (one-at-a-time
+     * loop, one MPI_Test per update) with its ranks at once, pairs as above;
+     * none = the prediction is the CPU bound */
+    int nplain;
+    double plain_ranks[TM_MAX_NODE_RATES], plain_rate[TM_MAX_NODE_RATES];
     tm_algorithm algorithm;
     int nshapes;
     torus_shape shapes[TM_MAX_SHAPES];
@@ -88,13 +93,17 @@ typedef struct tm_row {
  *     rate plus the routing work on the cores,
  *       1 / (1 / node_gups + H t_hop / (cores f))
  *     (t_local / (cores f) for the first term when no node rate is given);
- *     direct: the CPU bound with the baseline's per-update costs (one-at-
- *     a-time loop, MPI_Test, heap, send/recv per bucket);
+ *     direct: likewise, the baseline's local path at its node rate
+ *     (node_gups_plain) plus its messages on the cores,
+ *       1 / (1 / node_gups_plain + (N-1)/N ((t_send + t_recv)/m + t_overhead) / (cores f))
+ *     (the CPU bound when no such rate is given);
  *   both never above the smallest bound. */
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
 /* node_gups at r ranks on a node: the pair with r ranks, else linear
  * between the neighbouring pairs, else the nearest end; 0 when none. */
 double tm_node_gups(const tm_params *p, double r);
+/* The same for node_gups_plain. */
+double tm_node_gups_plain(const tm_params *p, double r);
 
 /* Mean number of updates per message of the baseline when `pending`
  * updates are spread over P-1 destinations and the largest bucket is sent

@@ -172,6 +172,16 @@ static void three_bounds(void)
     /* the prediction: 1 / (1/0.05 + 20 * 0.875 / 8) ns, below every bound */
     ASSERT_NEAR(r.predicted_gups, 1.0 / (20.0 + 17.5 / 8), 1e-12);
     ASSERT_TRUE(r.predicted_gups <= r.bound_gups);
+    /* direct: the baseline's local path at its node rate, messages on the
+     * cores: 1 / (1/0.02 + 7/8 * (300 + 200) / 64 / 8) ns */
+    machine(&p, TM_DIRECT);
+    p.t_send = 300, p.t_recv = 200, p.updates_per_message = 64, p.t_local_plain = 40, p.t_test = 20;
+    ASSERT_EQ_INT(tm_param_set(&p, "ranks_per_node", "8", err, sizeof err), 0);
+    ASSERT_EQ_INT(tm_param_set(&p, "node_gups_plain", "8:0.02", err, sizeof err), 0);
+    ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
+    ASSERT_NEAR(r.cpu_gups, 8.0 / (40 + 20 + 0.875 * 500.0 / 64), 1e-12);
+    ASSERT_NEAR(r.predicted_gups, 1.0 / (50.0 + 0.875 * 500.0 / 64 / 8), 1e-12);
+    ASSERT_TRUE(r.predicted_gups <= r.bound_gups);
     /* no node rate: memory unbounded, the old two-bound model */
     machine(&p, TM_DIRECT);
     ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
@@ -237,7 +247,7 @@ static void node_rates(void)
     char path[] = "/tmp/tm_params_XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, "t_local = 9\nranks_per_node = 8\ncores_per_node = 2\nnode_gups = 1:0.1,8:0.12\n"
+    fprintf(f, "t_local = 9\nranks_per_node = 8\ncores_per_node = 2\nnode_gups = 1:0.1,8:0.12\nnode_gups_plain = 0.03\n"
                "t_local_plain = 30\nt_test = 15\n");
     fclose(f);
     tm_params q;
@@ -259,6 +269,8 @@ static void node_rates(void)
     ASSERT_NEAR(r.node_ranks[1], 8, 0);
     ASSERT_NEAR(r.node_rate[1], 0.12, 1e-15);
     ASSERT_NEAR(r.ranks_per_node, 8, 0);
+    ASSERT_EQ_INT(r.nplain, 1);
+    ASSERT_NEAR(tm_node_gups_plain(&r, 8), 0.03, 1e-15);
     /* an old file (no new keys) loads: one rank per node, memory unbounded */
     f = fopen(path, "w");
     fprintf(f, "clock_hz = 1e9\nt_local = 10\nt_send = 100\nt_recv = 100\nt_overhead = 5\nt_hop = 20\n"
@@ -296,8 +308,10 @@ static void prediction_capped(void)
                         p.updates_per_message = 16;
                         p.cores_per_node = cores[ci];
                         p.ranks_per_node = rpn[ni];
-                        if (rates[ri] > 0)
+                        if (rates[ri] > 0) {
                             p.nnode = 1, p.node_ranks[0] = 0, p.node_rate[0] = rates[ri];
+                            p.nplain = 1, p.plain_ranks[0] = 0, p.plain_rate[0] = rates[ri] / 3;
+                        }
                         torus_shape s;
                         ASSERT_EQ_INT(torus_shape_parse(shapes[si], 0, &s, err, sizeof err), 0);
                         tm_row r;
