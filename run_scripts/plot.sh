@@ -158,7 +158,13 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     echo "set format y '%g'"
     echo "set grid xtics ytics mytics lc rgb '#dddddd'"
     echo "set bmargin 9"
-    echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
+    # four rows of two columns hold the measured/predicted/CPU-bound entries
+    # of two variants and the two shared bounds without overlapping
+    if [ $have_pred = 1 ]; then
+        echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 4 width -2 samplen 4 spacing 1.1"
+    else
+        echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
+    fi
     echo "set offsets graph 0.05, graph 0.05, 0, 0"
     echo "set datafile missing '?'"
     printf 'plot '
