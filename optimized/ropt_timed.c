@@ -8,7 +8,10 @@
  *   update bucketed.  GUPS is the steady rate: 80% of the updates over the
  *   time from 10% to 90% of the expected CPU work done; the whole run,
  *   start and drain included, is reported beside it.  The final table is
- *   checked against the sequential replay of the same updates.
+ *   checked against the sequential replay of the same updates.  Where the
+ *   time goes comes back with it: link use per dimension and the busiest
+ *   link, rank time idle blocked on a full send slot or waiting for
+ *   packets, and how full the packets were.
  *   Cost: O(updates * hops * log N) time; O(N * (sum k) * cap) memory with
  *   compact routes (no N x N table), so 64x32x32 fits in a few GB.
  */
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(TORUS_TIMED_FILL_BINS == 4, "ropt_timed_result's fill_frac has four bins");
 _Static_assert(ROPT_TIMED_MAX_OUTSTANDING == ROPT_MAX_OUTSTANDING && ROPT_TIMED_MAX_LOOKAHEAD == ROPT_MAX_LOOKAHEAD,
                "the narrow entry states ra_opt's ranges");
 
@@ -149,6 +153,19 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     res->link_util = ts.link_util;
     res->bytes_per_update = ((double)ts.words * 8 + (double)ts.packets * c->header_bytes) / (double)total;
     res->hops_per_update = (double)sum.hops / (double)total;
+    res->ndims = sh->ndims;
+    res->cap = cap;
+    for (int d = 0; d < sh->ndims; d++)
+        res->dim_util_mean[d] = ts.dim_util_mean[d], res->dim_util_max[d] = ts.dim_util_max[d];
+    res->hot_dim = ts.hot_dim, res->hot_dir = ts.hot_dir, res->hot_util = ts.hot_util;
+    if (ts.hot_rank >= 0)
+        memcpy(res->hot_coords, &map.coords[(size_t)ts.hot_rank * sh->ndims], (size_t)sh->ndims * sizeof(int));
+    double rank_time = (double)N * makespan;
+    res->blocked_frac = rank_time > 0 ? ts.blocked_s / rank_time : 0;
+    res->waiting_frac = rank_time > 0 ? ts.waiting_s / rank_time : 0;
+    res->mean_fill = ts.packets ? (double)ts.words / (double)ts.packets / cap : 0;
+    for (int b = 0; b < 4; b++)
+        res->fill_frac[b] = ts.packets ? (double)ts.fill_hist[b] / (double)ts.packets : 0;
     rc = 0;
     err[0] = 0;
 out:

@@ -41,6 +41,16 @@ typedef struct ropt_timed_result {
     uint64_t updates, packets, steps, max_pending;
     uint64_t fingerprint;
     int exact;               /* the final table equals the sequential one */
+    /* where the time goes (torus_timed_stats): per dimension link use,
+     * busy / makespan over its directed links, mean and max */
+    int ndims, cap;
+    double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
+    int hot_coords[TORUS_MAX_DIMS], hot_dim, hot_dir; /* the busiest link: from, dimension, 0 = + */
+    double hot_util;
+    double blocked_frac;     /* rank time idle with a send slot refused / (N * makespan) */
+    double waiting_frac;     /* rank time idle with nothing to do / (N * makespan) */
+    double mean_fill;        /* words per packet / cap */
+    double fill_frac[4];     /* packets <= 1/4, <= 1/2, <= 3/4, <= 1 full */
 } ropt_timed_result;
 
 /* Returns 0, -2 on bad input (err), -3 out of memory or a stuck machine. */

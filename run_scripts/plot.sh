@@ -1,15 +1,18 @@
 #!/bin/bash
 # run_scripts/plot.sh - PNG plots of a sweep CSV (run_scripts/sweep.sh), gnuplot.
 #
-#   DIR/gups_vs_procs.png    GUPS against processes, log-log, one line per
-#                            variant, with torusmodel's CPU bounds (routed for
-#                            ra_opt, direct for ra_base) and network bound:
+#   DIR/gups_vs_procs.png    GUPS against processes, log-log: each variant's
+#                            measured points and torusmodel's predicted line
+#                            (the CSV's predicted_gups, from the calibration
+#                            sweep.sh made at each process count), its CPU
+#                            bound, and the network and node-memory bounds:
 #                            the picture of paper 002's Figure 4.
 #   DIR/traffic_per_update.png  bytes on the wire and software-routing hops
 #                            per update against processes, each point labelled
 #                            with its routing shape, beside the model's hops.
-# The bounds use the calibrated parameters sweep.sh wrote beside the CSV
-# (or --params FILE / --preset NAME).  Only verified rows are plotted.
+# The prediction and bounds are the CSV's own columns; with --params FILE or
+# --preset NAME (or a CSV without them) torusmodel computes the bounds from
+# those parameters instead.  Only verified rows are plotted.
 set -u
 RA_SCRIPT=plot.sh
 # shellcheck source=run_scripts/common.sh
@@ -21,7 +24,8 @@ usage: $0 [options] SWEEP.csv
   -o DIR          where the PNGs go [default: the CSV's directory]
   -k K            table size (log2 words) to plot [default: the largest in the CSV]
   -g GEN          lfsr or lcg [default: the generator of the first verified row]
-  --params FILE   torusmodel parameters for the bounds [default: the CSV name with .params]
+  --params FILE   torusmodel parameters for the bounds instead of the CSV's columns
+                  [default: the CSV's columns, else the CSV name with .params]
   --preset NAME   torusmodel preset instead (bgl-mpi, bgl-raw, bgl-routed) [default: none]
   -h              this help
 environment: GNUPLOT (the gnuplot to run) [gnuplot], RA_BIN [bin/]
@@ -60,6 +64,8 @@ fi
 ra_find_bin
 [ -n "$OUT" ] || OUT=$(dirname "$CSV")
 mkdir -p "$OUT" || { echo "$RA_SCRIPT: error: cannot create $OUT" >&2; exit 3; }
+USER_MODEL=0
+{ [ -n "$PARAMS" ] || [ -n "$PRESET" ]; } && USER_MODEL=1
 [ -n "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=${CSV%.csv}.params
 [ -z "$PARAMS" ] || [ -r "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=""
 
@@ -71,6 +77,7 @@ col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 C_VAR=$(col variant); C_NP=$(col np); C_GEN=$(col generator); C_K=$(col table_log2)
 C_GUPS=$(col gups); C_STATUS=$(col status); C_SHAPE=$(col shape)
 C_HOPS=$(col hops_per_update); C_BYTES=$(col bytes_per_update)
+C_PRED=$(col predicted_gups); C_CPU=$(col cpu_bound_gups); C_NET=$(col network_bound_gups); C_MEM=$(col memory_bound_gups)
 
 ok_rows() { awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "passed"' "$CSV"; }
 [ -n "$GEN" ] || GEN=$(ok_rows | awk -F, -v g="$C_GEN" 'NR == 1 { print $g }')
@@ -81,14 +88,20 @@ ra_need_uint "-k" "$K"
 ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" -v kk="$K" '$g == gen && $k == kk' >"$work/rows"
 [ -s "$work/rows" ] || ra_die "no verified $GEN rows with table 2^$K in '$CSV': allowed -k of a size the sweep ran"
 
-# One data file per variant: np gups bytes hops shape, sorted by np.
+# One data file per variant: np gups bytes hops shape predicted cpu net mem,
+# sorted by np; '?' where the CSV has no figure (older CSVs, "unbounded").
 mapfile -t VARIANTS < <(awk -F, -v c="$C_VAR" '!seen[$c]++ { print $c }' "$work/rows")
 n=0
 for v in "${VARIANTS[@]}"; do
     n=$((n + 1))
     awk -F, -v c="$C_VAR" -v v="$v" -v np="$C_NP" -v gu="$C_GUPS" -v b="$C_BYTES" -v h="$C_HOPS" -v s="$C_SHAPE" \
-        '$c == v { print $np, $gu, $b, $h, $s }' "$work/rows" | sort -n >"$work/v$n.dat"
+        -v cp="${C_PRED:-0}" -v cc="${C_CPU:-0}" -v cn="${C_NET:-0}" -v cm="${C_MEM:-0}" '
+        function num(i) { return (i > 0 && $i ~ /^[0-9.eE+-]+$/) ? $i : "?" }
+        $c == v { print $np, $gu, $b, $h, $s, num(cp), num(cc), num(cn), num(cm) }' "$work/rows" | sort -n >"$work/v$n.dat"
 done
+# the CSV's own model columns are used unless --params/--preset was given
+have_pred=0
+[ $USER_MODEL = 0 ] && awk '$6 != "?" { f = 1 } END { exit !f }' "$work"/v*.dat && have_pred=1
 
 # Bounds at every process count >= 2: the routed CPU bound on ra_opt's shape
 # (flat when ra_opt did not run there), the direct CPU bound with the
@@ -99,7 +112,7 @@ MODEL=()
 [ -n "$PARAMS" ] && MODEL+=(--params "$PARAMS")
 have_bounds=0
 val() { printf '%s\n' "$1" | sed -n "s/^$2: //p"; } # key from torusmodel's key block
-if [ ${#MODEL[@]} -gt 0 ]; then
+if [ ${#MODEL[@]} -gt 0 ] && [ $have_pred = 0 ]; then
     for np in $(awk '{ print $1 }' "$work"/v*.dat | sort -n | uniq); do
         [ "$np" -ge 2 ] || continue
         shape=$(awk -F, -v np="$C_NP" -v c="$C_VAR" -v s="$C_SHAPE" -v n="$np" '$np == n && $c ~ /^ra_opt/ && $s != "-" { print $s; exit }' "$work/rows")
@@ -110,7 +123,7 @@ if [ ${#MODEL[@]} -gt 0 ]; then
         have_bounds=1
     done
     [ $have_bounds = 1 ] || echo "# $RA_SCRIPT: torusmodel gave no bounds ($(head -1 "$work/err")); plotting measurements only"
-else
+elif [ $have_pred = 0 ]; then
     echo "# $RA_SCRIPT: no parameters for bounds (run sweep.sh with CALIBRATE=1, or give --params/--preset); plotting measurements only"
 fi
 
@@ -145,10 +158,32 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
     echo "set format y '%g'"
     echo "set grid xtics ytics mytics lc rgb '#dddddd'"
     echo "set bmargin 9"
-    echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
+    # four rows of two columns hold the measured/predicted/CPU-bound entries
+    # of two variants and the two shared bounds without overlapping
+    if [ $have_pred = 1 ]; then
+        echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 4 width -2 samplen 4 spacing 1.1"
+    else
+        echo "set key at screen 0.5, screen 0.015 center bottom box maxrows 3 width -6 samplen 4 spacing 1.2"
+    fi
     echo "set offsets graph 0.05, graph 0.05, 0, 0"
+    echo "set datafile missing '?'"
     printf 'plot '
-    variant_curves 2 " (measured)" 0
+    if [ $have_pred = 1 ]; then
+        # measured points on each variant's predicted line, in one colour
+        # per variant; its CPU bound dashed; network and memory bounds once
+        sep=""
+        for i in $(seq 1 ${#VARIANTS[@]}); do
+            v=${VARIANTS[$((i - 1))]}
+            printf "%s'%s' using 1:2 with points pt %d ps 2 lc %d title '%s measured' noenhanced" "$sep" "$work/v$i.dat" $((i + 4)) "$i" "$v"
+            printf ", '%s' using 1:6 with lines lw 2 lc %d title '%s predicted (torusmodel)' noenhanced" "$work/v$i.dat" "$i" "$v"
+            printf ", '%s' using 1:7 with lines dt 2 lw 1 lc %d title '%s CPU bound (%s model)' noenhanced" "$work/v$i.dat" "$i" "$v" "$(case $v in ra_opt*) echo routed ;; *) echo direct ;; esac)"
+            sep=", "
+        done
+        printf ", '%s' using 1:8 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape'" "$work/v1.dat"
+        printf ", '%s' using 1:9 with lines dt 4 lw 2 lc rgb '#9467bd' title 'node memory bound (Star rate x nodes)'" "$work/v1.dat"
+    else
+        variant_curves 2 " (measured)" 0
+    fi
     if [ $have_bounds = 1 ]; then
         printf ", '%s' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$work/bounds.dat" "$src"
         printf ", '%s' using 1:3 with lines dt 2 lw 2 lc rgb '#d62728' title 'CPU bound, direct with buckets: ra_base (torusmodel)' noenhanced" "$work/bounds.dat"

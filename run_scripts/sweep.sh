@@ -6,8 +6,13 @@
 # MPI test's key block, plus run_id, date, host, MPI library and version, the
 # build, launcher, variant and exit code.  A run whose run_id is already in
 # the CSV (and did not fail) is skipped, so an interrupted sweep continues
-# where it stopped; failed runs are retried.  Once per CSV it calibrates the
-# torusmodel parameters on this machine (ra_calibrate) for plot.sh's bounds.
+# where it stopped; failed runs are retried.  Before the first run at each
+# process count and table size it calibrates torusmodel's parameters there
+# (ra_calibrate --quick at that rank count and table: node rate, t_local,
+# t_hop, message costs with the ranks sharing the node), and each row carries
+# torusmodel's prediction and bounds for its run: predicted_gups,
+# measured_over_predicted, the CPU, network and memory bounds and which binds
+# (routed model for ra_opt on the shape it chose, direct for ra_base).
 set -u
 RA_SCRIPT=sweep.sh
 # shellcheck source=run_scripts/common.sh
@@ -15,7 +20,8 @@ RA_SCRIPT=sweep.sh
 
 KEY_COLS="test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
 RUN_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc"
-CSV_HEADER="$RUN_COLS,$KEY_COLS"
+MODEL_COLS="predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding"
+CSV_HEADER="$RUN_COLS,$KEY_COLS,$MODEL_COLS"
 
 default_nps() {
     local n=1 max
@@ -38,8 +44,9 @@ usage: $0 [options] [-- extra options for every run]
   -h           this help
 environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN [matches the build],
   LAUNCHER_ARGS [none], PAPI=1 adds --papi to every run [0], TIMEOUT seconds
-  per run, 0 = none [0], CALIBRATE=0 skips the ra_calibrate run [1],
-  PARAMS file for the calibration [CSV name with .params], RA_BIN [bin/]
+  per run, 0 = none [0], CALIBRATE=0 skips the ra_calibrate runs and the
+  model columns [1], PARAMS_DIR for the calibrations, one params file per
+  process count and size [CSV name with -params/], RA_BIN [bin/]
 Logs of each run: CSV name with -logs/.  exit: 0 all rows done, 1 some run
 failed (its row has status error and is retried next time), 2 usage
 EOF
@@ -90,8 +97,11 @@ ra_need_uint TIMEOUT "${TIMEOUT:-0}"
 ra_find_bin
 base=${CSV%.csv}
 LOGS=$base-logs
-PARAMS=${PARAMS:-$base.params}
+PARAMS_DIR=${PARAMS_DIR:-$base-params}
 mkdir -p "$LOGS" || { echo "$RA_SCRIPT: error: cannot create $LOGS" >&2; exit 3; }
+if [ "${CALIBRATE:-1}" = 1 ]; then
+    mkdir -p "$PARAMS_DIR" || { echo "$RA_SCRIPT: error: cannot create $PARAMS_DIR" >&2; exit 3; }
+fi
 if [ -s "$CSV" ]; then
     [ "$(head -1 "$CSV")" = "$CSV_HEADER" ] ||
         ra_die "$CSV has other columns than this sweep.sh writes: allowed a CSV from this version (choose a new -o FILE)"
@@ -105,14 +115,42 @@ else
     echo "$CSV_HEADER" | ra_atomic_write "$CSV" || { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 fi
 
-if [ "${CALIBRATE:-1}" = 1 ] && [ ! -s "$PARAMS" ]; then
-    echo "# calibrating torusmodel parameters on 2 ranks -> $PARAMS"
-    ra_launcher 2
-    if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --log2-table 22 --output "$PARAMS" >"$LOGS/calibrate.txt" 2>&1; then
-        echo "# calibration failed (see $LOGS/calibrate.txt); plot.sh will draw no bounds unless given --params"
-        rm -f "$PARAMS"
+# calibrate NP K: the params file of that point (made once, at NP ranks
+# and table 2^K, so the model sees the run's ranks per node and table
+# share); prints its path, or nothing when calibration is off or failed.
+calibrate() {
+    local np=$1 k=$2 f="$PARAMS_DIR/np$1_k$2.params"
+    [ "${CALIBRATE:-1}" = 1 ] || return 0
+    if [ ! -s "$f" ]; then
+        ra_launcher "$np"
+        if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$k" --output "$f" \
+            >"$LOGS/calibrate_np${np}_k$k.txt" 2>&1; then
+            echo "# calibration at np=$np 2^$k failed (see $LOGS/calibrate_np${np}_k$k.txt): no prediction" >&2
+            rm -f "$f"
+            return 0
+        fi
     fi
-fi
+    echo "$f"
+}
+
+# predict PARAMS ALGORITHM SHAPE GUPS: the model columns of one row
+predict() {
+    local empty=",,,,,,"
+    if [ -z "$1" ] || [ -z "$3" ] || [ "$3" = - ]; then
+        echo "$empty"
+        return
+    fi
+    local r
+    r=$("$RA_BIN/torusmodel" --params "$1" --algorithm "$2" --shape "$3" 2>/dev/null) || { echo "$empty"; return; }
+    printf '%s\n' "$r" | awk -v g="$4" -F': ' '
+        { v[$1] = $2 }
+        END {
+            p = v["predicted_gups"]
+            ratio = (p + 0 > 0 && g != "") ? sprintf("%.4f", g / p) : ""
+            printf "%s,%s,%s,%s,%s,%s,%s\n", p, ratio, v["cpu_bound_gups"], v["network_bound_gups"],
+                v["memory_bound_gups"], v["bound_gups"], v["binding"]
+        }'
+}
 
 total=$((${#NP_LIST[@]} * ${#K_LIST[@]} * ${#V_LIST[@]}))
 i=0
@@ -136,6 +174,7 @@ for k in "${K_LIST[@]}"; do
             pre=()
             [ "${TIMEOUT:-0}" -gt 0 ] && pre=(timeout "$TIMEOUT")
             log="$LOGS/$(echo "$id" | tr '|:/=' '____').txt"
+            params=$(calibrate "$np" "$k")
             t0=$(date +%s.%N)
             "${pre[@]}" "${RA_LAUNCH[@]}" "$RA_BIN/$prog" --log2-table "$k" --gen "$GEN" --no-progress \
                 "${vargs[@]}" "${EXTRA[@]}" >"$log" 2>&1
@@ -145,6 +184,15 @@ for k in "${K_LIST[@]}"; do
             build=$(sed -n 's/^# build: //p' "$log" | head -1)
             build=${build//,/;} # e.g. -fsanitize=address,undefined
             [ "$rc" = 0 ] || failed=$((failed + 1))
+            # the model: routed on ra_opt's shape, direct (flat, np ranks) for ra_base
+            model=",,,,,,"
+            if [ "$rc" = 0 ]; then
+                if [ "$prog" = ra_opt ]; then
+                    model=$(predict "$params" routed "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
+                else
+                    model=$(predict "$params" direct "$np" "$(ra_key "$log" gups)")
+                fi
+            fi
             # One row: run columns, then the key block in KEY_COLS order;
             # commas inside values become ';' so the CSV stays plain.
             awk -v cols="$KEY_COLS" -v run="$id,$(date -Iseconds),$host,$RA_MPI_NAME,$RA_MPI_VERSION,${build:-unknown},${LAUNCHER:-mpirun},$v,$np,$k,$rc" '
@@ -154,11 +202,11 @@ for k in "${K_LIST[@]}"; do
                     if (run_rc != 0 && !("status" in v)) v["status"] = "error"
                     line = run
                     for (j = 1; j <= n; j++) line = line "," ((c[j] in v) ? v[c[j]] : "")
-                    print line
-                }' run_rc="$rc" "$log" | ra_atomic_append "$CSV" ||
+                    print line "," model
+                }' run_rc="$rc" model="$model" "$log" | ra_atomic_append "$CSV" ||
                 { echo "$RA_SCRIPT: error: cannot write $CSV (the row of $id is in $log)" >&2; exit 3; }
             if [ "$rc" = 0 ]; then
-                echo "$tag: $(ra_key "$log" gups) GUPS, $(ra_key "$log" status), shape $(ra_key "$log" shape) ($secs s)"
+                echo "$tag: $(ra_key "$log" gups) GUPS, $(ra_key "$log" status), shape $(ra_key "$log" shape), predicted ${model%%,*} ($secs s)"
             else
                 echo "$tag: FAILED with exit $rc ($secs s), see $log: $(grep -m1 -E 'error|notice' "$log")"
             fi

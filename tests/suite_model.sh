@@ -129,11 +129,38 @@ printf 'clock_hz = 1e9\nt_local 5\n' >"$TMP/bad.params"
 serial_fail "torusmodel params parse error" 2 "bad.params:2: expected 'key = value'" bin/torusmodel --params "$TMP/bad.params"
 serial_fail "torusmodel --simulate direct" 2 "algorithm routed" bin/torusmodel --preset bgl-mpi --shape 8x8 --simulate
 
-# ra_calibrate -> params -> torusmodel prediction
-if run_mpi 2 bin/ra_calibrate --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop *= ' "$TMP/cal.params" \
-    && bin/torusmodel --params "$TMP/cal.params" --algorithm routed >"$TMP/out" 2>&1 && [ -n "$(key cpu_bound_gups)" ]; then
-    ok "ra_calibrate -n 2 writes a params file; torusmodel predicts $(key cpu_bound_gups) GUPS from it"
+# the memory bound: 8 ranks on one 2-core node; each of the three binds
+bin/torusmodel --algorithm routed --t-local 10 --t-hop 20 --link-bw 1e9 --bytes-per-update 8 --shape 8 --ranks-per-node 8 \
+    --cores-per-node 2 --node-gups 2:0.04,8:0.05 >"$TMP/out" 2>&1
+if [ "$(key binding)" = memory ] && [ "$(key memory_bound_gups)" = 0.05 ] && [ "$(key cores_used_per_node)" = 2 ] \
+    && [ "$(key cpu_bound_gups)" = 0.0727273 ] && awk -v p="$(key predicted_gups)" 'BEGIN { exit !(p > 0 && p <= 0.05) }'; then
+    ok "torusmodel 8 ranks on 2 cores: CPU bound counts 2 cores, memory 0.05 binds, predicted $(key predicted_gups)"
+else
+    bad "torusmodel memory bound: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/torusmodel --t-local 10 --t-hop 20 --link-bw 1e7 --bytes-per-update 8 --shape 8 --node-gups 1 >"$TMP/out" 2>&1
+[ "$(key binding)" = network ] && ok "torusmodel slow link: network binds" || bad "torusmodel network: $(tr '\n' ' ' <"$TMP/out")"
+bin/torusmodel --preset bgl-routed --shape 8x8x8 >"$TMP/out" 2>&1
+if [ "$(key binding)" = cpu ] && [ "$(key memory_bound_gups)" = 3.44615 ] && [ "$(key predicted_gups)" = 0.814545 ]; then
+    ok "torusmodel bgl-routed: one process per node, memory (3.45) not binding, prediction = CPU bound"
+else
+    bad "torusmodel bgl-routed memory: $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "torusmodel bad node_gups" 2 "allowed a rate in GUPS > 0" bin/torusmodel --preset bgl-routed --node-gups 2:-1
+
+# ra_calibrate -> params -> torusmodel prediction, at the run's rank count
+if run_mpi 2 bin/ra_calibrate --quick --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop *= ' "$TMP/cal.params" \
+    && grep -q '^node_gups *= 2:' "$TMP/cal.params" && grep -q '^ranks_per_node *= 2' "$TMP/cal.params" \
+    && bin/torusmodel --params "$TMP/cal.params" --algorithm routed >"$TMP/out" 2>&1 && [ -n "$(key predicted_gups)" ] \
+    && awk -v p="$(key predicted_gups)" -v b="$(key bound_gups)" 'BEGIN { exit !(p > 0 && p <= b) }'; then
+    ok "ra_calibrate --quick -n 2 writes node_gups and ranks_per_node; torusmodel predicts $(key predicted_gups) <= bound $(key bound_gups)"
 else
     bad "ra_calibrate: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
 fi
-expect_fail "ra_calibrate on 1 process" 2 "at least 2 processes" 1 bin/ra_calibrate
+if run_mpi 1 bin/ra_calibrate --quick --log2-table 18 --output "$TMP/cal1.params" \
+    && bin/torusmodel --params "$TMP/cal1.params" --algorithm direct >"$TMP/out" 2>&1 && [ "$(key network_bound_gups)" = unbounded ]; then
+    ok "ra_calibrate on 1 process: the np=1 point of a sweep, no network bound"
+else
+    bad "ra_calibrate -n 1: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
+fi
+expect_fail "ra_calibrate bad table" 2 "allowed an integer 10..40" 1 bin/ra_calibrate --log2-table 50

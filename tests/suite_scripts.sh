@@ -140,7 +140,7 @@ else
 fi
 
 # A 2x2 sweep: documented columns, one row per run, exact everywhere, resumable.
-CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
+CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update,predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding"
 csv=$TMP/sweep/s.csv
 mkdir -p "$TMP/sweep"
 timeout -k 10 600 run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw1" 2>&1
@@ -149,9 +149,10 @@ rows=$(($(wc -l <"$csv") - 1))
 npass=$(awk -F, 'NR > 1 && $33 == "passed" && $21 == 0' "$csv" | wc -l)
 nfp=$(awk -F, 'NR > 1 { print $16, $24 }' "$csv" | sort -u | wc -l) # one fingerprint per table size
 lib_ok=$(awk -F, 'NR > 1 && ($4 == "unknown" || $5 == "unknown" || $6 == "unknown" || $3 == "")' "$csv" | wc -l)
-if [ $rc = 0 ] && [ "$(head -1 "$csv")" = "$CSV_COLS" ] && [ $rows = 4 ] && [ "$npass" = 4 ] && [ "$nfp" = 2 ] && [ "$lib_ok" = 0 ] && [ -s "$TMP/sweep/s.params" ] &&
+if [ $rc = 0 ] && [ "$(head -1 "$csv")" = "$CSV_COLS" ] && [ $rows = 4 ] && [ "$npass" = 4 ] && [ "$nfp" = 2 ] && [ "$lib_ok" = 0 ] && [ -s "$TMP/sweep/s-params/np2_k13.params" ] &&
+    [ "$(awk -F, 'NR > 1 && $45 + 0 > 0 && $46 + 0 > 0' "$csv" | wc -l)" = 4 ] &&
     [ "$(grep -c '^\[[1-4]/4\] ra_opt np=' "$TMP/sw1")" = 4 ]; then
-    ok "sweep.sh 2x2: $rows rows with the documented $(head -1 "$csv" | tr ',' '\n' | wc -l) columns, verified, same fingerprint at 1 and 2 ranks, progress lines, calibration"
+    ok "sweep.sh 2x2: $rows rows with the documented $(head -1 "$csv" | tr ',' '\n' | wc -l) columns, verified, same fingerprint at 1 and 2 ranks, progress lines, a calibration and a prediction per point"
 else
     bad "sweep.sh 2x2: rc=$rc rows=$rows passed=$npass fingerprints=$nfp unknown-fields=$lib_ok"
     tail -5 "$TMP/sw1" | sed 's/^/    /'

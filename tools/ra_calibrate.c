@@ -1,24 +1,43 @@
 /*
  * ra_calibrate.c - bin/ra_calibrate: measures this machine's model
- * parameters and writes a torusmodel params file.  It sits in tools/, above
- * both the routed algorithm (optimized/, which it runs) and the calculator
- * (torusmodel/, whose params file it writes).
+ * parameters at the rank count of the run to be predicted (mpirun -n P,
+ * the run's --log2-table) and writes a torusmodel params file.  It sits in
+ * tools/, above both the routed algorithm (optimized/, which it runs) and
+ * the calculator (torusmodel/, whose params file it writes).
  *
- * Algorithm: paper 002 sec. 4.1 and 4.3.1 (Table 1's method).
- *   t_local: the routed algorithm itself (optimized/ropt_mpi.c with ra_opt's
- *     defaults) on rank 0 alone over MPI_COMM_SELF, so every update is
- *     local: generated ROPT_DEFAULT_LOOKAHEAD ahead, its word prefetched,
- *     applied -- exactly ra_opt's local path.  Time per update.
- *   t_send: rank 0 and 1 barrier; 1 posts MPI_Recv; 0 waits long enough for
- *     the receive to be posted, then times MPI_Send.  t_recv: 0 sends; 1
- *     waits long enough for the message to arrive, then times MPI_Recv.
- *     Each payload 8..8192 bytes, REPS repetitions, the first WARM dropped.
- *   t_overhead: one MPI_Test on a pending receive (the baseline tests once
- *     per update).
- *   t_hop: the routed algorithm (the same setup as ra_opt) on all ranks,
- *     flat shape, H = 1 - 1/P hops per update:
- *     t_hop = (P * time / updates - t_local) / H.
- *   Cost: about 10 s at the default sizes.
+ * Algorithm: paper 002 sec. 4.1, 4.3.1 (Table 1's method) and 6.1-6.2,
+ * with every rank of every node working at once where the run would.
+ * Each rank holds its share of the run's table, 2^K / P words.
+ *   node_gups: the Star aggregate of ra_opt's local loop: every rank runs
+ *     ra_opt's own loop (optimized/ropt_mpi.c, ra_opt's defaults) over
+ *     MPI_COMM_SELF on its share at once; a node's rate is its ranks'
+ *     updates over the slowest rank's time.  This is the node memory
+ *     system's random-update rate with its ranks sharing it.
+ *   t_local: the same loop on rank 0 alone, the other ranks asleep: the
+ *     cost on a core of its own.
+ *   t_local_plain, t_test: the one-at-a-time loop (the baseline's) on
+ *     rank 0 alone, and the same loop with an MPI_Test per update less it
+ *     (the baseline's local path, sec. 6.1: the tests' state is evicted by
+ *     the table updates).
+ *   node_gups_plain: that path on every rank at once, as node_gups.
+ *   A lone figure above the node's share (cores / node rate) is lowered to
+ *   it: other load took the lone rank's core.
+ *   t_send, t_recv: pairs of ranks (0-1, 2-3, ...) at once, Table 1's
+ *     method per payload 8..8192 bytes; the direct model takes the payload
+ *     of the baseline's mean bucket (tm_bucket_sim, Table 6).
+ *   Figures measured with ranks at once are wall time per rank times
+ *     min(1, cores / ranks on the node): cycles of a core, which the model
+ *     multiplies back by min(ranks, cores).
+ *   t_hop: ra_opt (its defaults, its shape choice) on all ranks, table
+ *     2^K: a node spends nodes / GUPS per update, of which 1 / node_gups
+ *     is the local update; the rest, spread over the node's cores, is the
+ *     routing of H hops: t_hop = (nodes / GUPS - 1 / node_gups) cores / H
+ *     (paper 002 sec. 6.2 attributes what is beyond t_local to routing the
+ *     same way).
+ *   link_bw: 64 KiB ping-pong between ranks 0 and 1, the others asleep.
+ *   Node rate and routed run: the better of two tries (load only slows).
+ *   Cost: a few seconds with --quick (2^21 updates per rank per phase),
+ *   10-60 s otherwise.
  * Figures are written in nanoseconds with clock_hz = 1e9.
  */
 #include "ra.h"
@@ -31,13 +50,14 @@
 #include "torusmodel.h"
 
 #include <getopt.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REPS 120
-#define WARM 20
 #define WAIT_S 200e-6
 
 static void spin(double s)
@@ -47,26 +67,54 @@ static void spin(double s)
     }
 }
 
+/* A barrier the waiting ranks sleep in, so a rank measured alone has its
+ * core (MPI_Barrier polls, which on an oversubscribed node steals it). */
+static void sleepy_barrier(MPI_Comm comm)
+{
+    MPI_Request rq;
+    int done = 0;
+    RA_MPI_CHECK(MPI_Ibarrier(comm, &rq));
+    for (;;) {
+        RA_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+        if (done)
+            break;
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void usage(void)
 {
-    printf("usage: mpirun -n P bin/ra_calibrate [options]   (P >= 2)\n"
-           "Measures t_local, t_send/t_recv per payload (paper 002 Table 1's method) and t_hop,\n"
-           "and writes a params file for bin/torusmodel --params.\n"
-           "  --log2-table K   table of 2^K words for t_local and the routed run, K in 16..34 (default 25)\n"
+    printf("usage: mpirun -n P bin/ra_calibrate [options]   (P = the run's ranks, >= 1)\n"
+           "Measures, at P ranks on the nodes the run will use: the node random-update rate (Star\n"
+           "aggregate of ra_opt's loop), t_local, t_local_plain, MPI_Test, t_send/t_recv per payload\n"
+           "(paper 002 Table 1's method, ranks in pairs at once), t_hop from ra_opt itself, and\n"
+           "writes a params file for bin/torusmodel --params.\n"
+           "  --log2-table K   the run's global table of 2^K words, K in 10..40; each rank holds\n"
+           "                   2^K / P words (default 25)\n"
+           "  --quick          2^21 updates per rank per phase, fewer repetitions: seconds (default: off)\n"
            "  --output FILE    params file to write (default calibration.params)\n"
-           "  --link-bw B      link bandwidth to record, bytes/s (default: measured 64 KiB ping-pong)\n"
+           "  --link-bw B      link bandwidth to record, bytes/s (default: measured 64 KiB ping-pong,\n"
+           "                   1e12 on one rank)\n"
            "  --help, --version\n"
            "exit: 0 ok, 2 bad input, 3 resource error\n");
 }
 
+typedef struct cal_opts {
+    int log2, quick;
+    const char *out;
+    double link_bw;
+} cal_opts;
+
 /* Options, parsed the same way on every rank; rank 0 prints the one error
  * line.  Returns -1 to go on, else the exit code. */
-static int parse_options(int argc, char **argv, int rank, int *log2, const char **out, double *link_bw)
+static int parse_options(int argc, char **argv, int rank, cal_opts *o)
 {
     static const struct option longopts[] = {
         {"log2-table", required_argument, NULL, 'k'}, {"output", required_argument, NULL, 'o'},
-        {"link-bw", required_argument, NULL, 'b'},    {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
+        {"link-bw", required_argument, NULL, 'b'},    {"quick", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},             {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     char err[400] = "";
     long v;
@@ -88,18 +136,21 @@ static int parse_options(int argc, char **argv, int rank, int *log2, const char 
                 printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
             return 0;
         case 'k':
-            if (torus_cli_long(optarg, 16, 34, &v))
-                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 16..34");
+            if (torus_cli_long(optarg, 10, 40, &v))
+                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 10..40");
             else
-                *log2 = (int)v;
+                o->log2 = (int)v;
+            break;
+        case 'q':
+            o->quick = 1;
             break;
         case 'o':
             if (!*optarg)
                 torus_cli_bad_value(err, sizeof err, "output", optarg, "a file name");
-            *out = optarg;
+            o->out = optarg;
             break;
         case 'b':
-            if (torus_cli_double(optarg, 1e-300, 1e300, link_bw))
+            if (torus_cli_double(optarg, 1e-300, 1e300, &o->link_bw))
                 torus_cli_bad_value(err, sizeof err, "link-bw", optarg, "a number > 0");
             break;
         case ':': {
@@ -128,23 +179,35 @@ static int parse_options(int argc, char **argv, int rank, int *log2, const char 
     return -1;
 }
 
-/* The routed algorithm with ra_opt's defaults on shape `dims` over comm,
- * table 2^log2 words distributed over comm, 2 * 2^log2 updates in all.
- * Returns the seconds from barrier to barrier; fills *cap. */
-static double routed_run(MPI_Comm comm, const char *dims, int log2, int *cap)
+/* The table as the kit's runs allocate it (huge pages where the kernel
+ * allows: a table on 4 KiB pages would time the TLB, not the run). */
+static uint64_t *alloc_table(MPI_Comm comm, uint64_t words)
+{
+    int huge;
+    uint64_t *t = ra_table_alloc(words ? words : 1, &huge);
+    if (!torus_all_ok(comm, t != NULL)) {
+        fprintf(stderr, "ra_calibrate: cannot allocate %llu words\n", (unsigned long long)words);
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    return t;
+}
+
+/* The routed algorithm with ra_opt's defaults (dims NULL: ra_opt's own
+ * shape choice) over comm, table 2^log2 words distributed over comm,
+ * `updates` updates in all, started and ended by barriers over sync (every
+ * rank's own loop at once: comm MPI_COMM_SELF, sync MPI_COMM_WORLD).
+ * Returns this rank's seconds (the slowest of comm's); fills *cap, *shape. */
+static double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
+                         torus_shape *shape)
 {
     int rank, P;
     RA_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     RA_MPI_CHECK(MPI_Comm_size(comm, &P));
-    uint64_t TS = 1ULL << log2, U = 2 * TS;
+    uint64_t TS = 1ULL << log2;
     ra_dist td, ud;
     ra_dist_init(&td, TS, P);
-    ra_dist_init(&ud, U, P);
-    uint64_t *tab = malloc(ra_dist_count(&td, rank) * sizeof *tab + 8);
-    if (!torus_all_ok(comm, tab != NULL)) {
-        fprintf(stderr, "ra_calibrate: cannot allocate 2^%d words\n", log2);
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
-    }
+    ra_dist_init(&ud, updates, P);
+    uint64_t *tab = alloc_table(comm, ra_dist_count(&td, rank));
     ra_table_init(tab, ra_dist_count(&td, rank), ra_dist_start(&td, rank));
     ropt_mpi_options o;
     ropt_mpi_options_defaults(&o);
@@ -158,14 +221,123 @@ static double routed_run(MPI_Comm comm, const char *dims, int log2, int *cap)
         MPI_Abort(MPI_COMM_WORLD, rc);
     }
     *cap = s.cap;
-    RA_MPI_CHECK(MPI_Barrier(comm));
+    *shape = s.shape;
+    /* sleeping barriers: a rank done early must not poll away the core of
+     * one still working (oversubscribed nodes) */
+    sleepy_barrier(sync);
     double t0 = MPI_Wtime();
     ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
-    RA_MPI_CHECK(MPI_Barrier(comm));
-    double dt = MPI_Wtime() - t0;
+    double mine = MPI_Wtime() - t0, dt;
+    sleepy_barrier(sync);
+    RA_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
     ropt_mpi_free(&s);
-    free(tab);
+    ra_table_free(tab, ra_dist_count(&td, rank) ? ra_dist_count(&td, rank) : 1);
     return dt;
+}
+
+/* A node's rate from each rank's own count and time: its ranks' updates
+ * over its slowest rank's time; the mean over nodes, in updates per ns. */
+static double node_rate(const torus_node_info *ni, double updates, double secs)
+{
+    double sum = 0, tmax = 0, rate, total;
+    RA_MPI_CHECK(MPI_Allreduce(&updates, &sum, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
+    RA_MPI_CHECK(MPI_Allreduce(&secs, &tmax, 1, MPI_DOUBLE, MPI_MAX, ni->comm));
+    rate = ni->local == 0 ? sum / tmax / 1e9 : 0;
+    RA_MPI_CHECK(MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    return total / ni->nnodes;
+}
+
+/* The baseline's local path: generate, update, one MPI_Test per update. */
+static void base_local_path(uint64_t *t, int lk, uint64_t n, MPI_Request *req)
+{
+    uint64_t ran = 1;
+    int flag = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ran = ra_gen_next(RA_GEN_LFSR, ran);
+        t[ra_gen_index(RA_GEN_LFSR, ran, lk)] ^= ran;
+        RA_MPI_CHECK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+    }
+}
+
+static const int sizes[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+enum { NS = sizeof sizes / sizeof *sizes };
+
+/* Table 1's method, ranks in pairs (2i, 2i+1) at once: the even rank
+ * times MPI_Send into a posted receive, the odd one MPI_Recv of a message
+ * already there.  Means over the pairs, wall ns per call. */
+static void message_costs(int rank, int P, int reps, int warm, double *ts, double *tr)
+{
+    char *buf = calloc(8192, 1);
+    if (!torus_all_ok(MPI_COMM_WORLD, buf != NULL)) {
+        fprintf(stderr, "ra_calibrate: cannot allocate 8 KiB\n");
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    int pairs = P / 2, peer = rank ^ 1, in_pair = rank < 2 * pairs, even = !(rank & 1);
+    for (int k = 0; k < NS; k++) {
+        double sum_s = 0, sum_r = 0;
+        for (int rep = 0; rep < reps; rep++) {
+            sleepy_barrier(MPI_COMM_WORLD);
+            if (in_pair && !even) {
+                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            } else if (in_pair) {
+                spin(WAIT_S);
+                double t0 = MPI_Wtime();
+                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+                if (rep >= warm)
+                    sum_s += MPI_Wtime() - t0;
+            }
+            if (in_pair && even)
+                RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+            else if (in_pair)
+                RA_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            sleepy_barrier(MPI_COMM_WORLD);
+            if (in_pair && even) {
+                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
+            } else if (in_pair) {
+                /* until the message is here (the sender may wake late
+                 * from the barrier), then a while for it to land */
+                int here = 0;
+                while (!here)
+                    RA_MPI_CHECK(MPI_Iprobe(peer, 2, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE));
+                spin(WAIT_S);
+                double t0 = MPI_Wtime();
+                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                if (rep >= warm)
+                    sum_r += MPI_Wtime() - t0;
+            }
+            /* the sender stays in MPI until its receiver is done: asleep in
+             * the barrier it could not progress a large message */
+            if (in_pair && !even)
+                RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+            else if (in_pair)
+                RA_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        double s = in_pair && even ? sum_s / (reps - warm) * 1e9 : 0;
+        double r = in_pair && !even ? sum_r / (reps - warm) * 1e9 : 0;
+        RA_MPI_CHECK(MPI_Allreduce(&s, &ts[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        RA_MPI_CHECK(MPI_Allreduce(&r, &tr[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        ts[k] /= pairs, tr[k] /= pairs;
+    }
+    free(buf);
+}
+
+/* A cost per payload of `bytes`, linear in log(bytes) between the sizes. */
+static double at_payload(const double *c, double bytes)
+{
+    if (bytes <= sizes[0])
+        return c[0];
+    for (int k = 1; k < NS; k++)
+        if (bytes <= sizes[k]) {
+            double w = log(bytes / sizes[k - 1]) / log((double)sizes[k] / sizes[k - 1]);
+            return c[k - 1] + w * (c[k] - c[k - 1]);
+        }
+    return c[NS - 1];
+}
+
+static int cores_online(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c >= 1 ? (int)c : 1;
 }
 
 int main(int argc, char **argv)
@@ -174,24 +346,16 @@ int main(int argc, char **argv)
     int rank, P;
     RA_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     RA_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &P));
-    int log2 = 25;
-    const char *out = "calibration.params";
-    double link_bw = 0;
-    int prc = parse_options(argc, argv, rank, &log2, &out, &link_bw);
+    cal_opts op = {25, 0, "calibration.params", 0};
+    int prc = parse_options(argc, argv, rank, &op);
     if (prc >= 0) {
         MPI_Finalize();
         return prc;
     }
-    if (P < 2) {
-        if (!rank)
-            fprintf(stderr, "ra_calibrate: needs at least 2 processes (mpirun -n 2), got %d\n", P);
-        MPI_Finalize();
-        return 2;
-    }
-    /* the output is checked before the minutes of measuring, written at
-     * the end through a temporary (torus_io.h) */
+    /* the output is checked before the measuring, written at the end
+     * through a temporary (torus_io.h) */
     char ferr[400] = "";
-    int out_ok = rank || !torus_outfile_probe(out, ferr, sizeof ferr);
+    int out_ok = rank || !torus_outfile_probe(op.out, ferr, sizeof ferr);
     RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (!out_ok) {
         if (!rank)
@@ -199,146 +363,215 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return TORUS_EXIT_USAGE;
     }
-    uint64_t TS = 1ULL << log2;
-
-    /* t_local: ra_opt's own loop on rank 0 alone, every update local */
-    double t_local = 0;
-    if (!rank) {
-        int cap1;
-        uint64_t U = 2 * TS;
-        t_local = routed_run(MPI_COMM_SELF, "1", log2, &cap1) / (double)U * 1e9;
-        /* the plain one-at-a-time loop, printed for comparison */
-        uint64_t *t = malloc(TS * sizeof *t);
-        if (!t) {
-            fprintf(stderr, "ra_calibrate: cannot allocate 2^%d words\n", log2);
-            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
-        }
-        ra_table_init(t, TS, 0);
-        double t0 = MPI_Wtime();
-        ra_local_replay(t, log2, RA_GEN_LFSR, U);
-        double t_one = (MPI_Wtime() - t0) / (double)U * 1e9;
-        free(t);
-        printf("t_local: %.2f ns per update (ra_opt's loop, look-ahead %d, table 2^%d; one at a time: %.2f ns)\n",
-               t_local, ROPT_DEFAULT_LOOKAHEAD, log2, t_one);
+    torus_node_info ni;
+    if (torus_node_discover(MPI_COMM_WORLD, &ni)) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: out of memory finding the nodes\n");
+        MPI_Finalize();
+        return TORUS_EXIT_RESOURCE;
     }
+    int cores = cores_online(), cmin;
+    RA_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    cores = cmin;
+    double rpn = (double)P / ni.nnodes;              /* ranks per node */
+    double used = rpn < cores ? rpn : cores;         /* cores at work per node */
+    double share = used / rpn;                       /* wall ns -> core ns */
+    /* each rank's share of the run's table, a power of two */
+    int lk = op.log2;
+    while (lk > 10 && (1ULL << lk) * (uint64_t)1 > (1ULL << op.log2) / (uint64_t)P)
+        lk--;
+    uint64_t LS = 1ULL << lk;
+    uint64_t per_rank = op.quick ? 1ULL << 21 : 1ULL << 23;
+    if (per_rank > 4 * LS)
+        per_rank = 4 * LS;
+    int reps = op.quick ? 30 : 120, warm = op.quick ? 5 : 20;
+    int cap1;
+    torus_shape sh1;
+
+    /* t_local: ra_opt's loop on rank 0 alone, the others asleep */
+    double t_local = 0;
+    if (!rank)
+        t_local = routed_run(MPI_COMM_SELF, MPI_COMM_SELF, "1", lk, per_rank, &cap1, &sh1) / (double)per_rank * 1e9;
+    sleepy_barrier(MPI_COMM_WORLD);
     RA_MPI_CHECK(MPI_Bcast(&t_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 
-    /* t_send / t_recv per payload, Table 1's method */
-    static const int sizes[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
-    enum { NS = sizeof sizes / sizeof *sizes };
-    double ts[NS], tr[NS];
-    char *buf = calloc(8192, 1);
-    for (int k = 0; k < NS; k++) {
-        double sum_s = 0, sum_r = 0;
-        for (int rep = 0; rep < REPS; rep++) {
-            RA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            if (rank == 1) {
-                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            } else if (rank == 0) {
-                spin(WAIT_S);
-                double t0 = MPI_Wtime();
-                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, 1, 1, MPI_COMM_WORLD));
-                if (rep >= WARM)
-                    sum_s += MPI_Wtime() - t0;
-            }
-            RA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            if (rank == 0) {
-                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, 1, 2, MPI_COMM_WORLD));
-            } else if (rank == 1) {
-                spin(WAIT_S);
-                double t0 = MPI_Wtime();
-                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                if (rep >= WARM)
-                    sum_r += MPI_Wtime() - t0;
-            }
-        }
-        ts[k] = sum_s / (REPS - WARM) * 1e9;
-        tr[k] = sum_r / (REPS - WARM) * 1e9;
-        RA_MPI_CHECK(MPI_Bcast(&ts[k], 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-        RA_MPI_CHECK(MPI_Bcast(&tr[k], 1, MPI_DOUBLE, 1, MPI_COMM_WORLD));
+    /* node_gups: the same loop on every rank at once (Star) */
+    /* the better of two tries, here and for the routed run: other load on
+     * the machine only ever slows a try down */
+    double node_gups = 0;
+    for (int tries = 0; tries < 2; tries++) {
+        double secs = routed_run(MPI_COMM_SELF, MPI_COMM_WORLD, "1", lk, per_rank, &cap1, &sh1);
+        double g = node_rate(&ni, (double)per_rank, secs);
+        if (g > node_gups)
+            node_gups = g;
     }
-    /* t_overhead: the baseline calls MPI_Test once per update (paper 002
-     * sec. 6.1); one call's cost on a receive that is still pending */
-    double t_test;
+
+    /* the baseline's local path (paper 002 sec. 6.1): the one-at-a-time
+     * loop, and the same loop with one MPI_Test per update on a receive
+     * still pending -- between table updates MPI's state falls out of the
+     * caches, so a test costs more there than in a tight loop of tests.
+     * On rank 0 alone (others asleep): t_local_plain and t_test, the
+     * direct model's eq. 1 costs; then the loop with tests on every rank
+     * at once: node_gups_plain, the node rate of that path. */
+    double t_local_plain = 0, t_test = 0, node_gups_plain;
     {
+        uint64_t *t = alloc_table(MPI_COMM_WORLD, LS);
+        ra_table_init(t, LS, 0);
         MPI_Request req;
         char dummy[8];
         RA_MPI_CHECK(MPI_Irecv(dummy, 8, MPI_BYTE, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &req));
-        int flag = 0, calls = 200000;
+        uint64_t n = per_rank / 2;
+        if (!rank) {
+            double t0 = MPI_Wtime();
+            ra_local_replay(t, lk, RA_GEN_LFSR, n);
+            t_local_plain = (MPI_Wtime() - t0) / (double)n * 1e9;
+            t0 = MPI_Wtime();
+            base_local_path(t, lk, n, &req);
+            t_test = (MPI_Wtime() - t0) / (double)n * 1e9 - t_local_plain;
+            if (t_test < 0)
+                t_test = 0;
+        }
+        sleepy_barrier(MPI_COMM_WORLD);
+        RA_MPI_CHECK(MPI_Bcast(&t_local_plain, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        RA_MPI_CHECK(MPI_Bcast(&t_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
         double t0 = MPI_Wtime();
-        for (int i = 0; i < calls; i++)
-            RA_MPI_CHECK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-        t_test = (MPI_Wtime() - t0) / calls * 1e9;
+        base_local_path(t, lk, n, &req);
+        double dt = MPI_Wtime() - t0;
+        sleepy_barrier(MPI_COMM_WORLD);
+        node_gups_plain = node_rate(&ni, (double)n, dt);
         RA_MPI_CHECK(MPI_Cancel(&req));
         RA_MPI_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-        RA_MPI_CHECK(MPI_Bcast(&t_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        ra_table_free(t, LS);
     }
-    /* link bandwidth between rank 0 and 1: 64 KiB ping-pong, one way */
-    if (link_bw <= 0) {
-        int n = 1 << 16;
-        char *big = calloc((size_t)n, 1);
-        double best = 1e30;
-        for (int rep = 0; rep < 20; rep++) {
-            RA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            double t0 = MPI_Wtime();
-            if (rank == 0) {
-                RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
-                RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            } else if (rank == 1) {
-                RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
-            }
-            double dt = (MPI_Wtime() - t0) / 2;
-            if (dt < best)
-                best = dt;
-        }
-        link_bw = n / best;
-        RA_MPI_CHECK(MPI_Bcast(&link_bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-        free(big);
-    }
-    free(buf);
 
-    /* t_hop: the routed algorithm over MPI, flat shape */
-    torus_shape shape;
-    torus_shape_balanced(P, 1, &shape);
+    /* a core alone is never slower than its share of the node at work: when
+     * it measured slower, other load on the machine took its core while it
+     * ran alone (the node's ranks together hold more of the CPUs); the share
+     * is then the better figure for the CPU bound */
+    if (t_local > used / node_gups)
+        t_local = used / node_gups;
+    if (t_local_plain + t_test > used / node_gups_plain) {
+        double f = used / node_gups_plain / (t_local_plain + t_test);
+        t_local_plain *= f, t_test *= f;
+    }
+
+    /* message costs per payload, and the link, with two ranks or more */
+    double ts[NS] = {0}, tr[NS] = {0}, link_bw = op.link_bw;
+    if (P >= 2) {
+        message_costs(rank, P, reps, warm, ts, tr);
+        for (int k = 0; k < NS; k++)
+            ts[k] *= share, tr[k] *= share;
+        if (link_bw <= 0) {
+            int n = 1 << 16;
+            char *big = calloc((size_t)n, 1);
+            if (!torus_all_ok(MPI_COMM_WORLD, big != NULL)) {
+                fprintf(stderr, "ra_calibrate: cannot allocate 64 KiB\n");
+                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+            }
+            double best = 1e30;
+            for (int rep = 0; rep < 20; rep++) {
+                sleepy_barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                if (rank == 0) {
+                    RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
+                    RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                } else if (rank == 1) {
+                    RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
+                }
+                double dt = (MPI_Wtime() - t0) / 2;
+                if (dt < best)
+                    best = dt;
+            }
+            link_bw = n / best;
+            RA_MPI_CHECK(MPI_Bcast(&link_bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+            free(big);
+        }
+    }
+    if (link_bw <= 0)
+        link_bw = 1e12; /* one rank: nothing crosses a link; a figure the file can hold */
+
+    /* t_hop: ra_opt itself on every rank, the run's table */
     int cap;
-    uint64_t U = 2 * TS;
-    double routed = routed_run(MPI_COMM_WORLD, "flat", log2, &cap);
+    torus_shape shape;
+    /* twice the phase's updates: ra_opt's start and drain weigh less */
+    uint64_t U = 2 * per_rank * (uint64_t)P;
+    double routed = 1e300;
+    for (int tries = 0; tries < 2; tries++) {
+        double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, op.log2, U, &cap, &shape);
+        if (dt < routed)
+            routed = dt;
+    }
     double H = torus_expected_hops(&shape);
-    double per_update = routed * P / (double)U * 1e9;
-    double t_hop = (per_update - t_local) / H;
+    double routed_gups = (double)U / routed / 1e9;
+    double s_node = ni.nnodes / routed_gups;               /* ns a node spends per update */
+    double t_hop = H > 0 ? (s_node - 1.0 / node_gups) * used / H : 0;
     if (t_hop < 0)
         t_hop = 0;
-    double routed_gups = (double)U / routed / 1e9;
+    /* the baseline's mean bucket: its message's payload */
+    double bucket = P >= 2 ? tm_bucket_sim(P, 1024, 100000, 1) : 1;
+    if (bucket < 1)
+        bucket = 1;
 
     if (!rank) {
-        printf("t_send/t_recv (ns) per payload:");
-        for (int k = 0; k < NS; k++)
-            printf(" %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
-        printf("\nMPI_Test: %.1f ns per call (t_overhead)\nlink_bw: %.4g bytes/s (64 KiB ping-pong between ranks 0 and 1)\n", t_test, link_bw);
-        printf("routed run: %d ranks, %.4f GUPS, %.1f ns per update per rank, H = %.3f -> t_hop %.1f ns\n", P,
-               routed_gups, per_update, H, t_hop);
+        char shown[128];
+        torus_shape_format(&shape, shown, sizeof shown);
+        printf("nodes %d, %g ranks per node, %d cores per node (%g at work), each rank 2^%d words, %llu updates "
+               "per rank per phase\n",
+               ni.nnodes, rpn, cores, used, lk, (unsigned long long)per_rank);
+        printf("node_gups: %.6g (ra_opt's loop on all %g ranks of a node at once)\n", node_gups, rpn);
+        printf("t_local: %.2f ns per update (ra_opt's loop, look-ahead %d, rank 0 alone)\n", t_local,
+               ROPT_DEFAULT_LOOKAHEAD);
+        printf("t_local_plain: %.2f ns per update (one at a time, rank 0 alone)\n", t_local_plain);
+        printf("t_test: %.1f ns per MPI_Test between table updates (rank 0 alone)\n", t_test);
+        printf("node_gups_plain: %.6g (that loop with its tests on all %g ranks of a node at once)\n", node_gups_plain,
+               rpn);
+        if (P >= 2) {
+            printf("t_send/t_recv (ns per core) per payload, %d pair(s) at once:", P / 2);
+            for (int k = 0; k < NS; k++)
+                printf(" %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
+            printf("\nbaseline mean bucket %.2f updates (%.0f bytes): t_send %.0f, t_recv %.0f ns\n", bucket,
+                   8 * bucket, at_payload(ts, 8 * bucket), at_payload(tr, 8 * bucket));
+        }
+        printf("link_bw: %.4g bytes/s\n", link_bw);
+        printf("routed run: %d ranks, shape %s, table 2^%d, %.4f GUPS, H = %.3f -> t_hop %.1f ns\n", P, shown, op.log2,
+               routed_gups, H, t_hop);
         tm_params prm;
         tm_params_defaults(&prm);
         prm.clock_hz = 1e9;
         prm.t_local = t_local;
-        prm.t_send = ts[0]; /* 8-byte payload: one update per message (eq. 1) */
-        prm.t_recv = tr[0];
-        prm.t_overhead = t_test; /* one MPI_Test per update, as the baseline does */
+        prm.t_local_plain = t_local_plain;
+        prm.t_test = t_test;
+        prm.t_send = at_payload(ts, 8 * bucket);
+        prm.t_recv = at_payload(tr, 8 * bucket);
+        prm.updates_per_message = bucket;
+        prm.t_overhead = 0;
         prm.t_hop = t_hop;
         prm.bytes_per_update = 8.0 + 32.0 / cap; /* 8 bytes + a 32-byte envelope shared by a full bucket */
         prm.link_bw = link_bw;
+        prm.ranks_per_node = ceil(rpn);
+        prm.cores_per_node = cores;
+        prm.nnode = 1;
+        prm.node_ranks[0] = ceil(rpn);
+        prm.node_rate[0] = node_gups;
+        prm.nplain = 1;
+        prm.plain_ranks[0] = ceil(rpn);
+        prm.plain_rate[0] = node_gups_plain;
         prm.nshapes = 1;
         prm.shapes[0] = shape;
         torus_outfile o;
-        if (torus_outfile_open(&o, out, 0, ferr, sizeof ferr) == 0) {
+        if (torus_outfile_open(&o, op.out, 0, ferr, sizeof ferr) == 0) {
             FILE *f = o.f;
-            fprintf(f, "# hpcc-ra %s ra_calibrate: %d ranks, table 2^%d, every figure in ns (clock_hz = 1e9)\n",
-                    RA_VERSION, P, log2);
-            fprintf(f, "# t_send/t_recv per payload (bytes: send/recv ns), Table 1's method:\n#");
-            for (int k = 0; k < NS; k++)
-                fprintf(f, " %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
-            fprintf(f, "\n# routed run: flat %d, %.6f GUPS measured\n", P, routed_gups);
+            fprintf(f, "# hpcc-ra %s ra_calibrate%s: %d ranks on %d node(s), %d cores per node, table 2^%d, "
+                       "every figure in ns (clock_hz = 1e9)\n",
+                    RA_VERSION, op.quick ? " --quick" : "", P, ni.nnodes, cores, op.log2);
+            if (P >= 2) {
+                fprintf(f, "# t_send/t_recv per payload (bytes: send/recv ns per core), Table 1's method:\n#");
+                for (int k = 0; k < NS; k++)
+                    fprintf(f, " %d:%.0f/%.0f", sizes[k], ts[k], tr[k]);
+                fprintf(f, "\n");
+            }
+            fprintf(f, "# routed run: ra_opt's shape %s, %.6f GUPS measured\n", shown, routed_gups);
             tm_params_write(&prm, f);
             if (torus_outfile_commit(&o, ferr, sizeof ferr) == 0)
                 ferr[0] = 0;
@@ -346,13 +579,15 @@ int main(int argc, char **argv)
         if (ferr[0]) {
             /* the last step: every other rank is finishing, no abort needed */
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+            torus_node_free(&ni);
             MPI_Finalize();
             return TORUS_EXIT_RESOURCE;
         }
-        char shown[300];
-        torus_cli_escape(out, shown, sizeof shown);
-        printf("wrote %s\n", shown);
+        char oshown[300];
+        torus_cli_escape(op.out, oshown, sizeof oshown);
+        printf("wrote %s\n", oshown);
     }
+    torus_node_free(&ni);
     MPI_Finalize();
     return 0;
 }

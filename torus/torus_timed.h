@@ -53,12 +53,23 @@ int torus_timed_open_requests(const torus_timed *t, int r);
 enum { TORUS_TIMED_IDLE = 0, TORUS_TIMED_MOVED = 1, TORUS_TIMED_DONE = 2 };
 typedef int (*torus_timed_step_fn)(void *ctx, int r, double now, double *cpu_s);
 
+#define TORUS_TIMED_FILL_BINS 4
 typedef struct torus_timed_stats {
     double makespan;        /* the last rank's finishing time */
     double link_busy_s;     /* link-seconds spent carrying packets */
     double link_util;       /* link_busy_s / (physical links * makespan) */
     uint64_t packets, words, recvs, steps;
     int unfinished;         /* ranks that never finished (stuck machine) */
+    /* where the time goes (packet interface; zero for messages):
+     * per dimension, busy / makespan over its directed links */
+    double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
+    int hot_rank, hot_dim, hot_dir; /* the busiest directed link: from rank, dimension, 0 = + */
+    double hot_util;
+    /* rank-seconds idle before all ranks finished: with a send slot refused
+     * in the idle step (blocked), or with nothing to do (waiting) */
+    double blocked_s, waiting_s;
+    /* packets by fill (words / cap): <= 1/4, <= 1/2, <= 3/4, <= 1 */
+    uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
 } torus_timed_stats;
 
 /* Runs every rank to completion: the rank with the smallest clock steps

@@ -46,6 +46,10 @@ struct torus_timed {
     double *slot_free; /* n * nd * outstanding: when each send slot frees */
     torus__pktq *in;   /* n * nd */
     double *link_free; /* n * nd * 2 directions (packet interface) */
+    double *link_busy; /* n * nd * 2: seconds each directed link carried packets */
+    unsigned char *refused; /* per rank: a send slot was refused in this step */
+    double blocked, waiting; /* rank-seconds idle (see torus_timed_stats) */
+    uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
     link_book *book;   /* n * nd * 2 directions (message interface) */
     unsigned *ties;    /* per rank: packets sent at half a ring (way = parity) */
     double horizon;    /* clock of the rank being stepped: nothing books earlier */
@@ -70,6 +74,7 @@ static int timed_can_send(void *impl, int d)
     for (int i = 0; i < s->p.outstanding; i++)
         if (f[i] <= now)
             return 1;
+    s->refused[e->rank] = 1;
     return 0;
 }
 
@@ -83,8 +88,10 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     int slot = 0;
     while (slot < s->p.outstanding && f[slot] > now)
         slot++;
-    if (slot == s->p.outstanding)
+    if (slot == s->p.outstanding) {
+        s->refused[r] = 1;
         return -1;
+    }
     const torus_shape *sh = &s->map->shape;
     const int *mine = &s->map->coords[(size_t)r * s->nd];
     int from = mine[d], k = sh->k[d];
@@ -111,8 +118,10 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
             double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
             if (pass == 0 && *lf > start)
                 start = *lf;
-            if (pass == 1)
+            if (pass == 1) {
                 *lf = start + ser;
+                s->link_busy[lf - s->link_free] += ser;
+            }
             c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
         }
     }
@@ -128,10 +137,14 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     f[slot] = injected;
     s->packets++;
     s->words += (uint64_t)n;
+    int bin = (int)((double)n * TORUS_TIMED_FILL_BINS / s->p.cap - 1e-9);
+    s->fill_hist[bin < 0 ? 0 : bin >= TORUS_TIMED_FILL_BINS ? TORUS_TIMED_FILL_BINS - 1 : bin]++;
     if (s->asleep[dest]) {
         s->asleep[dest] = 0;
-        if (s->clock[dest] < arrive)
+        if (s->clock[dest] < arrive) {
+            s->waiting += arrive - s->clock[dest];
             s->clock[dest] = arrive;
+        }
         s->wake[s->nwake++] = dest;
     }
     return 0;
@@ -199,6 +212,8 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     s->slot_free = calloc(nq * (size_t)p->outstanding, sizeof *s->slot_free);
     s->in = calloc(nq, sizeof *s->in);
     s->link_free = calloc(nq * 2, sizeof *s->link_free);
+    s->link_busy = calloc(nq * 2, sizeof *s->link_busy);
+    s->refused = calloc((size_t)s->n, 1);
     s->book = calloc(nq * 2, sizeof *s->book);
     s->ties = calloc((size_t)s->n, sizeof *s->ties);
     s->ep = calloc((size_t)s->n, sizeof *s->ep);
@@ -206,7 +221,7 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     s->wake = malloc((size_t)s->n * sizeof *s->wake);
     s->msgs = torus__msgs_create(s->n);
     s->cpu_due = calloc((size_t)s->n, sizeof *s->cpu_due);
-    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->book || !s->ties || !s->ep || !s->asleep || !s->wake || !s->msgs ||
+    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->link_busy || !s->refused || !s->book || !s->ties || !s->ep || !s->asleep || !s->wake || !s->msgs ||
         !s->cpu_due) {
         torus_timed_destroy(s);
         return NULL;
@@ -231,6 +246,7 @@ void torus_timed_destroy(torus_timed *s)
     free(s->book), free(s->ties);
     free(s->cpu_due);
     free(s->clock), free(s->slot_free), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
+    free(s->link_busy), free(s->refused);
     free(s);
 }
 
@@ -657,6 +673,7 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
         int r = heap_pop(&h, s->clock);
         s->horizon = s->clock[r];
         s->nwake = 0;
+        s->refused[r] = 0;
         double cost = 0;
         int rc = step(ctx, r, s->clock[r], &cost);
         st->steps++;
@@ -675,6 +692,10 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
                 s->asleep[r] = 1; /* until someone sends to it */
                 continue;
             }
+            if (s->refused[r])
+                s->blocked += t - s->clock[r];
+            else
+                s->waiting += t - s->clock[r];
             s->clock[r] = t;
         }
         heap_push(&h, s->clock, r);
@@ -692,5 +713,33 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
     st->words = s->words;
     st->recvs = s->recvs;
     st->unfinished = left;
+    st->blocked_s = s->blocked;
+    st->waiting_s = s->waiting;
+    memcpy(st->fill_hist, s->fill_hist, sizeof st->fill_hist);
+    /* per dimension: the directed links that exist (a mesh line has no
+     * wrap-around link at its ends) */
+    st->hot_rank = st->hot_dim = st->hot_dir = -1;
+    for (int d = 0; d < s->nd && makespan > 0; d++) {
+        if (sh->k[d] < 2)
+            continue;
+        double sum = 0, max = 0;
+        long cnt = 0;
+        for (int r = 0; r < N; r++) {
+            const int *c = &s->map->coords[(size_t)r * s->nd];
+            int node = torus_map_linear(sh, c);
+            for (int dir = 0; dir < 2; dir++) {
+                if (sh->mesh[d] && (dir == 0 ? c[d] == sh->k[d] - 1 : c[d] == 0))
+                    continue;
+                double u = s->link_busy[((size_t)node * s->nd + d) * 2 + dir] / makespan;
+                sum += u, cnt++;
+                if (u > max)
+                    max = u;
+                if (u > st->hot_util)
+                    st->hot_util = u, st->hot_rank = r, st->hot_dim = d, st->hot_dir = dir;
+            }
+        }
+        st->dim_util_mean[d] = cnt ? sum / cnt : 0;
+        st->dim_util_max[d] = max;
+    }
     return left ? -1 : 0;
 }

@@ -1,46 +1,116 @@
 /*
  * model.c - the bottleneck model of paper 002.
  *
- * Algorithm: paper 002 eq. 1, eq. 2 and sec. 6.2.
- *   direct (one message per remote update, or per m updates):
- *     CPU  GUPS <= N f / (t_local + (N-1)/N ((t_send + t_recv)/m + t_overhead))
+ * Algorithm: paper 002 eq. 1, eq. 2 and sec. 6.2, with ranks on nodes.
+ *   direct (one message per remote update, or per m updates; the baseline
+ *   tests once per update, sec. 6.1):
+ *     CPU  GUPS <= W f / (t_l + t_test + (N-1)/N ((t_send + t_recv)/m + t_overhead))
  *   routed (software routing along dimensions, H = sum(1 - 1/k_i) hops):
- *     CPU  GUPS <= N f / (t_local + t_hop H)
+ *     CPU  GUPS <= W f / (t_local + t_hop H)
  *   both:
  *     NET  GUPS <= (2N/b) alpha(G) C          (alpha from sparsest_cut)
- *   f = clock_hz, C = link_bw, b = bytes_per_update.
+ *     MEM  GUPS <= nodes * node_gups(ranks per node)
+ *   f = clock_hz, C = link_bw, b = bytes_per_update, N ranks on
+ *   nodes = ceil(N / ranks_per_node), W = nodes * min(ranks per node,
+ *   cores_per_node): ranks beyond the cores time-share them.  Paper 002
+ *   folds memory into t_local, which holds for one rank per node; ranks
+ *   sharing a node share its memory system, whose rate Star measures.
+ *   Prediction (see torusmodel.h): the local update at the node's rate
+ *   (ra_opt's loop for routed, the baseline's local path for direct) plus
+ *   the routing or message work on the cores; capped by the smallest bound.
  * Bucket simulator (Table 6): P-1 buckets kept in per-size lists so the
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
 #include "torusmodel.h"
 #include "sparsest_cut.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A rate of R:G pairs sorted by R at r: the pair, else linear between
+ * neighbours, else the nearest end; 0 when there are none. */
+static double pairs_at(int n, const double *ranks, const double *rate, double r)
+{
+    if (n == 0)
+        return 0;
+    if (r <= ranks[0] || n == 1)
+        return rate[0];
+    for (int i = 1; i < n; i++) {
+        if (r <= ranks[i]) {
+            double a = ranks[i - 1], b = ranks[i];
+            return rate[i - 1] + (rate[i] - rate[i - 1]) * (r - a) / (b - a);
+        }
+    }
+    /* past the largest count measured the memory system stays saturated */
+    return rate[n - 1];
+}
+
+double tm_node_gups(const tm_params *p, double r)
+{
+    return pairs_at(p->nnode, p->node_ranks, p->node_rate, r);
+}
+
+double tm_node_gups_plain(const tm_params *p, double r)
+{
+    return pairs_at(p->nplain, p->plain_ranks, p->plain_rate, r);
+}
+
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen)
 {
     memset(row, 0, sizeof *row);
-    sc_result r;
-    int rc = sc_closed_form(s, &r, 0, err, errlen);
-    if (rc)
-        return rc;
     double N = s->n;
     row->n = s->n;
-    row->alpha = r.alpha;
     row->hops = torus_expected_hops(s);
-    sc_result_free(&r);
+    if (s->n >= 2) {
+        sc_result r;
+        int rc = sc_closed_form(s, &r, 0, err, errlen);
+        if (rc)
+            return rc;
+        row->alpha = r.alpha;
+        sc_result_free(&r);
+    }
+    /* ranks share nodes: a node runs min(ranks on it, cores) at once */
+    double rpn = p->ranks_per_node >= 1 ? p->ranks_per_node : 1;
+    row->nodes = ceil(N / rpn);
+    row->ranks_node = N / row->nodes;
+    double cores = p->cores_per_node > 0 ? p->cores_per_node : row->ranks_node;
+    row->cores_used = row->ranks_node < cores ? row->ranks_node : cores;
     if (p->algorithm == TM_ROUTED) {
         row->cycles_per_update = p->t_local + p->t_hop * row->hops;
     } else {
         double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
-        row->cycles_per_update = p->t_local + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
+        double tl = p->t_local_plain > 0 ? p->t_local_plain : p->t_local;
+        row->cycles_per_update = tl + p->t_test + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
     }
-    row->cpu_gups = N * p->clock_hz / row->cycles_per_update / 1e9;
-    row->net_gups = 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9;
-    row->binding = row->cpu_gups <= row->net_gups ? "cpu" : "network";
-    row->bound_gups = row->cpu_gups <= row->net_gups ? row->cpu_gups : row->net_gups;
+    double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
+    row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
+    /* one rank sends nothing: no network bound */
+    row->net_gups = s->n >= 2 ? 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9 : INFINITY;
+    row->node_gups = tm_node_gups(p, row->ranks_node);
+    row->mem_gups = row->node_gups > 0 ? row->nodes * row->node_gups : INFINITY;
+    row->binding = "cpu";
+    row->bound_gups = row->cpu_gups;
+    if (row->net_gups < row->bound_gups)
+        row->binding = "network", row->bound_gups = row->net_gups;
+    if (row->mem_gups < row->bound_gups)
+        row->binding = "memory", row->bound_gups = row->mem_gups;
+    /* the prediction: seconds one node spends per update */
+    double pred = row->cpu_gups;
+    double plain = tm_node_gups_plain(p, row->ranks_node);
+    if (p->algorithm == TM_ROUTED && row->node_gups > 0) {
+        double s_node = 1.0 / (row->node_gups * 1e9) + p->t_hop * row->hops / f_node;
+        pred = row->nodes / s_node / 1e9;
+    } else if (p->algorithm == TM_DIRECT && plain > 0) {
+        double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
+        double s_node = 1.0 / (plain * 1e9) + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead) / f_node;
+        pred = row->nodes / s_node / 1e9;
+    }
+    /* an unbounded CPU (no cost given) predicts the other bounds */
+    if (!(pred <= row->bound_gups))
+        pred = row->bound_gups;
+    row->predicted_gups = pred;
     return 0;
 }
 

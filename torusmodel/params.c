@@ -32,6 +32,12 @@ static const key_def keys[] = {
     NUM(bytes_per_update, "bytes on the wire per update, headers shared (b)"),
     NUM(link_bw, "bytes/s per link and direction (C)"),
     NUM(updates_per_message, "direct: updates sharing one send/recv (1 = eq. 1)"),
+    NUM(t_local_plain, "direct: cycles per update of the baseline's one-at-a-time loop (0 = t_local)"),
+    NUM(t_test, "direct: cycles of the MPI_Test the baseline makes every update (sec. 6.1)"),
+    NUM(ranks_per_node, "ranks sharing one node (>= 1)"),
+    NUM(cores_per_node, "cores of one node (0 = as many as ranks_per_node)"),
+    {"node_gups", 0, 0, "node random-update rate, GUPS: G, or R:G pairs per ranks on the node"},
+    {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
     {"shape", 0, 0, "one shape, e.g. 8x8x16 (m suffix = mesh dimension)"},
     {"shapes", 0, 0, "comma-separated shapes, or bgl (Table 2's twelve partitions)"},
@@ -48,6 +54,7 @@ void tm_params_defaults(tm_params *p)
     memset(p, 0, sizeof *p);
     p->clock_hz = 1e9;
     p->updates_per_message = 1;
+    p->ranks_per_node = 1;
     p->algorithm = TM_DIRECT;
     strcpy(p->preset, "none");
 }
@@ -76,20 +83,75 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
     }
     if (torus_shape_parse(txt, 0, &p->shapes[p->nshapes], err, errlen))
         return -2;
-    if (p->shapes[p->nshapes].n < 2) {
-        char shown[300];
-        torus_cli_escape(txt, shown, sizeof shown);
-        snprintf(err, errlen, "shape '%s' has one node: allowed shapes of at least 2", shown);
-        return -2;
-    }
+    /* a one-rank shape is allowed: nothing crosses a link, only the CPU and
+     * memory bounds apply (a sweep's np = 1 point) */
     p->nshapes++;
     return 0;
+}
+
+/* node_gups: "G" (any rank count) or "R:G,R:G,..." with whole R >= 1,
+ * kept sorted by R; every G > 0. */
+static int set_node_gups(tm_params *p, int plain, const char *key, const char *value, char *err, size_t errlen)
+{
+    char buf[1024], shown[300];
+    torus_cli_escape(value, shown, sizeof shown);
+    if (strlen(value) >= sizeof buf || !*value)
+        goto bad;
+    snprintf(buf, sizeof buf, "%s", value);
+    tm_params q = *p;
+    q.nnode = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (q.nnode == TM_MAX_NODE_RATES) {
+            snprintf(err, errlen, "bad value '%s' for %s: at most %d R:G pairs", shown, key, TM_MAX_NODE_RATES);
+            return -2;
+        }
+        char *colon = strchr(t, ':');
+        double r = 0, g;
+        if (colon) {
+            *colon = 0;
+            if (torus_cli_double(t, 1, 1e9, &r) || r != floor(r))
+                goto bad;
+            t = colon + 1;
+        }
+        if (torus_cli_double(t, TM_PARAM_MIN, TM_PARAM_MAX, &g))
+            goto bad;
+        if (r == 0 && (q.nnode || strchr(value, ',')))
+            goto bad; /* a bare G stands alone */
+        int i = q.nnode++;
+        while (i > 0 && q.node_ranks[i - 1] > r) {
+            q.node_ranks[i] = q.node_ranks[i - 1], q.node_rate[i] = q.node_rate[i - 1];
+            i--;
+        }
+        if (i > 0 && q.node_ranks[i - 1] == r)
+            goto bad;
+        q.node_ranks[i] = r, q.node_rate[i] = g;
+    }
+    if (!q.nnode)
+        goto bad;
+    if (plain) {
+        /* parsed into the node_gups fields of a copy, moved across */
+        p->nplain = q.nnode;
+        memcpy(p->plain_ranks, q.node_ranks, sizeof q.node_ranks);
+        memcpy(p->plain_rate, q.node_rate, sizeof q.node_rate);
+    } else {
+        *p = q;
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "bad value '%s' for %s: allowed a rate in GUPS > 0, or pairs R:G,R:G (R whole ranks "
+                          "per node, each once)", shown, key);
+    return -2;
 }
 
 int tm_param_set(tm_params *p, const char *key, const char *value, char *err, size_t errlen)
 {
     char k[64];
     canon(key, k, sizeof k);
+    if (!strcmp(k, "node_gups") || !strcmp(k, "node_gups_plain")) {
+        char kshown[80];
+        torus_cli_escape(key, kshown, sizeof kshown);
+        return set_node_gups(p, !strcmp(k, "node_gups_plain"), kshown, value, err, errlen);
+    }
     if (!strcmp(k, "algorithm")) {
         if (!strcmp(value, "direct"))
             p->algorithm = TM_DIRECT;
@@ -141,8 +203,16 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
             continue;
         int positive = !strcmp(k, "clock_hz") || !strcmp(k, "bytes_per_update") || !strcmp(k, "link_bw") ||
                        !strcmp(k, "updates_per_message");
+        int ranks = !strcmp(k, "ranks_per_node");
         double v;
         /* a documented range keeps every figure derived from it finite */
+        if (ranks && (torus_cli_double(value, 1, 1e9, &v) || v != floor(v))) {
+            char shown[300], kshown[80];
+            torus_cli_escape(value, shown, sizeof shown);
+            torus_cli_escape(key, kshown, sizeof kshown);
+            snprintf(err, errlen, "bad value '%s' for %s: allowed a whole number of ranks in 1..1e9", shown, kshown);
+            return -2;
+        }
         if (torus_cli_double(value, positive ? TM_PARAM_MIN : 0, TM_PARAM_MAX, &v)) {
             /* key as the caller wrote it: "--t-hop" on the command line, "t_hop" in a file */
             char shown[300], kshown[80];
@@ -158,7 +228,8 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     char kshown[300];
     torus_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
-                          "bytes_per_update, link_bw, updates_per_message, algorithm, shape, shapes",
+                          "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
+                          "cores_per_node, node_gups, node_gups_plain, algorithm, shape, shapes",
              kshown);
     return -2;
 }
@@ -232,6 +303,12 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
     q.t_local = 104;
     q.link_bw = 175e6;
     q.updates_per_message = 1;
+    /* coprocessor mode: one process per node, its memory's random-update
+     * rate is the sequential benchmark's (104 cycles, sec. 4.1): above
+     * every CPU bound, so memory never binds here */
+    q.ranks_per_node = 1, q.cores_per_node = 1;
+    q.t_local_plain = 0, q.t_test = 0, q.nplain = 0;
+    q.nnode = 1, q.node_ranks[0] = 0, q.node_rate[0] = q.clock_hz / q.t_local / 1e9;
     if (!strcmp(name, "bgl-mpi")) {
         /* Table 1, 8-byte payload: MPI_Send 1544, MPI_Recv 1271 cycles.
          * t_overhead 68 is what Table 3's CPU column implies
@@ -276,7 +353,19 @@ void tm_params_write(const tm_params *p, FILE *f)
         if (keys[i].numeric)
             fprintf(f, "%-20s = %.10g   # %s\n", keys[i].key, *(const double *)((const char *)p + keys[i].offset),
                     keys[i].help);
-        else if (!strcmp(keys[i].key, "algorithm"))
+        else if ((!strcmp(keys[i].key, "node_gups") && p->nnode > 0) ||
+                 (!strcmp(keys[i].key, "node_gups_plain") && p->nplain > 0)) {
+            int pl = !strcmp(keys[i].key, "node_gups_plain"), n = pl ? p->nplain : p->nnode;
+            const double *rk = pl ? p->plain_ranks : p->node_ranks, *rt = pl ? p->plain_rate : p->node_rate;
+            fprintf(f, "%-20s = ", keys[i].key);
+            for (int j = 0; j < n; j++) {
+                if (rk[j] > 0)
+                    fprintf(f, "%s%.0f:%.10g", j ? "," : "", rk[j], rt[j]);
+                else
+                    fprintf(f, "%.10g", rt[j]);
+            }
+            fprintf(f, "   # %s\n", keys[i].help);
+        } else if (!strcmp(keys[i].key, "algorithm"))
             fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
                     keys[i].help);
     }

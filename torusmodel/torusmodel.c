@@ -26,7 +26,8 @@ static void usage(FILE *f)
     ropt_timed_defaults(&d);
     fprintf(f,
             "usage: torusmodel [options]\n"
-            "CPU and network bounds on RandomAccess GUPS (paper 002 eq. 1, eq. 2, sec. 6.2).\n"
+            "CPU, network and node-memory bounds on RandomAccess GUPS (paper 002 eq. 1, eq. 2,\n"
+            "sec. 6.2) and a predicted GUPS; the smallest bound is the binding one.\n"
             "Parameters, applied left to right (later ones win):\n"
             "  --preset NAME          bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7)\n"
             "                         (default: none)\n"
@@ -40,6 +41,16 @@ static void usage(FILE *f)
             "  --bytes-per-update B   bytes on the wire per update, b (required; default: none)\n"
             "  --link-bw BYTES_PER_S  link capacity per direction, C (required; default: none)\n"
             "  --updates-per-message M  direct: updates per send/recv (default 1 = eq. 1)\n"
+            "  --t-local-plain C      direct: cycles per update of the baseline's one-at-a-time loop\n"
+            "                         (default 0 = t_local)\n"
+            "  --t-test C             direct: cycles of the MPI_Test made every update (default 0)\n"
+            "  --ranks-per-node R     ranks sharing one node (default 1)\n"
+            "  --cores-per-node C     cores of a node; CPU bound counts min(R, C) per node\n"
+            "                         (default 0 = R)\n"
+            "  --node-gups G          node random-update rate in GUPS (Star aggregate), or R:G pairs\n"
+            "                         like 1:0.1,2:0.12,8:0.11 (default: none = memory unbounded)\n"
+            "  --node-gups-plain G    direct: node rate of the baseline's local path (loop + MPI_Test),\n"
+            "                         G or R:G pairs; the direct prediction's local term (default: none)\n"
             "  --algorithm A          direct | routed (default direct)\n"
             "  --shape S              one shape: 8x8x16, m suffix = mesh dimension, hypercube:D\n"
             "                         (default: none; --shape or --shapes is required)\n"
@@ -50,7 +61,9 @@ static void usage(FILE *f)
             "  --bucket-sim P         the baseline's mean bucket size at P processes, Table 6 (default: off)\n"
             "  --simulate             run the routed algorithm over the simulated transport with\n"
             "                         link and CPU costs, shapes up to 64x32x32 (default: off)\n"
-            "  --sim-updates U        updates per virtual rank in --simulate (default 1024)\n"
+            "  --sim-updates U        updates per virtual rank in --simulate (default: 2^22 / N, at\n"
+            "                         least 1024: small machines run long enough to reach their steady\n"
+            "                         rate, the pipeline of 1024 pending updates per rank being filled)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d, ra_opt's --outstanding)\n"
             "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
@@ -153,7 +166,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     tm_params_defaults(&c->p);
-    c->sim_updates = 1024, c->sim_latency = 1e-7, c->header_bytes = 32;
+    c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = 32;
     ropt_timed_defaults(&c->sim_defaults);
     c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
     tm_params *pp = &c->p;
@@ -281,6 +294,39 @@ static int write_params_file(const tm_params *p, const char *path)
     return 0;
 }
 
+/* "(x,y,z) dim y -" for the busiest link of a simulation. */
+static void hot_link(const ropt_timed_result *r, char *buf, size_t len)
+{
+    if (r->hot_dim < 0) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, len - o, "(");
+    for (int d = 0; d < r->ndims && o < len; d++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d", d ? "," : "", r->hot_coords[d]);
+    if (o < len)
+        snprintf(buf + o, len - o, ") dim %c %c", r->hot_dim < 3 ? "xyz"[r->hot_dim] : '0' + r->hot_dim,
+                 r->hot_dir ? '-' : '+');
+}
+
+/* One line of the where-the-time-goes table. */
+static void time_row(const torus_shape *sh, const ropt_timed_result *r)
+{
+    char name[128], use[160] = "", hot[160];
+    torus_shape_format(sh, name, sizeof name);
+    size_t o = 0;
+    for (int d = 0; d < r->ndims && o < sizeof use; d++)
+        o += (size_t)snprintf(use + o, sizeof use - o, "%s%.2f/%.2f", d ? " " : "", r->dim_util_mean[d],
+                              r->dim_util_max[d]);
+    hot_link(r, hot, sizeof hot);
+    char hot2[200];
+    snprintf(hot2, sizeof hot2, "%s %.2f", hot, r->hot_util);
+    printf("  %8d  %-16s %-32s %-26s %7.4f %7.4f %5d %5.2f  %.3f %.3f %.3f %.3f\n", sh->n, name, use, hot2,
+           r->blocked_frac, r->waiting_frac, r->cap, r->mean_fill, r->fill_frac[0], r->fill_frac[1], r->fill_frac[2],
+           r->fill_frac[3]);
+}
+
 int main(int argc, char **argv)
 {
     tm_cli cli;
@@ -338,8 +384,28 @@ int main(int argc, char **argv)
                "  updates/message %g\n",
                p.clock_hz, p.t_local, p.t_send, p.t_recv, p.t_overhead, p.t_hop, p.bytes_per_update, p.link_bw,
                p.updates_per_message);
-        printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s  %-7s", "N", "shape", "alpha/C", "hops", "cycles/upd",
-               "cpu_gups", "net_gups", "bound_gups", "binding");
+        printf("# ranks_per_node %g  cores_per_node %g  t_local_plain %g  t_test %g  node_gups ", p.ranks_per_node,
+               p.cores_per_node, p.t_local_plain, p.t_test);
+        if (!p.nnode)
+            printf("none");
+        for (int j = 0; j < p.nnode; j++) {
+            if (p.node_ranks[j] > 0)
+                printf("%s%.0f:%g", j ? "," : "", p.node_ranks[j], p.node_rate[j]);
+            else
+                printf("%g", p.node_rate[j]);
+        }
+        printf("  node_gups_plain ");
+        if (!p.nplain)
+            printf("none");
+        for (int j = 0; j < p.nplain; j++) {
+            if (p.plain_ranks[j] > 0)
+                printf("%s%.0f:%g", j ? "," : "", p.plain_ranks[j], p.plain_rate[j]);
+            else
+                printf("%g", p.plain_rate[j]);
+        }
+        printf("\n");
+        printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s %12s  %-7s %12s", "N", "shape", "alpha/C", "hops",
+               "cycles/upd", "cpu_gups", "net_gups", "mem_gups", "bound_gups", "binding", "pred_gups");
         if (bucketed)
             printf(" %9s", "bucket");
         if (simulate)
@@ -353,6 +419,7 @@ int main(int argc, char **argv)
     double bucket = -1;
     ropt_timed_result sr;
     memset(&sr, 0, sizeof sr);
+    static ropt_timed_result sims[TM_MAX_SHAPES];
     for (int k = 0; k < p.nshapes; k++) {
         tm_params q = p;
         if (bucketed && p.algorithm == TM_DIRECT) {
@@ -372,7 +439,9 @@ int main(int argc, char **argv)
             sc.outstanding = (int)sim_outstanding;
             sc.lookahead = (int)sim_lookahead;
             sc.shape = p.shapes[k];
-            sc.updates_per_rank = (long)sim_updates;
+            /* auto: 2^22 updates in all, at least 1024 per rank */
+            sc.updates_per_rank = sim_updates > 0 ? (long)sim_updates
+                                  : (4194304L / p.shapes[k].n > 1024 ? 4194304L / p.shapes[k].n : 1024);
             sc.t_update_s = q.t_local / q.clock_hz;
             sc.t_hop_s = q.t_hop / q.clock_hz;
             sc.link_bw = q.link_bw;
@@ -383,16 +452,22 @@ int main(int argc, char **argv)
                 goto bad;
             if (rc)
                 goto bad_rc;
+            sims[k] = sr;
         }
         char name[128];
         torus_shape_format(&p.shapes[k], name, sizeof name);
         if (json) {
             char f1[32], f2[32], f3[32];
+            char f4[32], f5[32];
             printf("%s{\"nodes\": %d, \"shape\": \"%s\", \"alpha\": %.10g, \"hops\": %.6g, \"cycles_per_update\": %.6g, "
-                   "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"bound_gups\": %s, \"binding\": \"%s\"",
+                   "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"memory_bound_gups\": %s, "
+                   "\"bound_gups\": %s, \"binding\": \"%s\", \"predicted_gups\": %s, \"machine_nodes\": %.0f, "
+                   "\"ranks_per_node\": %.6g, \"cores_used_per_node\": %.6g",
                    k ? ", " : "", row.n, name, row.alpha, row.hops, row.cycles_per_update,
                    fig(f1, sizeof f1, "%.6g", row.cpu_gups, "null"), fig(f2, sizeof f2, "%.6g", row.net_gups, "null"),
-                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "null"), row.binding);
+                   fig(f4, sizeof f4, "%.6g", row.mem_gups, "null"), fig(f3, sizeof f3, "%.6g", row.bound_gups, "null"),
+                   row.binding, fig(f5, sizeof f5, "%.6g", row.predicted_gups, "null"), row.nodes, row.ranks_node,
+                   row.cores_used);
             if (bucketed)
                 printf(", \"mean_bucket_size\": %.4f", bucket);
             if (simulate)
@@ -401,19 +476,44 @@ int main(int argc, char **argv)
                        sr.gups, sr.gups_total, sr.sbf, sr.link_util, sr.bytes_per_update,
                        (unsigned long long)sr.fingerprint,
                        sr.exact ? "true" : "false");
+            if (simulate) {
+                printf(", \"sim_dim_util_mean\": [");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? ", " : "", sr.dim_util_mean[d]);
+                printf("], \"sim_dim_util_max\": [");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? ", " : "", sr.dim_util_max[d]);
+                char hot[160];
+                hot_link(&sr, hot, sizeof hot);
+                printf("], \"sim_hottest_link\": \"%s\", \"sim_hottest_util\": %.4f, \"sim_blocked_frac\": %.4f, "
+                       "\"sim_waiting_frac\": %.4f, \"sim_mean_fill\": %.4f, \"sim_fill_quartiles\": [%.4f, %.4f, %.4f, %.4f]",
+                       hot, sr.hot_util, sr.blocked_frac, sr.waiting_frac, sr.mean_fill, sr.fill_frac[0], sr.fill_frac[1],
+                       sr.fill_frac[2], sr.fill_frac[3]);
+            }
             printf("}");
         } else {
-            char f1[32], f2[32], f3[32];
-            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12s %12s %12s  %-7s", row.n, name, row.alpha, row.hops,
+            char f1[32], f2[32], f3[32], f4[32], f5[32];
+            printf("  %8d  %-16s %8.4f %7.4f %11.1f %12s %12s %12s %12s  %-7s %12s", row.n, name, row.alpha, row.hops,
                    row.cycles_per_update, fig(f1, sizeof f1, "%.4f", row.cpu_gups, "unbounded"),
                    fig(f2, sizeof f2, "%.4f", row.net_gups, "unbounded"),
-                   fig(f3, sizeof f3, "%.4f", row.bound_gups, "unbounded"), row.binding);
+                   fig(f4, sizeof f4, "%.4f", row.mem_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.4f", row.bound_gups, "unbounded"), row.binding,
+                   fig(f5, sizeof f5, "%.4f", row.predicted_gups, "unbounded"));
             if (bucketed)
                 printf(" %9.3f", bucket);
             if (simulate)
                 printf(" %12.4f %8.4f %8.4f", sr.gups, sr.sbf, sr.link_util);
             printf("\n");
         }
+    }
+    if (!json && simulate && p.nshapes > 1) {
+        printf("# where the time goes (--simulate): link use = busy / makespan per dimension, mean/max over its\n"
+               "# links; the busiest link (from coordinates, dimension, way); rank time idle with a send slot\n"
+               "# refused (blocked) or with nothing to do (waiting); packets by fill, words / cap\n");
+        printf("# %8s  %-16s %-32s %-26s %7s %7s %5s %5s  %s\n", "N", "shape", "link use x,y,z: mean/max",
+               "busiest link", "blocked", "waiting", "cap", "fill", "fill <=1/4 <=1/2 <=3/4 <=1");
+        for (int k = 0; k < p.nshapes; k++)
+            time_row(&p.shapes[k], &sims[k]);
     }
     if (json) {
         printf("]");
@@ -425,13 +525,18 @@ int main(int argc, char **argv)
         if (p.nshapes == 1) {
             char name[128];
             torus_shape_format(&p.shapes[0], name, sizeof name);
-            char f1[32], f2[32], f3[32];
+            char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32];
             printf("nodes: %d\nshape: %s\nalpha: %.10g\nhops_per_update: %.6g\ncycles_per_update: %.6g\n"
-                   "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nbound_gups: %s\nbinding: %s\n",
-                   row.n, name, row.alpha, row.hops, row.cycles_per_update,
+                   "machine_nodes: %.0f\nranks_per_node: %.6g\ncores_used_per_node: %.6g\nnode_gups: %s\n"
+                   "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nmemory_bound_gups: %s\nbound_gups: %s\nbinding: %s\n"
+                   "predicted_gups: %s\n",
+                   row.n, name, row.alpha, row.hops, row.cycles_per_update, row.nodes, row.ranks_node,
+                   row.cores_used, row.node_gups > 0 ? fig(f5, sizeof f5, "%.6g", row.node_gups, "none") : "none",
                    fig(f1, sizeof f1, "%.6g", row.cpu_gups, "unbounded"),
                    fig(f2, sizeof f2, "%.6g", row.net_gups, "unbounded"),
-                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "unbounded"), row.binding);
+                   fig(f4, sizeof f4, "%.6g", row.mem_gups, "unbounded"),
+                   fig(f3, sizeof f3, "%.6g", row.bound_gups, "unbounded"), row.binding,
+                   fig(f6, sizeof f6, "%.6g", row.predicted_gups, "unbounded"));
             if (bucketed)
                 printf("mean_bucket_size: %.4f\n", bucket);
             if (simulate)
@@ -440,6 +545,20 @@ int main(int argc, char **argv)
                        sr.gups, sr.gups_total, sr.time_s, sr.sbf, sr.link_util, sr.bytes_per_update,
                        (unsigned long long)sr.updates,
                        (unsigned long long)sr.fingerprint, sr.exact ? "yes" : "no");
+            if (simulate) {
+                printf("sim_dim_util_mean:");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? "," : " ", sr.dim_util_mean[d]);
+                printf("\nsim_dim_util_max:");
+                for (int d = 0; d < sr.ndims; d++)
+                    printf("%s%.4f", d ? "," : " ", sr.dim_util_max[d]);
+                char hot[160];
+                hot_link(&sr, hot, sizeof hot);
+                printf("\nsim_hottest_link: %s\nsim_hottest_util: %.4f\nsim_blocked_frac: %.4f\nsim_waiting_frac: %.4f\n"
+                       "sim_cap: %d\nsim_mean_fill: %.4f\nsim_fill_quartiles: %.4f,%.4f,%.4f,%.4f\n",
+                       hot, sr.hot_util, sr.blocked_frac, sr.waiting_frac, sr.cap, sr.mean_fill, sr.fill_frac[0],
+                       sr.fill_frac[1], sr.fill_frac[2], sr.fill_frac[3]);
+            }
         }
         if (bucket_p) {
             printf("bucket_sim_p: %ld\n", bucket_p);

@@ -1,7 +1,9 @@
 /*
- * torusmodel.h - the calculator: the CPU and network bottleneck model of paper 002 (sec. 4-6):
- * from machine parameters and a topology to GUPS bounds, plus the
- * baseline's bucket-size simulator (sec. 5.1, Table 6).
+ * torusmodel.h - the calculator: the CPU and network bottleneck model of paper 002 (sec. 4-6)
+ * plus a third bottleneck, the node's memory system (the Star rate of the
+ * ranks sharing a node): from machine parameters and a topology to GUPS
+ * bounds and a predicted GUPS, plus the baseline's bucket-size simulator
+ * (sec. 5.1, Table 6).
  */
 #ifndef TORUSMODEL_H
 #define TORUSMODEL_H
@@ -11,6 +13,7 @@
 #include "torus.h"
 
 #define TM_MAX_SHAPES 64
+#define TM_MAX_NODE_RATES 16
 
 typedef enum { TM_DIRECT = 0, TM_ROUTED = 1 } tm_algorithm;
 
@@ -26,6 +29,21 @@ typedef struct tm_params {
     double bytes_per_update; /* b, on the wire, headers shared */
     double link_bw;    /* bytes/s per link and direction */
     double updates_per_message; /* direct: updates sharing one send/recv */
+    double t_local_plain; /* direct: the baseline's one-at-a-time loop (0: t_local) */
+    double t_test;     /* direct: one MPI_Test per update, every update (sec. 6.1) */
+    double ranks_per_node; /* ranks sharing one node (1: BlueGene/L coprocessor mode) */
+    double cores_per_node; /* cores of a node (0: as many as ranks_per_node) */
+    /* node random-update rate in GUPS (ranks_per_node ranks updating their
+     * own tables at once, ra_opt's loop: the Star aggregate), as pairs
+     * (ranks on the node, GUPS); one pair with ranks 0 = at any count;
+     * none = not given (the memory bound is then unbounded) */
+    int nnode;
+    double node_ranks[TM_MAX_NODE_RATES], node_rate[TM_MAX_NODE_RATES];
+    /* direct: the node rate of the baseline's local path (one-at-a-time
+     * loop, one MPI_Test per update) with its ranks at once, pairs as above;
+     * none = the prediction is the CPU bound */
+    int nplain;
+    double plain_ranks[TM_MAX_NODE_RATES], plain_rate[TM_MAX_NODE_RATES];
     tm_algorithm algorithm;
     int nshapes;
     torus_shape shapes[TM_MAX_SHAPES];
@@ -54,16 +72,38 @@ void tm_params_defaults(tm_params *p);
 const char *tm_param_name(int i);
 
 typedef struct tm_row {
-    int n;
+    int n;               /* ranks */
+    double nodes;        /* ceil(n / ranks_per_node) */
+    double ranks_node;   /* ranks on one node: n / nodes */
+    double cores_used;   /* per node: min(ranks on it, cores_per_node) */
     double alpha;        /* links per node */
     double hops;         /* expected software hops per update (routed) */
     double cycles_per_update;
-    double cpu_gups, net_gups, bound_gups;
-    const char *binding; /* "cpu" or "network" */
+    double cpu_gups, net_gups, mem_gups, bound_gups;
+    double node_gups;    /* the node rate used (0: none given) */
+    double predicted_gups;
+    const char *binding; /* "cpu", "network" or "memory": the smallest bound */
 } tm_row;
 
-/* The bounds of eq. 1 / eq. 2 (direct) or of the routed algorithm (sec. 6.2). */
+/* The bounds of eq. 1 / eq. 2 (direct) or of the routed algorithm (sec.
+ * 6.2), the memory bound, and the prediction:
+ *   CPU     nodes * min(ranks per node, cores) * f / cycles_per_update
+ *   memory  nodes * node_gups(ranks per node)
+ *   predicted, routed: per node and update, the local update at the node
+ *     rate plus the routing work on the cores,
+ *       1 / (1 / node_gups + H t_hop / (cores f))
+ *     (t_local / (cores f) for the first term when no node rate is given);
+ *     direct: likewise, the baseline's local path at its node rate
+ *     (node_gups_plain) plus its messages on the cores,
+ *       1 / (1 / node_gups_plain + (N-1)/N ((t_send + t_recv)/m + t_overhead) / (cores f))
+ *     (the CPU bound when no such rate is given);
+ *   both never above the smallest bound. */
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
+/* node_gups at r ranks on a node: the pair with r ranks, else linear
+ * between the neighbouring pairs, else the nearest end; 0 when none. */
+double tm_node_gups(const tm_params *p, double r);
+/* The same for node_gups_plain. */
+double tm_node_gups_plain(const tm_params *p, double r);
 
 /* Mean number of updates per message of the baseline when `pending`
  * updates are spread over P-1 destinations and the largest bucket is sent

@@ -13,14 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     int argc = fuzz_argv(data, size, "ra_calibrate", buf, argv, 64);
-    int log2 = 25;
-    const char *out = "calibration.params";
-    double link_bw = 0;
+    cal_opts o = {25, 0, "calibration.params", 0};
     optind = 0; /* glibc: a full restart of getopt's scan */
-    int rc = parse_options(argc, argv, 1, &log2, &out, &link_bw);
+    int rc = parse_options(argc, argv, 1, &o);
     if (rc != -1 && rc != 0 && rc != TORUS_EXIT_USAGE)
         abort();
-    if (rc == -1 && (log2 < 16 || log2 > 34 || link_bw < 0))
+    if (rc == -1 && (o.log2 < 10 || o.log2 > 40 || o.link_bw < 0))
         abort();
     free(buf);
     return 0;
