@@ -293,7 +293,7 @@ missing=$(printf '%s\n' "$CB_HELP" | awk '
     { check(); e = "" }
     END { check() }')
 nopt=$(printf '%s\n' "$CB_HELP" | grep -c '^ *--')
-if [ -z "$missing" ] && [ "$nopt" = 17 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
+if [ -z "$missing" ] && [ "$nopt" = 19 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
     ok "collbench --help: $nopt options, each with its default; --version $VERSION"
 else
     bad "collbench --help/--version: options without a default: ${missing:-none} ($nopt options); $(bin/collbench --version)"
@@ -304,3 +304,41 @@ if printf '%s\n' "$inst" | grep -q 'install -m 755 .*bin/collbench' && printf '%
 else
     bad "make install does not name bin/collbench and run_scripts/plot_coll.sh"
 fi
+
+# ---- multisend (issue 12): collbench's halo4d, transpose and sparse -------
+# Every multisend algorithm (auto, direct, routed) and the MPI library's
+# MPI_Neighbor_alltoallv (and its MPI-4 _init form where the library has
+# it) on the same data, three replays with changing data, each receive
+# buffer (gaps included) against MPI_Alltoallv; sparse also on an
+# irregular pattern (ranks with no block, 0-byte blocks, self blocks,
+# repeated peers).  One row per algorithm, op and size; one check per row,
+# sparse's two.  Then --simulate: every time at or above the link-model
+# bound (a bound no algorithm can beat), and the same output twice.
+for n in 1 2 3 4 5 8; do
+    run_mpi $n bin/collbench --op halo4d,transpose,sparse --validate --sizes 1,3K --iters 1 --warmup 0 --rounds 1
+    rc=$?
+    rows=$(awk '/^# op: / { op = $3; next } /^#/ { next } NF { r++; if (op == "sparse") s++ } END { print r + 0, s + 0 }' "$TMP/out")
+    got=$(sed -n 's/^# validation: \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$TMP/out")
+    want=$(echo "$rows" | awk '{ print $1 + $2, 0 }')
+    names=$(awk '/^#/ { next } NF { a = $2; sub(/\(.*/, "", a); print a }' "$TMP/out" | sort -u | tr '\n' ' ')
+    if [ $rc = 0 ] && [ "$got" = "$want" ] && [ "${rows%% *}" -ge 24 ] && [ -z "$(cb_noise "$TMP/err")" ] &&
+        case "$names" in *auto*direct*mpi*routed*) true ;; *) false ;; esac; then
+        ok "collbench multisend patterns n=$n: ${rows%% *} rows ($names), $want checks against MPI_Alltoallv"
+    else
+        bad "collbench multisend patterns n=$n: rc=$rc checks '$got' want '$want' algorithms '$names' $(head -2 "$TMP/err")"
+        grep FAILED "$TMP/err" | head -3 | sed 's/^/    /'
+    fi
+done
+bin/collbench --simulate 4x4x2 --op halo4d,transpose,sparse --sizes 8,2K >"$TMP/out" 2>"$TMP/err"
+rc=$?
+bin/collbench --simulate 4x4x2 --op halo4d,transpose,sparse --sizes 8,2K >"$TMP/out2" 2>&1
+same=$(diff <(grep -v '^# date' "$TMP/out") <(grep -v '^# date' "$TMP/out2") | wc -l)
+below=$(awk '/^#/ { next } NF && ($8 <= 0 || $9 < 1) { print $1 "/" $2 }' "$TMP/out" | head -3)
+nrows=$(grep -vc '^#' "$TMP/out")
+if [ $rc = 0 ] && [ "$nrows" = 18 ] && [ -z "$below" ] && [ "$same" = 0 ] && [ ! -s "$TMP/err" ]; then
+    ok "collbench --simulate 4x4x2 multisend patterns: $nrows rows, every time >= its link-model bound, deterministic"
+else
+    bad "collbench --simulate 4x4x2 multisend patterns: rc=$rc rows $nrows below the bound: '${below}' differing lines $same $(head -2 "$TMP/err")"
+fi
+cb_fail "--k 0" 2 "bad value '0' for --k: allowed an integer 1..100000" 0 bin/collbench --op sparse --k 0
+cb_fail "--algorithms naming a multisend algorithm without a pattern op" 2 "bad value 'routed' for --algorithms" 0 bin/collbench --op barrier --algorithms routed

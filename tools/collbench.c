@@ -73,6 +73,17 @@ static const char *const kind_name[NKINDS] = {"barrier", "bcast", "allreduce", "
 static const torus_coll_op kind_op[NKINDS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
                                               TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
 
+/* The multisend patterns of paper 001 (--op halo4d, transpose, sparse):
+ * not collectives of the registry but plans of torus_multisend; their rows
+ * carry kind NKINDS + index. */
+enum { NPATS = 3 };
+static const char *const pat_name[NPATS] = {"halo4d", "transpose", "sparse"};
+
+static const char *op_label(int kind)
+{
+    return kind < NKINDS ? kind_name[kind] : pat_name[kind - NKINDS];
+}
+
 static int is_a2a(int k)
 {
     return k == K_ALLTOALL || k == K_ALLTOALLV;
@@ -121,6 +132,9 @@ typedef struct opts {
     int per_node_set;
     double link_bw, latency;
     int link_bw_set, latency_set;
+    int pats[NPATS];    /* multisend patterns to run */
+    long k;             /* --k: destinations per rank of sparse */
+    uint64_t seed;      /* --seed: sparse's destinations */
 } opts;
 
 static void usage(void)
@@ -133,7 +147,18 @@ static void usage(void)
            "the same run) and the ratio to the MPI library's time.\n"
            "  --op OP            barrier, bcast, allreduce, alltoall, alltoallv or all (comma list\n"
            "                     allowed; alltoall: uniform blocks through torus_coll_alltoall,\n"
-           "                     alltoallv: the v call with the same counts) [default: all]\n"
+           "                     alltoallv: the v call with the same counts); or the multisend\n"
+           "                     patterns of paper 001 (torus_multisend plans: auto, direct, routed;\n"
+           "                     mpi = MPI_Neighbor_alltoallv on an MPI_Dist_graph_create_adjacent\n"
+           "                     communicator, mpi_init = its MPI-4 persistent form where the library\n"
+           "                     has it; columns: setup_us = plan or graph set-up, the per-call times,\n"
+           "                     and breakeven = calls after which set-up plus calls cost less than\n"
+           "                     mpi with its own set-up): halo4d (8 blocks to the - and + neighbours\n"
+           "                     along each dimension of a balanced 4-D grid; on small grids\n"
+           "                     neighbours repeat or are the rank itself), transpose (3-D FFT\n"
+           "                     transpose: alltoall in the rows, then in the columns of a balanced\n"
+           "                     2-D grid), sparse (--k random destinations per rank, seeded);\n"
+           "                     size = bytes per block [default: all = the collectives]\n"
            "  --sizes A:B        bytes A, 2A, 4A, ... up to B (K/M/G suffixes, binary), or a comma\n"
            "                     list of sizes and ranges, each 1..1G; bcast: the message, allreduce:\n"
            "                     the vector (whole 8-byte doubles), alltoall(v): the block per pair\n"
@@ -172,11 +197,19 @@ static void usage(void)
            "                     sec. 3.2, line sends of dimwise and multistream): one injection per\n"
            "                     direction of a line, its receivers pay the packet reads only, no\n"
            "                     per-message cost; sizes that would not fit in half the free memory\n"
-           "                     are left out (one notice) [default: off]\n"
+           "                     are left out (one notice); halo4d and transpose on the torus itself\n"
+           "                     (grid = SHAPE, rows along dimension 0), each row with bound_us, the\n"
+           "                     link model's bound: per exchange max(busiest link: the wire bytes of\n"
+           "                     the blocks whose model routes cross it / link bandwidth; busiest\n"
+           "                     CPU: its packet writes and reads and one message cost at each end)\n"
+           "                     + the longest route's latency; ratio_vs_bnd = max_us / bound_us\n"
+           "                     [default: off]\n"
            "  --choose SHAPE     run nothing: print what the selection table (torus/coll/select.c)\n"
            "                     picks for every --op and --sizes on SHAPE, with TORUS_COLL_<OP>\n"
            "                     applied and preconditions checked [default: off]\n"
            "  --per-node K       --choose: K consecutive ranks share a node [default: 1]\n"
+           "  --k K              sparse: destinations per rank, 1..100000 [default: 6]\n"
+           "  --seed S           sparse: the seed of the destinations [default: 1]\n"
            "  --link-bw B        --simulate: link bandwidth, bytes/s per direction [default: %.0f]\n"
            "  --latency S        --simulate: seconds per link crossed [default: %g]\n"
            "  --help             this help\n"
@@ -192,6 +225,9 @@ static void usage(void)
         for (; *a; a++)
             printf(" %s", *a);
     }
+    printf("; multisend:");
+    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
+        printf(" %s", *a);
     printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
            "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
 }
@@ -267,12 +303,16 @@ static int parse_sizes(const char *arg, opts *o)
 static int parse_ops(const char *arg, opts *o)
 {
     memset(o->kinds, 0, sizeof o->kinds);
+    memset(o->pats, 0, sizeof o->pats);
     const char *p = arg;
     for (;;) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         int found = 0;
-        if (len == 3 && !strncmp(p, "all", 3)) {
+        for (int k = 0; k < NPATS; k++)
+            if (strlen(pat_name[k]) == len && !strncmp(p, pat_name[k], len))
+                o->pats[k] = found = 1;
+        if (!found && len == 3 && !strncmp(p, "all", 3)) {
             for (int k = 0; k < NKINDS; k++)
                 o->kinds[k] = 1;
             found = 1;
@@ -335,6 +375,8 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
                 a += (size_t)snprintf(allowed + a, sizeof allowed - a, ", %s", *n);
         }
     }
+    if ((o->pats[0] || o->pats[1] || o->pats[2]) && a < sizeof allowed)
+        a += (size_t)snprintf(allowed + a, sizeof allowed - a, ", direct, routed%s", o->simulate ? "" : ", mpi_init");
     if (a < sizeof allowed)
         snprintf(allowed + a, sizeof allowed - a, " (algorithms of the chosen --op)");
     const char *p = o->alg_list;
@@ -344,6 +386,10 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
         char word[128];
         snprintf(word, sizeof word, "%.*s", (int)(len < 127 ? len : 127), p);
         int ok = len > 0 && len < 127 && (!strcmp(word, "auto") || (!strcmp(word, "mpi") && !o->simulate));
+        int any_pat = o->pats[0] || o->pats[1] || o->pats[2];
+        for (const char *const *m = torus_multisend_algorithms(); any_pat && *m && !ok; m++)
+            ok = !strcmp(word, *m);
+        ok = ok || (any_pat && !o->simulate && !strcmp(word, "mpi_init"));
         for (int k = 0; k < NKINDS && !ok && len > 0 && len < 127; k++)
             ok = o->kinds[k] && registered(kind_op[k], word);
         if (!ok) {
@@ -358,7 +404,7 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
 
 enum {
     OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_ROUNDS, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
-    OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_HELP, OPT_VERSION
+    OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_K, OPT_SEED, OPT_HELP, OPT_VERSION
 };
 
 /* Parses argv the same way on every rank.  Returns -1 to go on, else the
@@ -381,6 +427,8 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         {"per-node", required_argument, NULL, OPT_PER_NODE},
         {"link-bw", required_argument, NULL, OPT_LINK_BW},
         {"latency", required_argument, NULL, OPT_LATENCY},
+        {"k", required_argument, NULL, OPT_K},
+        {"seed", required_argument, NULL, OPT_SEED},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -396,6 +444,8 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     o->dims = "auto";
     o->link_bw = BGL_LINK_BW;
     o->latency = BGL_LATENCY_S;
+    o->k = 6;
+    o->seed = 1;
     err[0] = 0;
     opterr = 0;
     optind = 1;
@@ -414,7 +464,8 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
         case OPT_OP:
             if (parse_ops(optarg, o))
                 torus_cli_bad_value(err, errlen, "op", optarg,
-                                    "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed)");
+                                    "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed), "
+                                    "or the multisend patterns halo4d, transpose, sparse");
             break;
         case OPT_SIZES:
             if (parse_sizes(optarg, o))
@@ -479,6 +530,17 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
                 torus_cli_bad_value(err, errlen, "latency", optarg, "seconds in 0..1");
             o->latency_set = 1;
             break;
+        case OPT_K:
+            if (torus_cli_long(optarg, 1, 100000, &o->k))
+                torus_cli_bad_value(err, errlen, "k", optarg, "an integer 1..100000");
+            break;
+        case OPT_SEED: {
+            uint64_t v;
+            if (torus_cli_u64(optarg, 0, UINT64_MAX, &v))
+                torus_cli_bad_value(err, errlen, "seed", optarg, "an integer 0..18446744073709551615");
+            o->seed = v;
+            break;
+        }
         case ':': {
             char w[300];
             torus_cli_escape(word, w, sizeof w);
@@ -563,6 +625,9 @@ typedef struct row {
     int iters, warmup;
     double min_us, avg_us, max_us;
     double mbs, pred_us, ratio; /* < 0: none */
+    /* multisend patterns: set-up, the simulator's link-model bound and the
+     * ratio to it, and the calls after which set-up is paid (< 0: none) */
+    double setup_us, bound_us, ratio_bound, breakeven;
 } row;
 
 typedef struct run_info {
@@ -712,15 +777,27 @@ static void csv_num(writer *w, double v)
 
 static void emit_csv(writer *w, const run_info *ri)
 {
+    /* the multisend patterns' columns only when they ran: a collectives
+     * CSV keeps the columns plot_coll.sh and older files have */
+    int pats = 0;
+    for (int i = 0; i < ri->nrows; i++)
+        pats |= ri->rows[i].kind >= NKINDS;
     wput(w, "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,"
-            "ratio_vs_mpi\n");
+            "ratio_vs_mpi%s\n", pats ? ",setup_us,bound_us,ratio_vs_bound,breakeven_calls" : "");
     for (int i = 0; i < ri->nrows; i++) {
         const row *r = &ri->rows[i];
-        wput(w, "%s,%zu,%s,%s,%d,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f", kind_name[r->kind], r->size, r->alg, r->chosen,
+        wput(w, "%s,%zu,%s,%s,%d,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f", op_label(r->kind), r->size, r->alg, r->chosen,
              ri->ranks, ri->shape, ri->mode, ri->host, r->iters, r->warmup, r->min_us, r->avg_us, r->max_us);
         csv_num(w, r->mbs);
         csv_num(w, r->pred_us);
         csv_num(w, r->ratio);
+        if (pats) {
+            int pat = r->kind >= NKINDS;
+            csv_num(w, pat ? r->setup_us : -1);
+            csv_num(w, pat ? r->bound_us : -1);
+            csv_num(w, pat ? r->ratio_bound : -1);
+            csv_num(w, pat ? r->breakeven : -1);
+        }
         wput(w, "\n");
     }
 }
@@ -766,7 +843,7 @@ static void emit_json(writer *w, const run_info *ri)
     wput(w, "},\n \"validation\": {\"checks\": %d, \"failures\": %d},\n \"rows\": [", ri->checks, ri->failures);
     for (int i = 0; i < ri->nrows; i++) {
         const row *r = &ri->rows[i];
-        wput(w, "%s\n  {\"op\": \"%s\", \"size\": %zu, \"algorithm\": ", i ? "," : "", kind_name[r->kind], r->size);
+        wput(w, "%s\n  {\"op\": \"%s\", \"size\": %zu, \"algorithm\": ", i ? "," : "", op_label(r->kind), r->size);
         json_str(w, r->alg);
         wput(w, ", \"chosen\": ");
         json_str(w, r->chosen);
@@ -775,6 +852,12 @@ static void emit_json(writer *w, const run_info *ri)
         json_num(w, "mb_s", r->mbs);
         json_num(w, "pred_us", r->pred_us);
         json_num(w, "ratio_vs_mpi", r->ratio);
+        if (r->kind >= NKINDS) {
+            json_num(w, "setup_us", r->setup_us);
+            json_num(w, "bound_us", r->bound_us);
+            json_num(w, "ratio_vs_bound", r->ratio_bound);
+            json_num(w, "breakeven_calls", r->breakeven);
+        }
         wput(w, "}");
     }
     wput(w, "\n ]}\n");
@@ -842,6 +925,16 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
         for (; *a; a++)
             printf(" %s", *a);
     }
+    printf("; multisend:");
+    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
+        printf(" %s", *a);
+    if (o->pats[0] || o->pats[1] || o->pats[2])
+        printf("\n# multisend patterns: mpi = MPI_Neighbor_alltoallv; %s; time per call = all steps "
+               "(transpose: rows then columns); setup_us: avg over ranks of one set-up (plans, or the graph "
+               "communicators%s)",
+               MPI_VERSION >= 4 ? "mpi_init = MPI_Neighbor_alltoallv_init + MPI_Start/MPI_Wait (MPI-4)"
+                                : "mpi_init not run: this MPI library is MPI-3 (no MPI_Neighbor_alltoallv_init)",
+               MPI_VERSION >= 4 ? " and persistent requests" : "");
     printf("\n# validation: %s%s%s\n", o->validate ? "on (every result against the MPI library's own)" : "off",
            ri->validation_note ? "; " : "", ri->validation_note ? ri->validation_note : "");
     fflush(stdout);
@@ -1862,6 +1955,861 @@ static void teardown_mpi(bench *b)
     free(b->node_of);
 }
 
+/* ---- multisend patterns: halo4d, transpose, sparse (paper 001) ------------- */
+
+/* The patterns' process grids: halo4d's 4-D grid (dimension 0 fastest in
+ * rank order) and transpose's R x C grid (rank = a + R b: a row is the R
+ * ranks of one b, a column the C ranks of one a). */
+typedef struct pgrid {
+    int g4[4];
+    int R, C;
+} pgrid;
+
+/* n as 4 factors as equal as the primes allow, largest first (1s pad). */
+static void grid4_of(int n, int *g)
+{
+    int f[32], nf = 0, x = n;
+    for (int p = 2; (long)p * p <= x && nf < 31; p++)
+        while (x % p == 0 && nf < 31)
+            f[nf++] = p, x /= p;
+    if (x > 1)
+        f[nf++] = x;
+    for (int i = 0; i < 4; i++)
+        g[i] = 1;
+    for (int i = nf - 1; i >= 0; i--) { /* largest prime first, onto the smallest factor */
+        int s = 0;
+        for (int j = 1; j < 4; j++)
+            s = g[j] < g[s] ? j : s;
+        g[s] *= f[i];
+    }
+    for (int i = 0; i < 4; i++) /* largest first */
+        for (int j = i + 1; j < 4; j++)
+            if (g[j] > g[i]) {
+                int t = g[i];
+                g[i] = g[j], g[j] = t;
+            }
+}
+
+/* Over MPI: the balanced grids of n.  Simulated: the torus itself, so
+ * that grid neighbours are torus neighbours (halo4d: the shape's
+ * dimensions, a fifth and later merged into the fourth, missing ones 1;
+ * transpose: rows along dimension 0, columns the rest). */
+static void pgrid_of(pgrid *pg, int n, const torus_shape *sim)
+{
+    if (sim) {
+        for (int i = 0; i < 4; i++)
+            pg->g4[i] = 1;
+        for (int d = 0; d < sim->ndims; d++)
+            pg->g4[d < 4 ? d : 3] *= sim->k[d];
+        pg->R = sim->k[0];
+    } else {
+        grid4_of(n, pg->g4);
+        torus_shape s2;
+        pg->R = torus_shape_balanced(n, 2, &s2) ? n : s2.k[0];
+    }
+    pg->C = n / pg->R;
+}
+
+/* One exchange: a multisend spec with its MPI int copies. */
+typedef struct pstep {
+    int ndest, nsrc;
+    int *dests, *srcs;
+    size_t *sc, *sd, *rc, *rd;
+    int *isc, *isd, *irc, *ird;
+    size_t slen, rlen;
+} pstep;
+
+typedef struct pattern {
+    int nsteps; /* transpose: rows, then columns */
+    pstep st[2];
+} pattern;
+
+static void pattern_free(pattern *p)
+{
+    for (int i = 0; i < 2; i++) {
+        free(p->st[i].dests), free(p->st[i].sc), free(p->st[i].isc);
+        memset(&p->st[i], 0, sizeof p->st[i]);
+    }
+    p->nsteps = 0;
+}
+
+/* Room for nd blocks out and ns in. */
+static int pstep_alloc(pstep *s, int nd, int ns)
+{
+    size_t t = (size_t)nd + (size_t)ns + 1;
+    s->dests = malloc(t * sizeof *s->dests);
+    s->sc = malloc(2 * t * sizeof *s->sc);
+    s->isc = malloc(2 * t * sizeof *s->isc);
+    if (!s->dests || !s->sc || !s->isc)
+        return -1;
+    s->srcs = s->dests + nd;
+    s->sd = s->sc + nd;
+    s->rc = s->sc + 2 * (size_t)nd;
+    s->rd = s->rc + ns;
+    s->isd = s->isc + nd;
+    s->irc = s->isc + 2 * (size_t)nd;
+    s->ird = s->irc + ns;
+    s->ndest = nd;
+    s->nsrc = ns;
+    return 0;
+}
+
+/* Displacements: blocks in listing order, `gap` bytes between them (the
+ * validation checks that gaps stay untouched); the int copies for MPI. */
+static void pstep_layout(pstep *s, size_t gap)
+{
+    size_t o = 0;
+    for (int i = 0; i < s->ndest; i++) {
+        s->sd[i] = o;
+        o += s->sc[i] + gap;
+        s->isc[i] = (int)s->sc[i], s->isd[i] = (int)s->sd[i];
+    }
+    s->slen = o + 1;
+    o = 0;
+    for (int j = 0; j < s->nsrc; j++) {
+        s->rd[j] = o;
+        o += s->rc[j] + gap;
+        s->irc[j] = (int)s->rc[j], s->ird[j] = (int)s->rd[j];
+    }
+    s->rlen = o + 1;
+}
+
+/* sparse: rank r's i-th destination and block size (irregular: 0..2K
+ * blocks, a fifth of the ranks none, sizes 0..size). */
+static int sparse_ndest(const opts *o, int r, int irregular)
+{
+    if (!irregular)
+        return (int)o->k;
+    uint64_t h = mix64(o->seed * 7919u + (uint64_t)r);
+    return h % 5 == 0 ? 0 : (int)(h / 5 % (uint64_t)(2 * o->k + 1));
+}
+
+static int sparse_dest(const opts *o, int r, int i, int n)
+{
+    return (int)(mix64(o->seed * 0x100000001B3ULL + (uint64_t)r * 65537u + (uint64_t)i) % (uint64_t)n);
+}
+
+static size_t sparse_size(const opts *o, int r, int i, size_t size, int irregular)
+{
+    return irregular ? (size_t)(mix64(o->seed + (uint64_t)r * 31u + (uint64_t)i * 7u + 3) % (size + 1)) : size;
+}
+
+/* The pattern of op pi (0 halo4d, 1 transpose, 2 sparse) at rank me of
+ * n, blocks of `size` bytes.  0 or -1 (out of memory). */
+static int pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int n, size_t size,
+                        int irregular, size_t gap)
+{
+    memset(p, 0, sizeof *p);
+    if (pi == 0) {
+        /* 8 neighbours, - and + along each grid dimension; a neighbour
+         * may be me (size 1) or repeat (size 2): still 8 blocks */
+        pstep *s = &p->st[0];
+        p->nsteps = 1;
+        if (pstep_alloc(s, 8, 8))
+            return -1;
+        int c[4], x = me;
+        for (int d = 0; d < 4; d++)
+            c[d] = x % pg->g4[d], x /= pg->g4[d];
+        for (int d = 0, i = 0; d < 4; d++)
+            for (int dir = -1; dir <= 1; dir += 2, i++) {
+                int cc[4] = {c[0], c[1], c[2], c[3]};
+                cc[d] = (cc[d] + dir + pg->g4[d]) % pg->g4[d];
+                int r = cc[0] + pg->g4[0] * (cc[1] + pg->g4[1] * (cc[2] + pg->g4[2] * cc[3]));
+                s->dests[i] = s->srcs[i] = r;
+                s->sc[i] = s->rc[i] = size;
+            }
+    } else if (pi == 1) {
+        /* alltoall in my row (R ranks), then in my column (C ranks), me included */
+        int a = me % pg->R, b = me / pg->R;
+        p->nsteps = 2;
+        for (int step = 0; step < 2; step++) {
+            pstep *s = &p->st[step];
+            int m = step ? pg->C : pg->R;
+            if (pstep_alloc(s, m, m))
+                return -1;
+            for (int i = 0; i < m; i++) {
+                int r = step ? a + pg->R * i : i + pg->R * b;
+                s->dests[i] = s->srcs[i] = r;
+                s->sc[i] = s->rc[i] = size;
+            }
+        }
+    } else {
+        /* K random destinations per rank (repeats and self possible);
+         * sources: every rank's list replayed, in rank order */
+        pstep *s = &p->st[0];
+        p->nsteps = 1;
+        int nd = sparse_ndest(o, me, irregular), ns = 0;
+        for (int r = 0; r < n; r++)
+            for (int i = 0, m = sparse_ndest(o, r, irregular); i < m; i++)
+                ns += sparse_dest(o, r, i, n) == me;
+        if (pstep_alloc(s, nd, ns))
+            return -1;
+        for (int i = 0; i < nd; i++) {
+            s->dests[i] = sparse_dest(o, me, i, n);
+            s->sc[i] = sparse_size(o, me, i, size, irregular);
+        }
+        int j = 0;
+        for (int r = 0; r < n; r++)
+            for (int i = 0, m = sparse_ndest(o, r, irregular); i < m; i++)
+                if (sparse_dest(o, r, i, n) == me) {
+                    s->srcs[j] = r;
+                    s->rc[j++] = sparse_size(o, r, i, size, irregular);
+                }
+    }
+    for (int i = 0; i < p->nsteps; i++)
+        pstep_layout(&p->st[i], gap);
+    return 0;
+}
+
+/* What plans ran: "direct", or "direct+routed" when the steps differ. */
+static void plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len)
+{
+    const char *a = torus_multisend_algorithm(plan[0]), *b = nsteps > 1 ? torus_multisend_algorithm(plan[1]) : a;
+    if (strcmp(a, b))
+        snprintf(buf, len, "%s+%s", a, b);
+    else
+        snprintf(buf, len, "%s", a);
+}
+
+static torus_multisend_spec spec_of(const pstep *s)
+{
+    torus_multisend_spec x = {s->ndest, s->dests, s->sc, s->sd, s->nsrc, s->srcs, s->rc, s->rd};
+    return x;
+}
+
+/* Remote bytes a rank sends per call (MB/s), summed over steps. */
+static double pattern_payload(const pattern *p, int me)
+{
+    double t = 0;
+    for (int k = 0; k < p->nsteps; k++)
+        for (int i = 0; i < p->st[k].ndest; i++)
+            t += p->st[k].dests[i] != me ? (double)p->st[k].sc[i] : 0;
+    return t;
+}
+
+static void pattern_desc(int pi, const opts *o, const pgrid *pg, char *buf, size_t len)
+{
+    if (pi == 0)
+        snprintf(buf, len, "4-D nearest neighbour on a %dx%dx%dx%d grid: 8 blocks of size bytes per rank", pg->g4[0],
+                 pg->g4[1], pg->g4[2], pg->g4[3]);
+    else if (pi == 1)
+        snprintf(buf, len, "3-D FFT transpose on a %d x %d grid: alltoall in the row (%d ranks), then in the column "
+                           "(%d ranks), size bytes per pair",
+                 pg->R, pg->C, pg->R, pg->C);
+    else
+        snprintf(buf, len, "%ld random destinations per rank (seed %llu, repeats and self possible), size bytes each",
+                 o->k, (unsigned long long)o->seed);
+}
+
+static void print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim)
+{
+    char d[256];
+    pattern_desc(pi, o, pg, d, sizeof d);
+    printf("# op: %s (%s)\n", pat_name[pi], d);
+    if (sim)
+        printf("#%9s  %-20s %10s %10s %10s %10s %10s %10s %12s\n", "size", "algorithm", "setup_us", "min_us", "avg_us",
+               "max_us", "MB/s", "bound_us", "ratio_vs_bnd");
+    else
+        printf("#%9s  %-20s %10s %10s %10s %10s %10s %12s %10s\n", "size", "algorithm", "setup_us", "min_us", "avg_us",
+               "max_us", "MB/s", "ratio_vs_mpi", "breakeven");
+}
+
+static void print_pattern_row(const row *r, int sim)
+{
+    char label[100], mbs[32], x[32], y[32];
+    if (!strcmp(r->alg, "auto") && r->chosen[0])
+        snprintf(label, sizeof label, "auto(%s)", r->chosen);
+    else
+        snprintf(label, sizeof label, "%s", r->alg);
+    fmt_num(mbs, sizeof mbs, r->mbs, 2);
+    fmt_num(x, sizeof x, sim ? r->bound_us : r->ratio, sim ? 2 : 3);
+    fmt_num(y, sizeof y, sim ? r->ratio_bound : r->breakeven, sim ? 3 : 1);
+    printf("%10zu  %-20s %10.2f %10.2f %10.2f %10.2f %10s %10s %12s\n", r->size, label, r->setup_us, r->min_us,
+           r->avg_us, r->max_us, mbs, sim ? x : x, y);
+}
+
+/* ---- patterns over MPI -------------------------------------------------------- */
+
+/* What a row of a pattern op runs: ours (algorithm for
+ * torus_multisend_init), or the MPI library's MPI_Neighbor_alltoallv on
+ * a distributed-graph communicator per step, plain or (MPI-4) persistent. */
+enum { PE_OURS, PE_MPI, PE_MPI_INIT };
+typedef struct pentry {
+    const char *name;
+    int how;
+    const char *alg;
+    torus_multisend *plan[2];
+    MPI_Comm g[2];
+    MPI_Request rq[2];
+} pentry;
+
+static void pentry_setup(bench *b, pentry *e, const pattern *p, size_t half)
+{
+    (void)half; /* the persistent form's buffers (MPI-4 only) */
+    for (int k = 0; k < p->nsteps; k++) {
+        const pstep *s = &p->st[k];
+        if (e->how == PE_OURS) {
+            torus_multisend_spec sp = spec_of(s);
+            int rc = torus_multisend_init(b->c_auto, &sp, e->alg, &e->plan[k]);
+            if (rc) {
+                fprintf(stderr, "collbench: multisend_init '%s' failed on rank %d: %s\n", e->name, b->me,
+                        torus_coll_error(b->c_auto));
+                MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_VERIFY);
+            }
+            continue;
+        }
+/* Open MPI's MPI_UNWEIGHTED is the address 2 cast to int *, which gcc 11+
+ * takes for an array of size 0 passed where ints are read */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+        CB_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, s->nsrc, s->srcs, MPI_UNWEIGHTED, s->ndest, s->dests,
+                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &e->g[k]));
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic pop
+#endif
+#if MPI_VERSION >= 4
+        if (e->how == PE_MPI_INIT)
+            CB_MPI(MPI_Neighbor_alltoallv_init(b->sbuf + (size_t)k * half, s->isc, s->isd, MPI_BYTE, b->rbuf + (size_t)k * half, s->irc, s->ird, MPI_BYTE,
+                                               e->g[k], MPI_INFO_NULL, &e->rq[k]));
+#endif
+    }
+}
+
+/* One call: every step in turn (buffers: step k at sbuf/rbuf + k * half). */
+static void pentry_call(bench *b, pentry *e, const pattern *p, size_t half)
+{
+    for (int k = 0; k < p->nsteps; k++) {
+        const pstep *s = &p->st[k];
+        unsigned char *sb = b->sbuf + (size_t)k * half, *rb = b->rbuf + (size_t)k * half;
+        if (e->how == PE_OURS) {
+            int rc = torus_multisend_start(e->plan[k], sb, rb);
+            rc = rc ? rc : torus_multisend_wait(e->plan[k]);
+            if (rc) {
+                fprintf(stderr, "collbench: multisend '%s' failed on rank %d: %s\n", e->name, b->me,
+                        torus_coll_error(b->c_auto));
+                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_VERIFY);
+            }
+        } else if (e->how == PE_MPI) {
+            CB_MPI(MPI_Neighbor_alltoallv(sb, s->isc, s->isd, MPI_BYTE, rb, s->irc, s->ird, MPI_BYTE, e->g[k]));
+        } else {
+            CB_MPI(MPI_Start(&e->rq[k]));
+            CB_MPI(MPI_Wait(&e->rq[k], MPI_STATUS_IGNORE));
+        }
+    }
+}
+
+static void pentry_free(pentry *e, const pattern *p)
+{
+    for (int k = 0; k < p->nsteps; k++) {
+        if (e->how == PE_OURS) {
+            torus_multisend_free(&e->plan[k]);
+            continue;
+        }
+        if (e->how == PE_MPI_INIT)
+            CB_MPI(MPI_Request_free(&e->rq[k]));
+        CB_MPI(MPI_Comm_free(&e->g[k]));
+    }
+}
+
+/* Sender's byte i of its k-th listing in step `step`, replay `it`. */
+static unsigned char pat_byte(int from, int step, int k, size_t i, int it)
+{
+    return (unsigned char)mix64(((uint64_t)from << 36) ^ ((uint64_t)step << 32) ^ ((uint64_t)k << 20) ^
+                                ((uint64_t)it << 8) ^ mix64(i));
+}
+
+#define PAT_GAP 0x5A
+
+/* The reference result of step k through MPI_Alltoallv: a pair's blocks
+ * travel as one alltoallv block in the sender's listing order, and the
+ * receiver cuts it in its own listing order of that sender (the k-th
+ * block from s is the k-th listing of s).  ref: rlen bytes, gaps PAT_GAP. */
+static void pattern_reference(bench *b, const pstep *s, const unsigned char *sb, unsigned char *ref)
+{
+    int n = b->n;
+    int *ic = calloc(4 * (size_t)n, sizeof *ic);
+    size_t stot = 0, rtot = 0;
+    for (int i = 0; i < s->ndest; i++)
+        stot += s->sc[i];
+    for (int j = 0; j < s->nsrc; j++)
+        rtot += s->rc[j];
+    unsigned char *a = malloc(stot + 1), *r = malloc(rtot + 1);
+    size_t *cur = calloc((size_t)n, sizeof *cur);
+    need_memory(b, ic && a && r && cur, "alltoallv", stot + rtot);
+    int *scnt = ic, *sdis = ic + n, *rcnt = ic + 2 * n, *rdis = ic + 3 * n;
+    for (int i = 0; i < s->ndest; i++)
+        scnt[s->dests[i]] += (int)s->sc[i];
+    for (int j = 0; j < s->nsrc; j++)
+        rcnt[s->srcs[j]] += (int)s->rc[j];
+    for (int d = 0, so = 0, ro = 0; d < n; d++) {
+        sdis[d] = so, rdis[d] = ro;
+        so += scnt[d], ro += rcnt[d];
+    }
+    for (int i = 0; i < s->ndest; i++) {
+        int d = s->dests[i];
+        memcpy(a + sdis[d] + cur[d], sb + s->sd[i], s->sc[i]);
+        cur[d] += s->sc[i];
+    }
+    CB_MPI(MPI_Alltoallv(a, scnt, sdis, MPI_BYTE, r, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD));
+    memset(cur, 0, (size_t)n * sizeof *cur);
+    memset(ref, PAT_GAP, s->rlen);
+    for (int j = 0; j < s->nsrc; j++) {
+        int f = s->srcs[j];
+        memcpy(ref + s->rd[j], r + rdis[f] + cur[f], s->rc[j]);
+        cur[f] += s->rc[j];
+    }
+    free(ic), free(a), free(r), free(cur);
+}
+
+/* Fills the send buffers of every step for replay `it`. */
+static void pattern_fill(bench *b, const pattern *p, size_t half, int it)
+{
+    for (int k = 0; k < p->nsteps; k++) {
+        const pstep *s = &p->st[k];
+        unsigned char *sb = b->sbuf + (size_t)k * half;
+        memset(sb, 0xC3, s->slen);
+        for (int i = 0; i < s->ndest; i++)
+            for (size_t x = 0; x < s->sc[i]; x++)
+                sb[s->sd[i] + x] = pat_byte(b->me, k, i, x, it);
+        memset(b->rbuf + (size_t)k * half, PAT_GAP, s->rlen);
+    }
+}
+
+/* The references of --validate's replays: MPI_Alltoallv's result of every
+ * step for replays 0, 1, 2 (made once per pattern, compared with every
+ * entry). */
+enum { PAT_REPLAYS = 3 };
+typedef struct patref {
+    unsigned char *r[PAT_REPLAYS][2];
+} patref;
+
+static void patref_make(bench *b, patref *pr, const pattern *p, size_t half)
+{
+    memset(pr, 0, sizeof *pr);
+    for (int it = 0; it < PAT_REPLAYS; it++) {
+        pattern_fill(b, p, half, it);
+        for (int st = 0; st < p->nsteps; st++) {
+            pr->r[it][st] = malloc(p->st[st].rlen);
+            need_memory(b, pr->r[it][st] != NULL, "multisend", p->st[st].rlen);
+            pattern_reference(b, &p->st[st], b->sbuf + (size_t)st * half, pr->r[it][st]);
+        }
+    }
+}
+
+static void patref_free(patref *pr)
+{
+    for (int it = 0; it < PAT_REPLAYS; it++)
+        free(pr->r[it][0]), free(pr->r[it][1]);
+    memset(pr, 0, sizeof *pr);
+}
+
+/* --validate: three replays with changing data; every step's receive
+ * buffer (gaps included) against the MPI_Alltoallv reference. */
+static void pattern_validate(bench *b, checks *ck, pentry *e, const pattern *p, size_t half, const patref *pr,
+                             const char *what)
+{
+    int k = check_add(ck, what);
+    for (int it = 0; it < PAT_REPLAYS; it++) {
+        pattern_fill(b, p, half, it);
+        pentry_call(b, e, p, half);
+        for (int st = 0; st < p->nsteps; st++) {
+            const pstep *s = &p->st[st];
+            const unsigned char *ref = pr->r[it][st];
+            const unsigned char *got = b->rbuf + (size_t)st * half;
+            for (size_t x = 0; x < s->rlen && !ck->why[k][0]; x++)
+                if (got[x] != ref[x])
+                    snprintf(ck->why[k], sizeof ck->why[k],
+                             "rank %d, replay %d, step %d: byte %zu of the receive buffer is %u, MPI_Alltoallv gave %u",
+                             b->me, it, st, x, got[x], ref[x]);
+        }
+    }
+}
+
+static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
+{
+    const opts *o = b->o;
+    pentry e[6];
+    int ne = 0;
+    if (wanted(o, "mpi"))
+        e[ne++] = (pentry){.name = "mpi", .how = PE_MPI};
+#if MPI_VERSION >= 4
+    if (wanted(o, "mpi_init"))
+        e[ne++] = (pentry){.name = "mpi_init", .how = PE_MPI_INIT};
+#endif
+    static const char *const ours[] = {"auto", "direct", "routed"};
+    for (int i = 0; i < 3; i++)
+        if (wanted(o, ours[i]))
+            e[ne++] = (pentry){.name = ours[i], .how = PE_OURS, .alg = ours[i]};
+    if (!b->me)
+        print_pattern_header(pi, o, pg, 0);
+    if (!ne)
+        return;
+    checks *ck = o->validate ? calloc(1, sizeof *ck) : NULL;
+    double *all = !b->me ? malloc(2 * (size_t)b->n * (size_t)ne * sizeof *all) : NULL;
+    if (!torus_all_ok(MPI_COMM_WORLD, (ck || !o->validate) && (all || b->me))) {
+        if (!b->me)
+            fprintf(stderr, "collbench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+    }
+    /* validation adds an irregular sparse pattern (0..2K blocks, sizes 0..size) */
+    int variants = o->validate && pi == 2 ? 2 : 1;
+    for (int si = 0; si < o->nsizes; si++) {
+        size_t bytes = o->sizes[si];
+        for (int var = 0; var < variants; var++) {
+            pattern p;
+            int ok = !pattern_make(&p, pi, o, pg, b->me, b->n, bytes, var, o->validate ? 3 : 0);
+            size_t half = ok ? (p.st[0].slen > p.st[0].rlen ? p.st[0].slen : p.st[0].rlen) : 0;
+            if (ok && p.nsteps > 1) {
+                size_t h2 = p.st[1].slen > p.st[1].rlen ? p.st[1].slen : p.st[1].rlen;
+                half = h2 > half ? h2 : half;
+            }
+            half = (half + 63) / 64 * 64;
+            b->sbuf = ok ? malloc((size_t)p.nsteps * half) : NULL;
+            b->rbuf = ok ? malloc((size_t)p.nsteps * half) : NULL;
+            int too_big = ok && (p.st[0].slen > INT_MAX || p.st[0].rlen > INT_MAX || half > INT_MAX);
+            if (!torus_all_ok(MPI_COMM_WORLD, ok && b->sbuf && b->rbuf && !too_big)) {
+                if (!b->me)
+                    fprintf(stderr, "collbench: out of memory (or beyond MPI's int counts) for %s at %zu bytes\n",
+                            pat_name[pi], bytes);
+                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+            }
+            patref pr;
+            memset(&pr, 0, sizeof pr);
+            if (o->validate)
+                patref_make(b, &pr, &p, half);
+            pattern_fill(b, &p, half, 0);
+            if (var == 1) {
+                /* the irregular pattern is only validated */
+                for (int i = 0; i < ne; i++) {
+                    char what[160];
+                    snprintf(what, sizeof what, "%s (irregular) '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
+                    pentry_setup(b, &e[i], &p, half);
+                    pattern_validate(b, ck, &e[i], &p, half, &pr, what);
+                    pentry_free(&e[i], &p);
+                }
+            } else {
+                int it = iters_for(o, bytes), wu = warmup_for(o, bytes);
+                int nr = (int)o->rounds < it ? (int)o->rounds : it, it_r = (it + nr - 1) / nr;
+                static double rmean[8][MAX_ROUNDS], rsetup[8][MAX_ROUNDS];
+                double mine[16];
+                char chosen[8][64];
+                for (int round = 0; round < nr; round++)
+                    for (int i = 0; i < ne; i++) {
+                        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+                        double t0 = MPI_Wtime();
+                        pentry_setup(b, &e[i], &p, half);
+                        rsetup[i][round] = MPI_Wtime() - t0;
+                        for (int w = 0; w < (round ? wu > 0 : wu); w++)
+                            pentry_call(b, &e[i], &p, half);
+                        double t = 0;
+                        for (int c = 0; c < it_r; c++) {
+                            CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+                            double t1 = MPI_Wtime();
+                            pentry_call(b, &e[i], &p, half);
+                            t += MPI_Wtime() - t1;
+                        }
+                        rmean[i][round] = t / it_r;
+                        if (e[i].how == PE_OURS)
+                            plans_ran(e[i].plan, p.nsteps, chosen[i], sizeof chosen[i]);
+                        else
+                            snprintf(chosen[i], sizeof chosen[i], "%s", e[i].name);
+                        if (round == 0 && o->validate) {
+                            char what[160];
+                            snprintf(what, sizeof what, "%s '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
+                            pattern_validate(b, ck, &e[i], &p, half, &pr, what);
+                        }
+                        pentry_free(&e[i], &p);
+                    }
+                for (int i = 0; i < ne; i++) {
+                    mine[2 * i] = median(rmean[i], nr);
+                    mine[2 * i + 1] = median(rsetup[i], nr);
+                }
+                CB_MPI(MPI_Gather(mine, 2 * ne, MPI_DOUBLE, all, 2 * ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+                double pay = pattern_payload(&p, b->me), paysum = 0;
+                CB_MPI(MPI_Reduce(&pay, &paysum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+                if (!b->me) {
+                    row rows[8];
+                    double mpi_avg = -1, mpi_setup = 0;
+                    for (int i = 0; i < ne; i++) {
+                        row *r = &rows[i];
+                        memset(r, 0, sizeof *r);
+                        r->kind = NKINDS + pi;
+                        r->size = bytes;
+                        r->iters = it_r * nr;
+                        r->warmup = wu;
+                        snprintf(r->alg, sizeof r->alg, "%s", e[i].name);
+                        snprintf(r->chosen, sizeof r->chosen, "%s", chosen[i]);
+                        double mn = 1e300, mx = 0, sum = 0, ssum = 0;
+                        for (int k = 0; k < b->n; k++) {
+                            double v = all[(size_t)k * 2 * (size_t)ne + 2 * (size_t)i];
+                            mn = v < mn ? v : mn, mx = v > mx ? v : mx, sum += v;
+                            ssum += all[(size_t)k * 2 * (size_t)ne + 2 * (size_t)i + 1];
+                        }
+                        r->min_us = mn * 1e6, r->max_us = mx * 1e6, r->avg_us = sum / b->n * 1e6;
+                        r->setup_us = ssum / b->n * 1e6;
+                        r->mbs = paysum > 0 && r->avg_us > 0 ? paysum / b->n / r->avg_us : -1;
+                        r->pred_us = -1, r->bound_us = -1, r->ratio_bound = -1, r->breakeven = -1;
+                        if (e[i].how == PE_MPI)
+                            mpi_avg = r->avg_us, mpi_setup = r->setup_us;
+                    }
+                    /* ours first, the library's last; breakeven: calls after
+                     * which set-up plus calls cost less than the library's
+                     * MPI_Neighbor_alltoallv with its own set-up */
+                    for (int pass = 0; pass < 2; pass++)
+                        for (int i = 0; i < ne; i++) {
+                            if ((pass == 0) != (e[i].how == PE_OURS))
+                                continue;
+                            row *r = &rows[i];
+                            r->ratio = e[i].how != PE_MPI ? ratio_of(r->avg_us, mpi_avg) : -1;
+                            if (e[i].how != PE_MPI && mpi_avg > 0) {
+                                double extra = r->setup_us - mpi_setup, gain = mpi_avg - r->avg_us;
+                                r->breakeven = extra <= 0 && gain >= 0 ? 0 : gain > 0 ? ceil(extra / gain) : -1;
+                            }
+                            print_pattern_row(r, 0);
+                            if (add_row(b->ri, r)) {
+                                fprintf(stderr, "collbench: out of memory for the results\n");
+                                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+                            }
+                        }
+                    fflush(stdout);
+                }
+            }
+            if (o->validate)
+                decide(b, ck);
+            patref_free(&pr);
+            free(b->sbuf), free(b->rbuf);
+            b->sbuf = b->rbuf = NULL;
+            pattern_free(&p);
+        }
+    }
+    free(ck);
+    free(all);
+}
+
+/* ---- patterns on the timed simulator ------------------------------------------ */
+
+/* The link-model bound of one call: each step takes at least
+ *   max(busiest link, busiest CPU) + latency,
+ * where the busiest link carries the wire bytes of every remote block
+ * whose route (dimension by dimension, the shorter way round, half each
+ * way at exactly half a ring: the model's own routes) crosses it, at
+ * payload x (packet + header) / packet (no packetisation carries less),
+ * over the link bandwidth; the busiest CPU writes the packets of all it
+ * sends and reads the packets of all it receives, aggregated into as few
+ * packets as the bytes allow, plus one message cost at each end when it
+ * sends or receives anything; the latency is that of the longest route.
+ * No algorithm can beat it under the model (an algorithm that forwards
+ * blocks only adds link bytes and CPU); how close one comes is the
+ * ratio time / bound. */
+static double pattern_bound(const opts *o, int pi, const pgrid *pg, const torus_map *m, const torus_timed_params *prm,
+                            size_t size)
+{
+    const torus_shape *sh = &m->shape;
+    int n = sh->n, nd = sh->ndims;
+    double *load = calloc((size_t)n * (size_t)nd * 2, sizeof *load);
+    double *out = calloc(2 * (size_t)n, sizeof *out), *in = out ? out + n : NULL;
+    if (!load || !out) {
+        free(load), free(out);
+        return -1;
+    }
+    double wire = (prm->packet_bytes + prm->header_bytes) / prm->packet_bytes, total = 0;
+    int nsteps = pi == 1 ? 2 : 1;
+    for (int step = 0; step < nsteps; step++) {
+        memset(load, 0, (size_t)n * (size_t)nd * 2 * sizeof *load);
+        memset(out, 0, 2 * (size_t)n * sizeof *out);
+        int maxhops = 0;
+        for (int r = 0; r < n; r++) {
+            pattern p;
+            if (pattern_make(&p, pi, o, pg, r, n, size, 0, 0)) {
+                free(load), free(out);
+                return -1;
+            }
+            const pstep *s = &p.st[step];
+            for (int i = 0; i < s->ndest; i++) {
+                int d = s->dests[i];
+                if (d == r || !s->sc[i])
+                    continue;
+                double bytes = (double)s->sc[i];
+                out[r] += bytes, in[d] += bytes;
+                int c[TORUS_MAX_DIMS], hops = 0;
+                memcpy(c, &m->coords[(size_t)r * (size_t)nd], (size_t)nd * sizeof *c);
+                const int *t = &m->coords[(size_t)d * (size_t)nd];
+                for (int dim = 0; dim < nd; dim++) {
+                    int k = sh->k[dim], fw = (t[dim] - c[dim] + k) % k, bw = (c[dim] - t[dim] + k) % k;
+                    if (sh->mesh[dim]) /* a line: the only way */
+                        fw = t[dim] > c[dim] ? fw : 0, bw = t[dim] < c[dim] ? bw : 0;
+                    /* the shares each way: the shorter, or half each at a tie */
+                    double sf = fw && (!bw || fw < bw) ? 1 : fw && fw == bw ? 0.5 : 0, sb = fw || bw ? 1 - sf : 0;
+                    for (int dir = 0; dir < 2; dir++) {
+                        double share = dir ? sb : sf;
+                        int steps = dir ? bw : fw, x = c[dim];
+                        for (int h = 0; share > 0 && h < steps; h++) {
+                            c[dim] = x;
+                            int lin = torus_map_linear(sh, c);
+                            load[((size_t)lin * (size_t)nd + (size_t)dim) * 2 + (size_t)dir] += share * bytes * wire;
+                            x = dir ? (x - 1 + k) % k : (x + 1) % k;
+                        }
+                    }
+                    hops += fw && (!bw || fw <= bw) ? fw : bw;
+                    c[dim] = t[dim];
+                }
+                maxhops = hops > maxhops ? hops : maxhops;
+            }
+            pattern_free(&p);
+        }
+        double link = 0, cpu = 0;
+        for (size_t i = 0; i < (size_t)n * (size_t)nd * 2; i++)
+            link = load[i] > link ? load[i] : link;
+        for (int r = 0; r < n; r++) {
+            double t = ceil(out[r] / prm->packet_bytes) * prm->cpu_send_pkt_s +
+                       ceil(in[r] / prm->packet_bytes) * prm->cpu_recv_pkt_s + (out[r] > 0) * prm->cpu_msg_s +
+                       (in[r] > 0) * prm->cpu_msg_s;
+            cpu = t > cpu ? t : cpu;
+        }
+        link /= prm->link_bw;
+        total += (link > cpu ? link : cpu) + maxhops * prm->latency_s;
+    }
+    free(load), free(out);
+    return total;
+}
+
+typedef struct patsim {
+    const opts *o;
+    int pi;
+    const pgrid *pg;
+    size_t bytes;
+    const char *alg;
+    int n, iters, warmup;
+    double *mean, *setup;
+    char ran[64];
+    int oom;
+} patsim;
+
+static int patsim_body(torus_coll *c, int r, void *arg)
+{
+    patsim *s = arg;
+    pattern p;
+    if (pattern_make(&p, s->pi, s->o, s->pg, r, s->n, s->bytes, 0, 0)) {
+        s->oom = 1;
+        return TORUS_COLL_ENOMEM;
+    }
+    size_t half = 1;
+    for (int k = 0; k < p.nsteps; k++) {
+        half = p.st[k].slen > half ? p.st[k].slen : half;
+        half = p.st[k].rlen > half ? p.st[k].rlen : half;
+    }
+    unsigned char *sb = calloc((size_t)p.nsteps, half), *rb = calloc((size_t)p.nsteps, half);
+    torus_multisend *plan[2] = {NULL, NULL};
+    int rc = sb && rb ? torus_coll_barrier(c) : TORUS_COLL_ENOMEM;
+    s->oom |= rc == TORUS_COLL_ENOMEM;
+    double t0 = torus_coll_vtime(c);
+    for (int k = 0; k < p.nsteps && !rc; k++) {
+        torus_multisend_spec sp = spec_of(&p.st[k]);
+        rc = torus_multisend_init(c, &sp, s->alg, &plan[k]);
+    }
+    s->setup[r] = torus_coll_vtime(c) - t0;
+    for (int i = -s->warmup; i < s->iters && !rc; i++) {
+        rc = torus_coll_barrier(c);
+        double t1 = torus_coll_vtime(c);
+        for (int k = 0; k < p.nsteps && !rc; k++) {
+            rc = torus_multisend_start(plan[k], sb + (size_t)k * half, rb + (size_t)k * half);
+            rc = rc ? rc : torus_multisend_wait(plan[k]);
+        }
+        if (i == 0)
+            s->mean[r] = 0;
+        if (i >= 0)
+            s->mean[r] += (torus_coll_vtime(c) - t1) / s->iters;
+    }
+    if (r == 0)
+        plans_ran(plan, p.nsteps, s->ran, sizeof s->ran);
+    torus_multisend_free(&plan[0]);
+    torus_multisend_free(&plan[1]);
+    free(sb), free(rb);
+    pattern_free(&p);
+    return rc;
+}
+
+/* --simulate for the pattern ops: auto, direct and routed on the timed
+ * simulator, each row with the link-model bound and the ratio to it. */
+static int simulate_patterns(const opts *o, run_info *ri, const torus_map *map, const torus_timed_params *prm,
+                             char *err, size_t errlen)
+{
+    int n = map->shape.n;
+    pgrid pg;
+    pgrid_of(&pg, n, &map->shape);
+    double *mean = malloc(2 * (size_t)n * sizeof *mean);
+    if (!mean) {
+        snprintf(err, errlen, "out of memory for %d simulated ranks", n);
+        return TORUS_EXIT_RESOURCE;
+    }
+    static const char *const names[] = {"auto", "direct", "routed"};
+    int rc = 0;
+    for (int pi = 0; pi < 3 && !rc; pi++) {
+        if (!o->pats[pi])
+            continue;
+        print_pattern_header(pi, o, &pg, 1);
+        for (int si = 0; si < o->nsizes && !rc; si++) {
+            size_t bytes = o->sizes[si];
+            double bound = pattern_bound(o, pi, &pg, map, prm, bytes);
+            for (int a = 0; a < 3 && !rc; a++) {
+                if (!wanted(o, names[a]))
+                    continue;
+                patsim s = {.o = o, .pi = pi, .pg = &pg, .bytes = bytes, .alg = names[a], .n = n,
+                            .iters = iters_for(o, bytes), .warmup = warmup_for(o, bytes), .mean = mean,
+                            .setup = mean + n};
+                torus_coll_vrun_result res;
+                if (torus_coll_vrun_timed(map, prm, NULL, patsim_body, &s, &res) || s.oom || bound < 0) {
+                    snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks", pat_name[pi],
+                             names[a], bytes, n);
+                    rc = TORUS_EXIT_RESOURCE;
+                    break;
+                }
+                if (res.deadlock || res.failed_rank >= 0) {
+                    fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", pat_name[pi], names[a],
+                            bytes, res.failed_rank >= 0 ? res.err : "deadlock: ranks left waiting that nothing could wake");
+                    ri->failures++;
+                    continue;
+                }
+                row r;
+                memset(&r, 0, sizeof r);
+                r.kind = NKINDS + pi;
+                r.size = bytes;
+                r.iters = s.iters;
+                r.warmup = s.warmup;
+                snprintf(r.alg, sizeof r.alg, "%s", names[a]);
+                snprintf(r.chosen, sizeof r.chosen, "%s", s.ran);
+                double mn = mean[0], mx = mean[0], sum = 0, ssum = 0;
+                for (int j = 0; j < n; j++) {
+                    mn = mean[j] < mn ? mean[j] : mn, mx = mean[j] > mx ? mean[j] : mx, sum += mean[j];
+                    ssum += mean[n + j];
+                }
+                r.min_us = mn * 1e6, r.max_us = mx * 1e6, r.avg_us = sum / n * 1e6;
+                r.setup_us = ssum / n * 1e6;
+                pattern p;
+                double pay = 0;
+                if (!pattern_make(&p, pi, o, &pg, 0, n, bytes, 0, 0)) {
+                    pay = pattern_payload(&p, 0);
+                    pattern_free(&p);
+                }
+                r.mbs = pay > 0 && r.avg_us > 0 ? pay / r.avg_us : -1;
+                r.pred_us = -1, r.ratio = -1, r.breakeven = -1;
+                r.bound_us = bound * 1e6;
+                r.ratio_bound = bound > 0 ? r.max_us / r.bound_us : -1;
+                print_pattern_row(&r, 1);
+                fflush(stdout);
+                if (add_row(ri, &r)) {
+                    snprintf(err, errlen, "out of memory for the results");
+                    rc = TORUS_EXIT_RESOURCE;
+                }
+            }
+        }
+    }
+    free(mean);
+    return rc;
+}
+
 /* ---- --simulate -------------------------------------------------------------- */
 
 /* Ping-pong between virtual ranks 0 and 1 straight on the timed
@@ -2237,6 +3185,8 @@ static int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
         print_skips(kind, algs, nalg, sk);
         free(sk);
     }
+    if (!rc)
+        rc = simulate_patterns(o, ri, &map, &prm, err, errlen);
     torus_coll_destroy(probe);
     torus_timed_destroy(probe_tt);
     free(mean), free(cnt);
@@ -2436,6 +3386,11 @@ int main(int argc, char **argv)
         for (int k = 0; k < NKINDS; k++)
             if (o.kinds[k])
                 run_op_mpi(&b, k);
+        pgrid pg;
+        pgrid_of(&pg, n, NULL);
+        for (int pi = 0; pi < NPATS; pi++)
+            if (o.pats[pi])
+                run_pattern_mpi(&b, pi, &pg);
         if (o.validate && o.kinds[K_BARRIER])
             CB_MPI(MPI_Win_free(&b.win));
         teardown_mpi(&b);

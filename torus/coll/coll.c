@@ -33,7 +33,9 @@ int torus__fail(torus_coll *c, int code, const char *fmt, ...)
 
 const char *torus_coll_error(const torus_coll *c)
 {
-    return c->err;
+    /* NULL: the one call that can fail without a context, a multisend
+     * call on a NULL plan */
+    return c ? c->err : "multisend: the plan is NULL (used after torus_multisend_free, or never made)";
 }
 
 size_t torus_dtype_size(torus_dtype t)

@@ -140,4 +140,58 @@ double torus_coll_vtime(const torus_coll *c);
 /* Sizes of the element types. */
 size_t torus_dtype_size(torus_dtype t);
 
+/* ---- multisend: persistent sparse many-to-many exchange (paper 001) ---- */
+
+/* A plan: one pattern of blocks between ranks, set up once and replayed
+ * by start/wait as often as the pattern repeats (MPI_Neighbor_alltoallv
+ * on a distributed graph, made persistent as MPI-4's _init form). */
+typedef struct torus_multisend torus_multisend;
+
+/* Byte counts/displacements, like MPI_Neighbor_alltoallv with MPI_BYTE:
+ * scounts[i] bytes at sbuf+sdispls[i] go to dests[i]; rcounts[j] bytes from
+ * srcs[j] land at rbuf+rdispls[j].  Only destinations that get data need be
+ * listed (zero counts allowed, self allowed, a peer may repeat: the k-th
+ * block from s to d pairs with the k-th listing of s in d's srcs). */
+typedef struct torus_multisend_spec {
+    int ndest;
+    const int *dests;
+    const size_t *scounts;
+    const size_t *sdispls;
+    int nsrc;
+    const int *srcs;
+    const size_t *rcounts;
+    const size_t *rdispls;
+} torus_multisend_spec;
+
+/* Collective over the map's ranks (every rank calls it, maybe with empty
+ * lists).  algorithm: "direct" (one message per non-empty block),
+ * "routed" (blocks aggregated dimension by dimension), or NULL/"auto"
+ * (multisend.c states the rule; the same choice on every rank).  Copies
+ * the spec.  The pattern is checked across ranks here, once: a rank that
+ * lists a different number of blocks from a source than the source sends
+ * it gives TORUS_COLL_EARG, a block whose size differs TORUS_COLL_ETRUNC,
+ * on every rank (never a hang), with the first difference in
+ * torus_coll_error() of the ranks that saw it.  *out is NULL on error. */
+int torus_multisend_init(torus_coll *c, const torus_multisend_spec *s, const char *algorithm,
+                         torus_multisend **out);
+/* Starts one exchange (non-blocking): sbuf must stay unchanged and rbuf
+ * untouched until the wait.  Starting a started plan or a NULL plan (one
+ * used after torus_multisend_free): TORUS_COLL_EARG (for NULL the line is
+ * torus_coll_error(NULL)).  Every rank starts its plans in the same order
+ * (each start takes the context's next call tag, as a collective does). */
+int torus_multisend_start(torus_multisend *p, const void *sbuf, void *rbuf);
+/* Completes the started exchange (0 at once when none is started). */
+int torus_multisend_wait(torus_multisend *p);
+/* Progress without blocking: *done = 1 once the exchange has completed. */
+int torus_multisend_test(torus_multisend *p, int *done);
+/* Waits for a started exchange, frees the plan, sets *p = NULL. */
+void torus_multisend_free(torus_multisend **p);
+/* "direct" or "routed": what the plan runs ("" for NULL). */
+const char *torus_multisend_algorithm(const torus_multisend *p);
+/* 0 if spec is the pattern p was built for, else TORUS_COLL_EARG with the
+ * first difference in torus_coll_error() (for caches, e.g. the adapter). */
+int torus_multisend_check(torus_multisend *p, const torus_multisend_spec *s);
+/* Names of the multisend algorithms, NULL-terminated (static). */
+const char *const *torus_multisend_algorithms(void);
+
 #endif
