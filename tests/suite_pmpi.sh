@@ -57,12 +57,16 @@ else
             pm_expect "n=1 stats" allreduce " torus 121 " "fell_through 40 \(datatype 4, user_op 4, type_op 32\)$"
             pm_expect "n=1 stats" alltoall " torus 30 " "fell_through 3 \(datatype 3\)$"
             pm_expect "n=1 stats" alltoallv " torus 28 " "fell_through 4 \(datatype 4\)$"
+            pm_expect "n=1 stats" neighbor_alltoallv "calls 8, torus 6 " "plans 3, " "fell_through 2 \(datatype 1, topology 1\)$"
         elif [ $n = 4 ]; then
             pm_expect "n=4 stats" barrier "calls 7, torus 6 " "fell_through 1 \(intercomm 1\)$"
             pm_expect "n=4 stats" bcast " torus [1-9][0-9]* " "fell_through 6 \(datatype 6\)$"
             pm_expect "n=4 stats" allreduce " torus [1-9][0-9]* " "\(intercomm 1, datatype 4, user_op 4, type_op [1-9][0-9]*\)$"
             pm_expect "n=4 stats" alltoall " torus [1-9][0-9]* " "fell_through 3 \(datatype 3\)$"
             pm_expect "n=4 stats" alltoallv " torus [1-9][0-9]* " "fell_through 4 \(datatype 4\)$"
+            # 6 calls, 3 patterns (the first, a change of counts, another
+            # datatype): the rest replayed a plan
+            pm_expect "n=4 stats" neighbor_alltoallv "calls 8, torus 6 " "plans 3, " "fell_through 2 \(datatype 1, topology 1\)$"
         fi
     done
     if grep -q '^torus_pmpi' "$TMP/plain8"; then bad "a run without the adapter printed adapter lines"; fi
@@ -70,7 +74,7 @@ else
     # TORUS_COLL=off: every call to the library, counted as such
     run_mpi 3 env LD_PRELOAD="$PM_LIB" TORUS_COLL=off TORUS_COLL_STATS=1 "$PM_CHECK" 8
     if [ $? = 0 ] && cmp -s "$TMP/plain3" "$TMP/out"; then ok "TORUS_COLL=off n=3: same digests"; else bad "TORUS_COLL=off n=3 digests"; fi
-    for op in barrier bcast allreduce alltoall alltoallv; do
+    for op in barrier bcast allreduce alltoall alltoallv neighbor_alltoallv; do
         calls=$(pm_line $op | sed -n 's/.*: calls \([0-9]*\),.*/\1/p')
         pm_expect "TORUS_COLL=off" $op "torus 0, " "fell_through ${calls:-x} \(off ${calls:-x}\)$"
     done
@@ -89,26 +93,28 @@ else
     read -r -a pm_bc <<<"$(pm_algs bcast)"
     read -r -a pm_ar <<<"$(pm_algs allreduce)"
     read -r -a pm_av <<<"$(pm_algs alltoallv)"
+    read -r -a pm_ms <<<"$(pm_algs multisend)"
     rounds=${#pm_bar[@]}
-    for a in ${#pm_bc[@]} ${#pm_ar[@]} ${#pm_av[@]}; do [ "$a" -gt "$rounds" ] && rounds=$a; done
+    for a in ${#pm_bc[@]} ${#pm_ar[@]} ${#pm_av[@]} ${#pm_ms[@]}; do [ "$a" -gt "$rounds" ] && rounds=$a; done
     for ((i = 0; i < rounds; i++)); do
         b=${pm_bar[i % ${#pm_bar[@]}]} c=${pm_bc[i % ${#pm_bc[@]}]} r=${pm_ar[i % ${#pm_ar[@]}]} v=${pm_av[i % ${#pm_av[@]}]}
+        m=${pm_ms[i % ${#pm_ms[@]}]}
         n=$((i % 2 ? 5 : 4))
         dims=$([ $n = 4 ] && echo 2x2 || echo 5)
         run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_DIMS=$dims TORUS_COLL_BARRIER="$b" \
-            TORUS_COLL_BCAST="$c" TORUS_COLL_ALLREDUCE="$r" TORUS_COLL_ALLTOALLV="$v" "$PM_CHECK" 8
+            TORUS_COLL_BCAST="$c" TORUS_COLL_ALLREDUCE="$r" TORUS_COLL_ALLTOALLV="$v" TORUS_COLL_MULTISEND="$m" "$PM_CHECK" 8
         rc=$?
         ran=$(grep -o "torus [0-9]* ([a-z_ 0-9,]*)" "$TMP/err" | tr '\n' ' ')
         used=1
         # each forced name ran (bruck takes uniform blocks only: alltoall)
-        for x in "barrier $b" "bcast $c" "allreduce $r" "alltoall $v"; do
+        for x in "barrier $b" "bcast $c" "allreduce $r" "alltoall $v" "neighbor_alltoallv $m"; do
             read -r o a <<<"$x"
             pm_line "$o" | grep -qE "(\(|, )$a [0-9]+" || used=0
         done
         if [ $rc = 0 ] && cmp -s "$TMP/plain$n" "$TMP/out" && [ $used = 1 ]; then
-            ok "n=$n forced $b/$c/$r/$v: same digests; ran $ran"
+            ok "n=$n forced $b/$c/$r/$v/$m: same digests; ran $ran"
         else
-            bad "n=$n forced $b/$c/$r/$v: rc $rc, ran $ran"
+            bad "n=$n forced $b/$c/$r/$v/$m: rc $rc, ran $ran"
             diff "$TMP/plain$n" "$TMP/out" | head -3 | sed 's/^/    /'
         fi
     done
@@ -116,6 +122,7 @@ else
     # bad settings: one line, exit 2, before any collective
     expect_fail "TORUS_COLL=maybe" 2 "TORUS_COLL=maybe: allowed on, off, 1, 0" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL=maybe "$PM_CHECK"
     expect_fail "TORUS_COLL_DIMS=3x3 at 4 ranks" 2 "TORUS_COLL_DIMS: " 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=3x3 "$PM_CHECK"
+    expect_fail "TORUS_COLL_MULTISEND=nope" 2 "TORUS_COLL_MULTISEND=nope: unknown multisend algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_MULTISEND=nope "$PM_CHECK"
     expect_fail "TORUS_COLL_BCAST=nope" 2 "TORUS_COLL_BCAST=nope: unknown bcast algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_BCAST=nope "$PM_CHECK"
 
     # the kit's binaries under the adapter: exact, their own collectives

@@ -2,7 +2,7 @@
  * pmpi_check.c - the MPI program tests/suite_pmpi.sh runs with and without
  * LD_PRELOAD=lib/<mpi>/libtorus_pmpi.so: it calls every operation the
  * adapter intercepts (MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Alltoall,
- * MPI_Alltoallv) over many datatypes, ops and counts (zero included), roots
+ * MPI_Alltoallv, MPI_Neighbor_alltoallv) over many datatypes, ops and counts (zero included), roots
  * other than 0, MPI_IN_PLACE, on MPI_COMM_WORLD, a duplicate of it and a
  * split with reversed rank order, plus cases the adapter must hand to the
  * MPI library (derived datatypes, user-defined and unsupported ops, an
@@ -388,6 +388,75 @@ static void check_alltoallv(MPI_Comm c, const char *cn, MPI_Datatype vec)
     free(rb);
 }
 
+/* MPI_Neighbor_alltoallv on a distributed graph: each rank sends to its
+ * right neighbour twice (a repeated edge), to its left one and to itself;
+ * the same pattern replayed with new data, then changed, then another
+ * datatype; a derived type and a Cartesian communicator go to the library. */
+static int ncount(int s, int d, int k, int scale)
+{
+    return scale * ((s + 2 * d + k) % 4);
+}
+
+static void check_neighbor(MPI_Datatype vec)
+{
+    int me, n;
+    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int dests[4] = {right, left, me, right}, srcs[4] = {left, right, me, left};
+    MPI_Comm g;
+    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 4, srcs, MPI_UNWEIGHTED, 4, dests, MPI_UNWEIGHTED,
+                                         MPI_INFO_NULL, 0, &g));
+    int sc[4], sd[4], rc[4], rd[4];
+    size_t cap = 4 * (3 * 50 + 1) * 8 + 64;
+    unsigned char *sb = malloc(cap), *rb = malloc(cap);
+    if (!sb || !rb)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    char what[64];
+    const int scales[] = {1, 1, 1, 50, 50, 50};
+    for (int rep = 0; rep < 6; rep++) {
+        MPI_Datatype t = rep == 5 ? MPI_DOUBLE : MPI_INT;
+        int size = rep == 5 ? 8 : 4, so = 0, ro = 0;
+        for (int k = 3; k >= 0; k--) {
+            sc[k] = ncount(me, dests[k], k, scales[rep]);
+            rc[k] = ncount(srcs[k], me, k, scales[rep]);
+            sd[k] = so;
+            rd[k] = ro;
+            so += sc[k] + 1;
+            ro += rc[k] + 1;
+        }
+        fill(sb, (size_t)so * (size_t)size, 900u + (unsigned)(me * 8 + rep));
+        fill(rb, (size_t)ro * (size_t)size, 950u + (unsigned)me);
+        CHECK(MPI_Neighbor_alltoallv(sb, sc, sd, t, rb, rc, rd, t, g));
+        snprintf(what, sizeof what, "neighbor_alltoallv call %d x%d %s", rep, scales[rep], rep == 5 ? "double" : "int");
+        record("graph", what, rb, (size_t)ro * (size_t)size);
+    }
+    for (int k = 0; k < 4; k++) {
+        sc[k] = rc[k] = 1;
+        sd[k] = rd[k] = k;
+    }
+    fill(sb, 4 * 64 * 4, 990u + (unsigned)me);
+    fill(rb, 4 * 64 * 4, 991u + (unsigned)me);
+    CHECK(MPI_Neighbor_alltoallv(sb, sc, sd, vec, rb, rc, rd, vec, g));
+    record("graph", "neighbor_alltoallv vector", rb, 4 * 64 * 4);
+    CHECK(MPI_Comm_free(&g));
+    /* a ring as a Cartesian communicator: neighbours left, right */
+    MPI_Comm cart;
+    int dim = n, periodic = 1;
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dim, &periodic, 0, &cart));
+    for (int k = 0; k < 2; k++) {
+        sc[k] = rc[k] = 3;
+        sd[k] = rd[k] = 4 * k;
+    }
+    fill(sb, 64, 992u + (unsigned)me);
+    fill(rb, 64, 993u + (unsigned)me);
+    CHECK(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, cart));
+    record("cart", "neighbor_alltoallv int", rb, 64);
+    CHECK(MPI_Comm_free(&cart));
+    free(sb);
+    free(rb);
+}
+
 /* Every operation on one communicator. */
 static void check_comm(MPI_Comm c, const char *cn, MPI_Op user, MPI_Datatype vec, MPI_Datatype contig)
 {
@@ -454,6 +523,7 @@ int main(int argc, char **argv)
         record("inter", "allreduce int sum", &me, 0);
     }
     CHECK(MPI_Comm_free(&split));
+    check_neighbor(vec);
 
     uint64_t *all = me == 0 ? malloc((size_t)n * (size_t)ncases * sizeof *all) : NULL;
     if (me == 0 && !all)

@@ -32,6 +32,7 @@ typedef enum {
     PM_ALLREDUCE,
     PM_ALLTOALL,
     PM_ALLTOALLV,
+    PM_NEIGHBOR_ALLTOALLV,
     PM_NOPS
 } pm_op;
 
@@ -46,6 +47,7 @@ typedef enum {
     PM_WHY_TYPE_OP,   /* a predefined op/type pair the torus library cannot combine exactly */
     PM_WHY_ARGS,      /* arguments MPI will reject (null comm, negative count, bad root) */
     PM_WHY_SETUP,     /* the communicator's torus state could not be built */
+    PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_NWHY
 } pm_why;
 
@@ -63,6 +65,13 @@ typedef struct pm_comm {
     size_t *v;         /* 4n: alltoallv byte counts and displacements */
     void *tmp;         /* scratch for MPI_IN_PLACE copies and widened integers */
     size_t tmp_cap;
+    /* MPI_Neighbor_alltoallv on a distributed graph (pmpi_neighbor.c):
+     * the graph, read once, and the multisend plan of the last pattern */
+    int graph;         /* 0 not read yet, 1 a distributed graph, -1 none */
+    int indeg, outdeg;
+    int *srcs, *dests;
+    size_t *nv;        /* byte counts and displacements of this call */
+    torus_multisend *plan;
     struct pm_comm *prev, *next;
 } pm_comm;
 
@@ -95,6 +104,11 @@ void *pm__scratch(pm_comm *pc, size_t bytes);
  * the communicator's error handler (fatal by default). */
 int pm__result(pm_comm *pc, const char *opname, int rc);
 
+/* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
+extern const char *pm__ms_algorithm;
+/* Frees what pmpi_neighbor.c keeps in pc (called when pc dies). */
+void pm__neighbor_free(pm_comm *pc);
+
 /* Frees every cached state; called by MPI_Finalize before the library ends. */
 void pm__free_all(void);
 
@@ -116,6 +130,8 @@ void pm__fell(pm_op op, pm_why why);
 /* Records an intercepted call: its payload bytes (this rank), the torus
  * algorithm (NULL: nothing to do, "trivial") and the time since t0. */
 void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0);
+/* A multisend plan was (re)built for MPI_Neighbor_alltoallv. */
+void pm__planned(void);
 double pm__now(void);
 /* At MPI_Finalize with TORUS_COLL_STATS=1: rank 0 of MPI_COMM_WORLD prints
  * one line per operation (collective over MPI_COMM_WORLD). */

@@ -3,7 +3,8 @@
  *
  * Settings come from the environment, read once right after MPI_Init (the
  * launcher exports the same values to every rank): TORUS_COLL=off|on,
- * TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1, and the library's own
+ * TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1, TORUS_COLL_MULTISEND=name
+ * (MPI_Neighbor_alltoallv's plans) and the library's own
  * TORUS_COLL_<OP>=name, checked here so that a bad value stops the job at
  * start with one line instead of at some later collective.
  *
@@ -49,6 +50,7 @@ static void destroy(pm_comm *pc)
         world_pc = NULL;
     int was = pm__busy;
     pm__busy = 1; /* the transport frees its communicator: no adapter inside */
+    pm__neighbor_free(pc);
     if (pc->c)
         torus_coll_destroy(pc->c);
     if (pc->tm)
@@ -141,6 +143,23 @@ static void init(int collective)
                      torus_coll_op_name((torus_coll_op)op), list);
             usage_error(msg, collective);
         }
+    }
+    const char *ms = getenv("TORUS_COLL_MULTISEND");
+    if (ms && *ms && strcmp(ms, "auto")) {
+        int found = 0;
+        size_t o = 0;
+        char list[200] = "";
+        for (const char *const *a = torus_multisend_algorithms(); *a; a++) {
+            found |= !strcmp(*a, ms);
+            if (o < sizeof list)
+                o += (size_t)snprintf(list + o, sizeof list - o, ", %s", *a);
+        }
+        if (!found) {
+            torus_cli_escape(ms, shown, sizeof shown);
+            snprintf(msg, sizeof msg, "TORUS_COLL_MULTISEND=%s: unknown multisend algorithm: allowed auto%s", shown, list);
+            usage_error(msg, collective);
+        }
+        pm__ms_algorithm = ms;
     }
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS) {
         mode = PM_WHY_SETUP;

@@ -10,7 +10,8 @@
  * the payload the rank passed (bcast and allreduce: count * size;
  * alltoall(v): the bytes it sent); time_s the wall time inside the torus
  * calls (fall-throughs are counted, not timed).  "trivial" is a call with
- * nothing to move (zero bytes, one rank).
+ * nothing to move (zero bytes, one rank).  neighbor_alltoallv adds "plans N":
+ * how many multisend plans were built (the rest of its calls replayed one).
  */
 #include "pmpi_impl.h"
 
@@ -20,17 +21,24 @@
 enum { ALGS = 32, TRIVIAL = ALGS, SLOTS = ALGS + 1 };
 
 typedef struct pm_stat {
-    uint64_t torus, fell[PM_NWHY], alg[SLOTS], bytes, ns, calls;
+    uint64_t torus, fell[PM_NWHY], alg[SLOTS], bytes, ns, calls, plans;
 } pm_stat;
 
 static pm_stat stats[PM_NOPS];
 int pm__timing;
 
-static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv"};
-static const torus_coll_op coll_of[PM_NOPS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
-                                               TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
+static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
+                                              "neighbor_alltoallv"};
 static const char *const why_names[PM_NWHY] = {"", "off", "threads", "intercomm", "datatype", "user_op", "type_op",
-                                                "args", "setup"};
+                                                "args", "setup", "topology"};
+
+/* The algorithm names of op: the torus collective's, or multisend's. */
+static const char *const *alg_names(int op)
+{
+    static const torus_coll_op coll_of[PM_NOPS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
+                                                   TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
+    return op == PM_NEIGHBOR_ALLTOALLV ? torus_multisend_algorithms() : torus_coll_algorithms(coll_of[op]);
+}
 
 double pm__now(void)
 {
@@ -49,7 +57,7 @@ void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0)
     s->bytes += bytes;
     int slot = TRIVIAL;
     if (algorithm) {
-        const char *const *names = torus_coll_algorithms(coll_of[op]);
+        const char *const *names = alg_names(op);
         for (int i = 0; i < ALGS && names[i]; i++)
             if (names[i] == algorithm || !strcmp(names[i], algorithm)) {
                 slot = i;
@@ -59,6 +67,11 @@ void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0)
     s->alg[slot]++;
     if (pm__timing)
         s->ns += (uint64_t)((pm__now() - t0) * 1e9);
+}
+
+void pm__planned(void)
+{
+    stats[PM_NEIGHBOR_ALLTOALLV].plans++;
 }
 
 void pm__print_stats(pm_why mode)
@@ -91,7 +104,7 @@ void pm__print_stats(pm_why mode)
         char line[1024];
         size_t o = (size_t)snprintf(line, sizeof line, "torus_pmpi: %s: calls %llu, torus %llu", op_names[op],
                                     (unsigned long long)s->calls, (unsigned long long)s->torus);
-        const char *const *names = torus_coll_algorithms(coll_of[op]);
+        const char *const *names = alg_names(op);
         const char *sep = " (";
         for (int i = 0; i < SLOTS && o < sizeof line; i++)
             if (s->alg[i]) {
@@ -104,6 +117,8 @@ void pm__print_stats(pm_why mode)
         uint64_t fell = 0;
         for (int w = 1; w < PM_NWHY; w++)
             fell += s->fell[w];
+        if (op == PM_NEIGHBOR_ALLTOALLV && o < sizeof line)
+            o += (size_t)snprintf(line + o, sizeof line - o, ", plans %llu", (unsigned long long)s->plans);
         if (o < sizeof line)
             o += (size_t)snprintf(line + o, sizeof line - o, ", bytes %llu, time_s %.6f, fell_through %llu",
                                   (unsigned long long)s->bytes, (double)s->ns * 1e-9, (unsigned long long)fell);
