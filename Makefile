@@ -218,14 +218,16 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 # library (each calls its own libmpi's PMPI_ entries; both can sit side by
 # side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
 # puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
-# the MPI program tests/suite_pmpi.sh runs with and without it.
+# the MPI program tests/suite_pmpi.sh runs with and without it;
+# tests/tools/pmpi_overhead.c times what it adds to a call (README).
 INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
 PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
 PIC_LIBTORUS := $(BUILD)/pic/libtorus.a
 PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
 PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
-all: $(PMPI_LIB) $(PMPI_CHECK)
+PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
+all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -fPIC $(if $(filter torus/pmpi/%,$<),$(INC_torus_pmpi),$(INC_$(call layer_of,$<))) -c $< -o $@
@@ -236,7 +238,7 @@ $(PMPI_LIB): $(PMPI_OBJ) $(PIC_LIBTORUS) torus/pmpi/exports.map $(FLAVOUR)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SAN_FLAGS) $(if $(SANITIZE),,-Wl,-z,defs) -Wl,--version-script=torus/pmpi/exports.map \
 	    -o $@ $(PMPI_OBJ) $(PIC_LIBTORUS) -lm
-$(PMPI_CHECK): $(BUILD)/tests/tools/pmpi_check.o
+$(BUILD)/tests/pmpi_%: $(BUILD)/tests/tools/pmpi_%.o
 	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
 install: install-pmpi
 install-pmpi: $(PMPI_LIB)

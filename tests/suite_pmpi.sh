@@ -125,6 +125,14 @@ else
     expect_fail "TORUS_COLL_MULTISEND=nope" 2 "TORUS_COLL_MULTISEND=nope: unknown multisend algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_MULTISEND=nope "$PM_CHECK"
     expect_fail "TORUS_COLL_BCAST=nope" 2 "TORUS_COLL_BCAST=nope: unknown bcast algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_BCAST=nope "$PM_CHECK"
 
+    # make install puts it beside the other libraries, one folder per MPI
+    if make --no-print-directory install-pmpi MPI="$MPI" PAPI="${PAPI:-}" PREFIX="$TMP/pinst" >"$TMP/pinst.log" 2>&1 &&
+        [ -f "$TMP/pinst/lib/hpcc-ra/$MPI/libtorus_pmpi.so" ]; then
+        ok "make install: lib/hpcc-ra/$MPI/libtorus_pmpi.so"
+    else
+        bad "make install-pmpi: $(tail -2 "$TMP/pinst.log")"
+    fi
+
     # the kit's binaries under the adapter: exact, their own collectives
     # intercepted, the verification exchange (PMPI_ in ra_verify.c) not
     ref=$("$BUILD/tests/ra_seq" 16 lfsr)

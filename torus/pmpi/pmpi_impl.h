@@ -3,7 +3,9 @@
  * (libtorus_pmpi.so, paper 004's lesson: a collectives library is used when
  * it plugs into the MPI people already run).  LD_PRELOADed, it defines
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
- * MPI_Finalize; each either runs the torus collective (torus/coll/) on a
+ * MPI_Neighbor_alltoallv (pmpi_calls.c, pmpi_neighbor.c), plus MPI_Init,
+ * MPI_Init_thread and MPI_Finalize for its settings and its stats; each
+ * collective either runs the torus collective (torus/coll/) on a
  * communicator state cached on the user's communicator, or passes the call
  * straight to the MPI library's PMPI_ entry, counting why.
  *
