@@ -71,18 +71,21 @@ static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
-/* A bad setting: one line from rank 0, then the job stops with exit code 2
- * (usage).  collective: every rank found the same bad value at the same
- * point (MPI_Init), so rank 0's line goes out before anyone aborts. */
+/* A bad setting: one line, then the job stops with exit code 2 (usage).
+ * collective: every rank found the same bad value at the same point
+ * (MPI_Init), so rank 0 alone says it and every rank ends MPI and exits
+ * (an abort could kill rank 0 before the launcher has forwarded its line);
+ * else the rank that found it says it and aborts the job. */
 static void usage_error(const char *msg, int collective)
 {
     int r = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &r);
     if (r == 0 || !collective)
         fprintf(stderr, "torus_pmpi: %s\n", msg);
-    if (collective)
-        PMPI_Barrier(MPI_COMM_WORLD);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
+    if (!collective)
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    PMPI_Finalize();
+    exit(2);
 }
 
 /* Reads and checks the settings.  collective: called from MPI_Init on
