@@ -174,7 +174,6 @@ static int route_phase(torus_multisend *p, int d, phase *f, rec **h, size_t **of
     /* headers: record counts first, then the records */
     int nr = 0;
     for (int i = 0; i < k - 1; i++) {
-        /* I receive from the partner whose partner index towards me is i's mirror */
         if ((rc = torus__ms_irecv(p, qof[i], &cnt_from[i], sizeof(size_t), &req[nr++])))
             goto fail;
     }
