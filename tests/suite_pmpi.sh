@@ -31,9 +31,9 @@ if [ ! -f "$PM_LIB" ] || [ ! -x "$PM_CHECK" ]; then
     bad "libtorus_pmpi: $PM_LIB or $PM_CHECK not built (make all MPI=$MPI)"
 else
     # 1-8 ranks: the same digests with and without the adapter; every case
-    # at 1 rank, every 8th (pmpi_check 8) at 2-4, every 16th at 5-8, where
+    # at 1 rank, every 8th (pmpi_check 8) at 2-4, every 32nd at 5-8, where
     # each collective costs milliseconds on two oversubscribed cores
-    pm_stride() { if [ "$1" = 1 ]; then echo 1; elif [ "$1" -le 4 ]; then echo 8; else echo 16; fi; }
+    pm_stride() { if [ "$1" = 1 ]; then echo 1; elif [ "$1" -le 4 ]; then echo 8; else echo 32; fi; }
     for n in 1 2 3 4 5 6 7 8; do
         st=$(pm_stride $n)
         run_mpi $n "$PM_CHECK" $st
