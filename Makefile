@@ -211,6 +211,42 @@ bin/%: $(BUILD)/$$(MAIN_$$*).o $$(LINK_$$*) $(FLAVOUR)
 $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LIBTORUS) $(LDLIBS)
 
+# ---- libtorus_pmpi.so (torus/pmpi/): the MPI profiling-interface adapter
+# that hands any MPI program the torus collectives through LD_PRELOAD.  The
+# torus library and the adapter are compiled position-independent into
+# $(BUILD)/pic/ and linked into lib/$(MPI)/libtorus_pmpi.so, one per MPI
+# library (each calls its own libmpi's PMPI_ entries; both can sit side by
+# side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
+# puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
+# the MPI program tests/suite_pmpi.sh runs with and without it;
+# tests/tools/pmpi_overhead.c times what it adds to a call (README).
+INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
+PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
+PIC_LIBTORUS := $(BUILD)/pic/libtorus.a
+PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
+PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
+PMPI_CHECK := $(BUILD)/tests/pmpi_check
+PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
+all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD)
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -fPIC $(if $(filter torus/pmpi/%,$<),$(INC_torus_pmpi),$(INC_$(call layer_of,$<))) -c $< -o $@
+$(PIC_LIBTORUS): $(PIC_TORUS_OBJ)
+# -z defs: every symbol resolved at link time (not under sanitizers, whose
+# runtime the program brings)
+$(PMPI_LIB): $(PMPI_OBJ) $(PIC_LIBTORUS) torus/pmpi/exports.map $(FLAVOUR)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SAN_FLAGS) $(if $(SANITIZE),,-Wl,-z,defs) -Wl,--version-script=torus/pmpi/exports.map \
+	    -o $@ $(PMPI_OBJ) $(PIC_LIBTORUS) -lm
+$(BUILD)/tests/pmpi_%: $(BUILD)/tests/tools/pmpi_%.o
+	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
+install: install-pmpi
+install-pmpi: $(PMPI_LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)
+	install -m 755 $(PMPI_LIB) $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)/
+	@echo "installed $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)/libtorus_pmpi.so"
+.PHONY: install-pmpi
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(or $(TLINK_test_$*),$(error tests/unit/test_$*.c: say what it links in TLINK_test_$*)) $(TEXTRA_test_$*) $(LDLIBS)
@@ -282,7 +318,7 @@ install: all
 	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, include/torus*.h, share/hpcc-ra/run_scripts"
 
 clean:
-	rm -rf build bin
+	rm -rf build bin lib
 
 distclean: clean
 

@@ -4,6 +4,10 @@
  * (counting sort), exchanges counts with MPI_Alltoall and updates with
  * MPI_Alltoallv, and XORs what it receives.  Simple and bulk-synchronous on
  * purpose: no look-ahead limit applies to verification.
+ *
+ * Its collectives call the MPI library's PMPI_ entries directly: under
+ * libtorus_pmpi.so (LD_PRELOAD) the MPI_ names run the torus collectives,
+ * and verification must stay independent of the code under test.
  */
 #include "ra_verify.h"
 #include "torus_mpi.h"
@@ -17,7 +21,7 @@ int ra_verify_replay(ra_run *run)
 {
     int P = run->nprocs;
     uint64_t my_rounds = (run->upd_count + RA_VERIFY_CHUNK - 1) / RA_VERIFY_CHUNK, rounds;
-    RA_MPI_CHECK(MPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    RA_MPI_CHECK(PMPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
 
     uint64_t *vals = malloc(RA_VERIFY_CHUNK * sizeof *vals);
     uint64_t *sendbuf = malloc(RA_VERIFY_CHUNK * sizeof *sendbuf);
@@ -54,7 +58,7 @@ int ra_verify_replay(ra_run *run)
         }
         for (uint64_t i = 0; i < n; i++)
             sendbuf[fill[owner[i]]++] = vals[i];
-        RA_MPI_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
+        RA_MPI_CHECK(PMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
         size_t total = 0;
         for (int p = 0; p < P; p++) {
             rdisp[p] = (int)total;
@@ -69,8 +73,8 @@ int ra_verify_replay(ra_run *run)
             rc = RA_EXIT_RESOURCE;
             goto out;
         }
-        RA_MPI_CHECK(MPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
-                                   recvbuf, rcount, rdisp, MPI_UINT64_T, run->comm));
+        RA_MPI_CHECK(PMPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
+                                    recvbuf, rcount, rdisp, MPI_UINT64_T, run->comm));
         for (size_t i = 0; i < total; i++) {
             uint64_t v = recvbuf[i];
             run->table[ra_gen_index(run->gen, v, run->log2_table) - run->local_start] ^= v;

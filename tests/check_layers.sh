@@ -3,16 +3,18 @@
 # layer above its own (ARCHITECTURE.md).  Layers, bottom to top:
 #   torus < hpcc_ra < baseline, optimized;  torus < sparsest_cut < torusmodel;
 #   torusmodel may use optimized/ only through ropt_timed.h (--simulate);
-#   tools/ and tests/ sit on top.  torus/coll/ sits on torus/.
+#   tools/ and tests/ sit on top.  torus/coll/ sits on torus/, torus/pmpi/
+#   (the MPI adapter, libtorus_pmpi.so) on torus/coll/.
 # Prints one line per violation (file:line: includes X from LAYER) and exits 1.
 set -u
 root=${1:-.}
 cd "$root" || exit 2
-layers="torus torus/coll hpcc_ra baseline optimized sparsest_cut torusmodel tools tests"
+layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized sparsest_cut torusmodel tools tests"
 allowed() {
     case $1 in
     torus) echo "torus" ;;
     torus/coll) echo "torus/coll torus" ;;
+    torus/pmpi) echo "torus/pmpi torus/coll torus" ;;
     hpcc_ra) echo "hpcc_ra torus" ;;
     baseline) echo "baseline hpcc_ra torus" ;;
     optimized) echo "optimized hpcc_ra torus" ;;
