@@ -51,6 +51,33 @@ int ropt_capacity(const torus_shape *s, const ropt_params *p)
     return sum > 0 ? (p->budget - p->lookahead) / sum : 1;
 }
 
+void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out)
+{
+    torus_shape cand, best;
+    double bc = 0;
+    int have = 0;
+    for (int d = 1; d <= TORUS_MAX_DIMS; d++) {
+        if (torus_shape_balanced(n, d, &cand))
+            break;
+        torus_shape full = cand;
+        if (per_node > 0 && torus_shape_append(&full, per_node))
+            break;
+        int cap = ropt_capacity(&full, p);
+        if (cap < 1)
+            continue;
+        double c = torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
+        if (!have || c < bc) {
+            bc = c;
+            best = cand;
+            have = 1;
+        }
+    }
+    if (have)
+        *out = best;
+    else
+        torus_shape_balanced(n, 1, out);
+}
+
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
               const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
               int log2, const ra_dist *td)
@@ -93,11 +120,21 @@ void ropt_free(ropt *o)
     o->fill = NULL;
 }
 
+#ifndef ROPT_PREFETCH_LOCALITY
+#define ROPT_PREFETCH_LOCALITY 0
+#endif
+
 static inline void prefetch_if_local(const ropt *o, uint64_t v)
 {
     uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
     if (off < o->local_size)
-        __builtin_prefetch(&o->table[off], 1, 0);
+        __builtin_prefetch(&o->table[off], 1, ROPT_PREFETCH_LOCALITY);
+}
+
+/* Received updates are prefetched this far ahead of the one being routed. */
+static inline int recv_ahead(const ropt *o)
+{
+    return o->prm.lookahead > 8 ? o->prm.lookahead : 8;
 }
 
 void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
@@ -213,7 +250,7 @@ static int drain_recv(ropt *o, int d)
 {
     torus_packet *pk = &o->pkt[d];
     int moved = 0;
-    const int la = o->prm.lookahead > 8 ? o->prm.lookahead : 8;
+    const int la = recv_ahead(o);
     while (o->pos[d] < pk->n) {
         if (o->pos[d] + la < pk->n)
             prefetch_if_local(o, pk->data[o->pos[d] + la]);
@@ -240,6 +277,13 @@ static int take_packet(ropt *o, int d)
     o->nheld++;
     o->pos[d] = 0;
     o->in_recv += (uint64_t)o->pkt[d].n;
+#ifndef ROPT_NO_PRIME
+    /* the first recv_ahead updates of the packet: drain_recv prefetches
+     * only from there on */
+    int la = recv_ahead(o) < o->pkt[d].n ? recv_ahead(o) : o->pkt[d].n;
+    for (int i = 0; i < la; i++)
+        prefetch_if_local(o, o->pkt[d].data[i]);
+#endif
     if (o->pkt[d].last)
         o->fin_recv[d]++;
     note_pending(o);

@@ -79,6 +79,14 @@ int ropt_buffers(const torus_shape *s, const ropt_params *p);
  * exceed the budget.  < 1: the options cannot meet the budget. */
 int ropt_capacity(const torus_shape *s, const ropt_params *p);
 
+/* ra_opt's "auto" over n ranks (or nodes, with per_node > 0 ranks each in
+ * a last node-local dimension, not included in *out): the balanced
+ * factorisation minimising the grammar's cost H * (t_hop + t_msg / fill)
+ * (TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG) with the fill this budget really
+ * gives, ropt_capacity.  Shapes that leave no capacity are never chosen
+ * (if none has any: one dimension, which the caller then refuses). */
+void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out);
+
 /* Sets up one rank over its block of the table (td distributes the
  * table); the route and transport must outlive it.  Returns 0, -1 on out
  * of memory, -2 when the shape leaves no room (capacity < 1), the

@@ -9,41 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->dims = "auto";
     ropt_params_defaults(&o->prm);
-}
-
-/* "auto" for this run: the grammar's cost model (torus_shape_cost: H
- * hops, each t_hop plus its share of a message) with the fill this run's
- * budget really gives, i.e. after the look-ahead, the send slots and the
- * node-local dimension (if any) have taken their share. */
-static void auto_shape(int over, const ropt_params *prm, int per_node, torus_shape *out)
-{
-    torus_shape cand, best;
-    double bc = 0;
-    int have = 0;
-    for (int d = 1; d <= TORUS_MAX_DIMS; d++) {
-        if (torus_shape_balanced(over, d, &cand))
-            break;
-        torus_shape full = cand;
-        if (per_node > 0 && torus_shape_append(&full, per_node))
-            break;
-        int cap = ropt_capacity(&full, prm);
-        if (cap < 1)
-            continue;
-        double c = torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
-        if (!have || c < bc) {
-            bc = c;
-            best = cand;
-            have = 1;
-        }
-    }
-    if (have)
-        *out = best;
 }
 
 /* The shape: --dims over the ranks, or over the nodes plus a node-local
@@ -61,7 +33,7 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
         return TORUS_EXIT_USAGE;
     }
     if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5))
-        auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, &s->shape);
+        ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, &s->shape);
     if (o->node_dim && torus_shape_append(&s->shape, ni->per_node)) {
         snprintf(err, errlen, "--node-dim: too many dimensions");
         return TORUS_EXIT_USAGE;
@@ -132,23 +104,26 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         snprintf(err, errlen, "--map and --node-dim both given: use one of them");
         return TORUS_EXIT_USAGE;
     }
-    torus_node_info ni = {.comm = MPI_COMM_NULL, .nnodes = 1, .per_node = P, .local = me};
-    if (o->node_dim) {
-        if (o->node) {
-            ni = *o->node;
-        } else {
-            if (torus_node_discover(comm, &ni)) {
-                snprintf(err, errlen, "out of memory");
-                return TORUS_EXIT_RESOURCE;
-            }
-            torus_node_free(&ni);
+    torus_node_info ni;
+    if (o->node) {
+        ni = *o->node;
+    } else {
+        if (torus_node_discover(comm, &ni)) {
+            snprintf(err, errlen, "out of memory");
+            return TORUS_EXIT_RESOURCE;
         }
+        torus_node_free(&ni);
+    }
+    if (o->node_dim) {
         if (ni.per_node < 1 || ni.per_node * ni.nnodes != P) {
             snprintf(err, errlen,
                      "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);
             return TORUS_EXIT_USAGE;
         }
     }
+    /* more ranks on this node than cores: an idle rank yields at once */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    s->idle_polls = cores > 0 && ni.local_size > cores ? 1 : TORUS_IDLE_POLLS;
     int rc = choose_shape(s, P, o, &ni, err, errlen);
     if (!rc)
         rc = place_ranks(s, comm, P, o, &ni, err, errlen);
@@ -183,8 +158,8 @@ void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
     while (!o->done) {
         if (ropt_step(o))
             idle = 0;
-        else if (++idle > TORUS_IDLE_POLLS)
-            sched_yield(); /* oversubscribed runs: let the peer run */
+        else if (++idle >= s->idle_polls)
+            sched_yield(); /* let the rank we wait for run (MPICH busy-waits) */
         if (tick && o->generated >= next_tick) {
             tick(ctx, o->generated);
             next_tick = o->generated + (1 << 16);
