@@ -16,6 +16,7 @@
 #include "ropt_sim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t seq_fp(int log2, ra_gen_kind g, uint64_t upd)
 {
@@ -147,8 +148,47 @@ static void factorisations(int n, int left, torus_shape *cur, int ones, int log2
         }
 }
 
+/* ra_opt's auto: the grammar's cost model with the honest fill; pinned at
+ * one and four send slots (look-ahead 64), and never a shape the budget
+ * cannot hold. */
+static void auto_shapes(void)
+{
+    static const struct {
+        int n, slots;
+        const char *want;
+    } pin[] = {{2, 1, "2"},        {8, 1, "8"},          {32, 1, "32"},          {64, 1, "8x8"},
+               {256, 1, "16x16"},  {512, 1, "8x8x8"},    {4096, 1, "8x8x8x8"},   {65536, 1, "16x8x8x8x8"},
+               {512, 4, "32x16"},  {4096, 4, "16x16x16"}, {65536, 4, "16x16x16x16"}};
+    for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
+        ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = pin[i].slots};
+        torus_shape s;
+        char name[64];
+        ropt_auto_shape(pin[i].n, &p, 0, &s);
+        torus_shape_format(&s, name, sizeof name);
+        if (strcmp(name, pin[i].want))
+            fprintf(stderr, "auto over %d ranks, %d slots: %s, want %s\n", pin[i].n, pin[i].slots, name, pin[i].want);
+        ASSERT_TRUE(!strcmp(name, pin[i].want));
+        ASSERT_EQ_INT(s.n, pin[i].n);
+    }
+    for (int n = 2; n <= 70000; n = n * 3 / 2 + 1)
+        for (int slots = 1; slots <= 64; slots *= 4) {
+            ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = slots};
+            torus_shape s;
+            ropt_auto_shape(n, &p, 0, &s);
+            ASSERT_EQ_INT(s.n, n);
+            if (n < 500)
+                ASSERT_TRUE(ropt_capacity(&s, &p) >= 1);
+        }
+    /* with a node-local dimension of 2 ranks per node its buffers count too */
+    ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = 1};
+    torus_shape s;
+    ropt_auto_shape(4, &p, 2, &s);
+    ASSERT_EQ_INT(s.n, 4);
+}
+
 int main(void)
 {
+    auto_shapes();
     /* All shapes with up to 64 ranks, both generators. */
     for (int g = 0; g < 2; g++) {
         uint64_t want = seq_fp(10, (ra_gen_kind)g, 4ULL << 10);
