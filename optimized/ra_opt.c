@@ -69,9 +69,10 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     torus_shape_format(&s->shape, sh, sizeof sh);
     snprintf(run->shape, sizeof run->shape, "%s", sh);
     if (run->rank == 0 && !cfg->quiet)
-        printf("# shape: %s (%s%s), bucket capacity %d, %d send slots per dimension, look-ahead %d, expected hops %.3f\n",
+        printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, look-ahead %d, expected hops %.3f\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
-               s->outstanding, o.prm.lookahead, torus_expected_hops(&s->shape));
+               s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
+               torus_expected_hops(&s->shape));
     return RA_EXIT_OK;
 }
 
