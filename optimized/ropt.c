@@ -120,15 +120,11 @@ void ropt_free(ropt *o)
     o->fill = NULL;
 }
 
-#ifndef ROPT_PREFETCH_LOCALITY
-#define ROPT_PREFETCH_LOCALITY 0
-#endif
-
 static inline void prefetch_if_local(const ropt *o, uint64_t v)
 {
     uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
     if (off < o->local_size)
-        __builtin_prefetch(&o->table[off], 1, ROPT_PREFETCH_LOCALITY);
+        __builtin_prefetch(&o->table[off], 1, 0);
 }
 
 /* Received updates are prefetched this far ahead of the one being routed. */
@@ -277,13 +273,11 @@ static int take_packet(ropt *o, int d)
     o->nheld++;
     o->pos[d] = 0;
     o->in_recv += (uint64_t)o->pkt[d].n;
-#ifndef ROPT_NO_PRIME
     /* the first recv_ahead updates of the packet: drain_recv prefetches
      * only from there on */
     int la = recv_ahead(o) < o->pkt[d].n ? recv_ahead(o) : o->pkt[d].n;
     for (int i = 0; i < la; i++)
         prefetch_if_local(o, o->pkt[d].data[i]);
-#endif
     if (o->pkt[d].last)
         o->fin_recv[d]++;
     note_pending(o);
