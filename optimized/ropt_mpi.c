@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
@@ -104,26 +103,23 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         snprintf(err, errlen, "--map and --node-dim both given: use one of them");
         return TORUS_EXIT_USAGE;
     }
-    torus_node_info ni;
-    if (o->node) {
-        ni = *o->node;
-    } else {
-        if (torus_node_discover(comm, &ni)) {
-            snprintf(err, errlen, "out of memory");
-            return TORUS_EXIT_RESOURCE;
-        }
-        torus_node_free(&ni);
-    }
+    torus_node_info ni = {.comm = MPI_COMM_NULL, .nnodes = 1, .per_node = P, .local = me};
     if (o->node_dim) {
+        if (o->node) {
+            ni = *o->node;
+        } else {
+            if (torus_node_discover(comm, &ni)) {
+                snprintf(err, errlen, "out of memory");
+                return TORUS_EXIT_RESOURCE;
+            }
+            torus_node_free(&ni);
+        }
         if (ni.per_node < 1 || ni.per_node * ni.nnodes != P) {
             snprintf(err, errlen,
                      "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);
             return TORUS_EXIT_USAGE;
         }
     }
-    /* more ranks on this node than cores: an idle rank yields at once */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    s->idle_polls = cores > 0 && ni.local_size > cores ? 1 : TORUS_IDLE_POLLS;
     int rc = choose_shape(s, P, o, &ni, err, errlen);
     if (!rc)
         rc = place_ranks(s, comm, P, o, &ni, err, errlen);
@@ -158,8 +154,8 @@ void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
     while (!o->done) {
         if (ropt_step(o))
             idle = 0;
-        else if (++idle >= s->idle_polls)
-            sched_yield(); /* let the rank we wait for run (MPICH busy-waits) */
+        else if (++idle > TORUS_IDLE_POLLS)
+            sched_yield(); /* oversubscribed runs: let the peer run */
         if (tick && o->generated >= next_tick) {
             tick(ctx, o->generated);
             next_tick = o->generated + (1 << 16);

@@ -33,8 +33,6 @@ typedef struct ropt_mpi {
     torus_transport tp;
     ropt core;
     int outstanding, cap;
-    int idle_polls; /* idle steps before yielding the core: 1 when this node
-                       has more ranks than cores, else TORUS_IDLE_POLLS */
     int have_map, have_route, have_core;
 } ropt_mpi;
 
@@ -50,8 +48,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
 
 /* Runs one phase to the end on every rank: generates elements start+1 ..
  * start+count of gen's stream, routes and applies them; yields the core
- * after idle_polls idle steps (at once when the node has more ranks than
- * cores: a rank with nothing to do lets the one it waits for run).  tick, if not
+ * after TORUS_IDLE_POLLS idle steps (oversubscribed runs).  tick, if not
  * NULL, is called every 65536 generated updates.  Leaves the transport
  * ready for the next phase. */
 void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
