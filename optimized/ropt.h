@@ -17,14 +17,12 @@
 #define ROPT_DEFAULT_LOOKAHEAD 64   /* generator prefetch distance (--lookahead) */
 #define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */
 /* Send slots per dimension (--outstanding).  Each slot costs a full packet
- * of the budget, so more slots mean smaller packets and more MPI calls per
- * update.  Over MPI here one slot (320-update packets at 2 ranks) beat 2
- * and 4 (README "ra_opt under honest accounting"); on the timed simulator's
- * BlueGene/L links, where a slot stays busy for the packet's serialisation,
- * 4 slots give 0.0561 / 0.7651 GUPS on 4mx4mx2m / 8x8x8 against 0.0498 /
- * 0.7517 with 1, so the simulator keeps 4. */
-#define ROPT_DEFAULT_OUTSTANDING 1
-#define ROPT_SIM_DEFAULT_OUTSTANDING 4
+ * of the budget, so more slots mean smaller packets.  Over MPI here 4 slots
+ * (160-update packets at 2 ranks) beat 1 (320) at 2 and 8 ranks once the
+ * machine was not saturated (README "ra_opt under honest accounting"); on
+ * the timed simulator's BlueGene/L links 4 slots give 0.0561 / 0.7651 GUPS
+ * on 4mx4mx2m / 8x8x8 against 0.0498 / 0.7517 with 1. */
+#define ROPT_DEFAULT_OUTSTANDING 4
 #define ROPT_MAX_OUTSTANDING 64
 
 typedef struct ropt_params {

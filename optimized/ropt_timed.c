@@ -30,7 +30,7 @@ _Static_assert(ROPT_TIMED_MAX_OUTSTANDING == ROPT_MAX_OUTSTANDING && ROPT_TIMED_
 void ropt_timed_defaults(ropt_timed_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->outstanding = ROPT_SIM_DEFAULT_OUTSTANDING; /* links, not MPI: see ropt.h */
+    c->outstanding = ROPT_DEFAULT_OUTSTANDING;
     c->lookahead = ROPT_DEFAULT_LOOKAHEAD;
 }
 
