@@ -47,8 +47,10 @@ typedef struct torus_shape {
 int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t errlen);
 
 /* What "auto" costs a shape with when the caller has no figures of its own
- * (the same values ra_opt's own "auto" uses): the budget is the routed
- * algorithm's 1024 updates held per rank less its default look-ahead of 64;
+ * (ra_opt's own "auto", ropt_auto_shape, uses the same t_hop and t_msg but
+ * the fill its budget really gives once its send slots are counted too):
+ * the budget is the routed algorithm's 1024 updates held per rank less its
+ * default look-ahead of 64;
  * t_hop and t_msg are seconds per routing hop and per message send+receive,
  * measured on the development machine (2-core VM, MPICH shared memory).
  * Only their ratio matters for the choice. */
