@@ -42,7 +42,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     const ra_config *cfg = run->cfg;
     ropt_mpi_options o;
     ropt_mpi_options_defaults(&o);
-    if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.outstanding, err,
+    if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.prm.outstanding, err,
                    errlen) ||
         int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen)) {
         /* the driver calls teardown only after a successful setup */
@@ -54,6 +54,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
         o.dims = ra_algo_option(cfg, "dims");
     o.mapfile = ra_algo_option(cfg, "map");
     o.node_dim = ra_algo_option(cfg, "node-dim") != NULL;
+    o.sync = ra_algo_option(cfg, "sync-sends") != NULL;
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
@@ -68,9 +69,10 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     torus_shape_format(&s->shape, sh, sizeof sh);
     snprintf(run->shape, sizeof run->shape, "%s", sh);
     if (run->rank == 0 && !cfg->quiet)
-        printf("# shape: %s (%s%s), bucket capacity %d, %d send slots per dimension, look-ahead %d, expected hops %.3f\n",
+        printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, look-ahead %d, expected hops %.3f\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
-               s->outstanding, o.prm.lookahead, torus_expected_hops(&s->shape));
+               s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
+               torus_expected_hops(&s->shape));
     return RA_EXIT_OK;
 }
 
@@ -106,7 +108,9 @@ static const ra_option_def opt_options[] = {
      "4x4x2 (m suffix = mesh); product = ranks"},
     {"map", 1, "none (from --dims)", "mapping file: one line of coordinates per rank, in rank order"},
     {"node-dim", 0, "off", "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
-    {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING), "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) ")"},
+    {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING),
+     "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 budget"},
+    {"sync-sends", 0, "off", "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
     {"lookahead", 1, STR(ROPT_DEFAULT_LOOKAHEAD),
      "generator prefetch distance, counted in the 1024 budget (0.." STR(ROPT_MAX_LOOKAHEAD) ")"},
     {NULL, 0, NULL, NULL},

@@ -12,7 +12,9 @@
  *   4. Finish: when generation is over, dimension d closes once dimensions
  *      < d are closed, have delivered all their finish marks and hold no
  *      packet: every router along d gets its last bucket with the mark.
- * Pending updates <= sum_i k_i * cap + lookahead <= 1024 by the capacity.
+ * Held updates <= lookahead + sum_i (k_i + S) * cap <= 1024 by the capacity:
+ * per dimension k_i - 1 send buckets, 1 receive bucket and S send slots
+ * (a send holds its packet until it completes), each at most cap.
  * Deadlock freedom: an update in receive bucket d needs only buckets of
  * dimensions > d, and receive bucket d-1 (the last) needs none.
  * Cost per update (torusmodel's routed model): t_local + H * (t_hop +
@@ -27,13 +29,53 @@ void ropt_params_defaults(ropt_params *p)
 {
     p->budget = ROPT_BUDGET;
     p->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+    p->outstanding = ROPT_DEFAULT_OUTSTANDING;
     p->shared_recv = 0;
+}
+
+int ropt_buffers(const torus_shape *s, const ropt_params *p)
+{
+    int sum = 0;
+    for (int d = 0; d < s->ndims; d++)
+        if (s->k[d] >= 2)
+            sum += s->k[d] + p->outstanding;
+    return sum;
 }
 
 int ropt_capacity(const torus_shape *s, const ropt_params *p)
 {
-    int sum = torus_shape_sum_k(s);
-    return sum > 0 ? (p->budget - p->lookahead) / sum : 0;
+    int sum = ropt_buffers(s, p);
+    if (p->outstanding < 1 || p->lookahead < 0 || p->lookahead > p->budget)
+        return 0;
+    /* one rank alone holds nothing but its look-ahead: any capacity will do */
+    return sum > 0 ? (p->budget - p->lookahead) / sum : 1;
+}
+
+void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out)
+{
+    torus_shape cand, best;
+    double bc = 0;
+    int have = 0;
+    for (int d = 1; d <= TORUS_MAX_DIMS; d++) {
+        if (torus_shape_balanced(n, d, &cand))
+            break;
+        torus_shape full = cand;
+        if (per_node > 0 && torus_shape_append(&full, per_node))
+            break;
+        int cap = ropt_capacity(&full, p);
+        if (cap < 1)
+            continue;
+        double c = torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
+        if (!have || c < bc) {
+            bc = c;
+            best = cand;
+            have = 1;
+        }
+    }
+    if (have)
+        *out = best;
+    else
+        torus_shape_balanced(n, 1, out);
 }
 
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
@@ -47,7 +89,8 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->ndims = shape->ndims;
     memcpy(o->k, shape->k, sizeof o->k);
     o->cap = ropt_capacity(shape, p);
-    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD)
+    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD || p->outstanding < 1 ||
+        p->outstanding > ROPT_MAX_OUTSTANDING)
         return -2;
     o->nb = route->nbuckets;
     o->bucket = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->bucket);
@@ -84,6 +127,12 @@ static inline void prefetch_if_local(const ropt *o, uint64_t v)
         __builtin_prefetch(&o->table[off], 1, 0);
 }
 
+/* Received updates are prefetched this far ahead of the one being routed. */
+static inline int recv_ahead(const ropt *o)
+{
+    return o->prm.lookahead > 8 ? o->prm.lookahead : 8;
+}
+
 void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
 {
     o->gen = gen;
@@ -118,9 +167,23 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
     memset(&o->st, 0, sizeof o->st);
 }
 
+uint64_t ropt_held(const ropt *o)
+{
+    /* the ring holds what was generated and not yet routed (without a
+     * ring, each update is generated and routed in one go) */
+    uint64_t h = (o->ring_n ? o->remaining - o->ahead_left : 0) + o->in_buckets + o->in_recv;
+    if (o->tp->sending)
+        for (int d = 0; d < o->ndims; d++)
+            if (o->k[d] >= 2)
+                h += (uint64_t)o->tp->sending(o->tp->impl, d);
+    return h;
+}
+
+/* Called after everything that can raise the count (forming, taking a
+ * packet); sending only moves updates from a bucket to a send slot. */
 static inline void note_pending(ropt *o)
 {
-    uint64_t p = o->in_buckets + o->in_recv + (o->remaining ? (uint64_t)o->prm.lookahead : 0);
+    uint64_t p = ropt_held(o);
     if (p > o->st.max_pending)
         o->st.max_pending = p;
 }
@@ -183,7 +246,7 @@ static int drain_recv(ropt *o, int d)
 {
     torus_packet *pk = &o->pkt[d];
     int moved = 0;
-    const int la = o->prm.lookahead > 8 ? o->prm.lookahead : 8;
+    const int la = recv_ahead(o);
     while (o->pos[d] < pk->n) {
         if (o->pos[d] + la < pk->n)
             prefetch_if_local(o, pk->data[o->pos[d] + la]);
@@ -210,6 +273,11 @@ static int take_packet(ropt *o, int d)
     o->nheld++;
     o->pos[d] = 0;
     o->in_recv += (uint64_t)o->pkt[d].n;
+    /* the first recv_ahead updates of the packet: drain_recv prefetches
+     * only from there on */
+    int la = recv_ahead(o) < o->pkt[d].n ? recv_ahead(o) : o->pkt[d].n;
+    for (int i = 0; i < la; i++)
+        prefetch_if_local(o, o->pkt[d].data[i]);
     if (o->pkt[d].last)
         o->fin_recv[d]++;
     note_pending(o);

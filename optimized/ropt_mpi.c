@@ -10,14 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(TORUS_AUTO_BUDGET == ROPT_BUDGET - ROPT_DEFAULT_LOOKAHEAD,
-               "the grammar's auto assumes the routed algorithm's default budget");
-
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->dims = "auto";
-    o->outstanding = ROPT_DEFAULT_OUTSTANDING;
     ropt_params_defaults(&o->prm);
 }
 
@@ -35,13 +31,8 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
         }
         return TORUS_EXIT_USAGE;
     }
-    if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5)) {
-        /* the grammar's auto assumes the default budget: choose again with
-         * this run's look-ahead, and the node-local dimension's buckets
-         * come out of the budget too */
-        int budget = o->prm.budget - o->prm.lookahead - (o->node_dim ? ni->per_node : 0);
-        torus_shape_auto(over, budget, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, &s->shape);
-    }
+    if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5))
+        ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, &s->shape);
     if (o->node_dim && torus_shape_append(&s->shape, ni->per_node)) {
         snprintf(err, errlen, "--node-dim: too many dimensions");
         return TORUS_EXIT_USAGE;
@@ -50,8 +41,11 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
         char sh[128];
         torus_shape_format(&s->shape, sh, sizeof sh);
         snprintf(err, errlen,
-                 "shape %s has %d buckets per rank, more than the %d-update budget allows: use more dimensions (e.g. --dims auto)",
-                 sh, torus_shape_sum_k(&s->shape), o->prm.budget - o->prm.lookahead);
+                 "shape %s with %d send slots per dimension needs %d packet buffers per rank, more than the %d updates "
+                 "left of the %d-update budget after a look-ahead of %d: use fewer --outstanding, a smaller --lookahead "
+                 "or more dimensions (e.g. --dims auto)",
+                 sh, o->prm.outstanding, ropt_buffers(&s->shape, &o->prm), o->prm.budget - o->prm.lookahead,
+                 o->prm.budget, o->prm.lookahead);
         return TORUS_EXIT_USAGE;
     }
     return 0;
@@ -98,8 +92,8 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     int me, P;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
-    s->outstanding = o->outstanding;
-    if (o->outstanding < 1 || o->outstanding > ROPT_MAX_OUTSTANDING || o->prm.lookahead < 0 ||
+    s->outstanding = o->prm.outstanding;
+    if (o->prm.outstanding < 1 || o->prm.outstanding > ROPT_MAX_OUTSTANDING || o->prm.lookahead < 0 ||
         o->prm.lookahead > ROPT_MAX_LOOKAHEAD) {
         snprintf(err, errlen, "send slots must be 1..%d and the look-ahead 0..%d", ROPT_MAX_OUTSTANDING,
                  ROPT_MAX_LOOKAHEAD);
@@ -137,8 +131,9 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         return TORUS_EXIT_RESOURCE;
     }
     s->cap = ropt_capacity(&s->shape, &o->prm);
-    if (torus_mpi_create(&s->mpi, comm, &s->map, me, s->cap, o->outstanding, err, errlen))
+    if (torus_mpi_create(&s->mpi, comm, &s->map, me, s->cap, o->prm.outstanding, err, errlen))
         return TORUS_EXIT_RESOURCE;
+    torus_mpi_set_sync(s->mpi, o->sync);
     torus_mpi_bind(s->mpi, &s->tp);
     int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, table, local_start, local_size, log2, td);
     s->have_core = 1; /* ropt_free copes with a partial init */

@@ -16,10 +16,10 @@ typedef struct ropt_mpi_options {
     const char *dims;    /* shape string (torus/ grammar); NULL or "auto": the cost-model choice */
     const char *mapfile; /* mapping file, or NULL for XYZT order */
     int node_dim;        /* add a last, node-local dimension (ranks sharing a node) */
-    int outstanding;     /* send slots per dimension, 1..ROPT_MAX_OUTSTANDING */
+    int sync;            /* packets by MPI_Issend (see torus_mpi_set_sync) */
     const torus_node_info *node; /* the node layout if the caller has it (ra_main
                                     finds it once), else NULL: found here */
-    ropt_params prm;     /* budget, look-ahead */
+    ropt_params prm;     /* budget, look-ahead, send slots per dimension */
 } ropt_mpi_options;
 
 /* ra_opt's defaults: auto shape, XYZT order, ROPT_DEFAULT_* values. */

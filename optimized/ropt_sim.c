@@ -55,7 +55,10 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     uint64_t TS = 1ULL << c->log2_table;
     if (TS < (uint64_t)N)
         return -2;
-    int cap = ropt_capacity(s, &c->prm);
+    /* the transport's send slots are the ones the budget counts */
+    ropt_params prm = c->prm;
+    prm.outstanding = c->tp.outstanding;
+    int cap = ropt_capacity(s, &prm);
     if (cap < 1)
         return -2;
     res->cap = cap;
@@ -83,7 +86,7 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     ra_dist_init(&ud, total, N);
     for (int r = 0; r < N; r++)
         torus_sim_bind(sim, r, &tps[r]);
-    if (ropt_ranks_init(ranks, routes, tps, &map, &c->prm, table, &td, c->log2_table, 0)) {
+    if (ropt_ranks_init(ranks, routes, tps, &map, &prm, table, &td, c->log2_table, 0)) {
         rc = -1;
         goto out;
     }

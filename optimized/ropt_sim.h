@@ -11,7 +11,7 @@ typedef struct ropt_sim_config {
     int log2_table;
     ra_gen_kind gen;
     uint64_t updates;   /* total; 0 = 4 * TableSize */
-    ropt_params prm;
+    ropt_params prm;     /* prm.outstanding is taken from tp.outstanding */
     torus_sim_params tp; /* cap is set from the algorithm */
 } ropt_sim_config;
 

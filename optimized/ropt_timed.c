@@ -85,9 +85,11 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     ropt_params prm;
     ropt_params_defaults(&prm);
     prm.lookahead = c->lookahead;
+    prm.outstanding = c->outstanding;
     int cap = ropt_capacity(sh, &prm);
     if (cap < 1) {
-        snprintf(err, errlen, "shape leaves no bucket capacity: sum of sizes must stay below %d", prm.budget);
+        snprintf(err, errlen, "shape leaves no bucket capacity: %d packet buffers (sizes plus send slots per dimension) over a budget of %d",
+                 ropt_buffers(sh, &prm), prm.budget - prm.lookahead);
         return -2;
     }
     int log2 = 20;

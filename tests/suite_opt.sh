@@ -1,5 +1,7 @@
 # suite_opt.sh - bin/ra_opt over MPI: exact at every process count and shape,
 # same fingerprint as ra_base and the sequential run; bad shapes and maps.
+# Every run's max_pending (every update a rank holds: look-ahead, buckets,
+# unfinished sends) must be <= 1024 (expect_exact checks it).
 K=16
 for gen in lfsr lcg; do
     exact_at_ranks bin/ra_opt $K $gen "--dims auto"
@@ -15,6 +17,14 @@ run_mpi 4 bin/ra_opt --log2-table $K --node-dim --quiet
 expect_exact "ra_opt n=4 --node-dim (shape $(key shape))" "$ref" $?
 run_mpi 8 bin/ra_opt --log2-table $K --outstanding 1 --lookahead 0 --dims 2x2x2 --quiet
 expect_exact "ra_opt n=8 one send slot, no look-ahead" "$ref" $?
+# The budget holds at the largest option values too, and with synchronous sends.
+for spec in "2 2 64 256" "8 hypercube 64 256" "8 flat 16 64" "6 3x2 8 0" "3 3 64 0"; do
+    set -- $spec
+    run_mpi "$1" bin/ra_opt --log2-table $K --dims "$2" --outstanding "$3" --lookahead "$4" --quiet
+    expect_exact "ra_opt n=$1 --dims $2 --outstanding $3 --lookahead $4" "$ref" $?
+done
+run_mpi 4 bin/ra_opt --log2-table $K --sync-sends --quiet
+expect_exact "ra_opt n=4 --sync-sends" "$ref" $?
 refn=$("$BUILD/tests/ra_seq" $K lfsr 100003)
 run_mpi 5 bin/ra_opt --log2-table $K --updates 100003 --quiet
 expect_exact "ra_opt n=5 --updates 100003" "$refn" $?
@@ -42,8 +52,9 @@ run_mpi 5 bin/ra_base --log2-table 17 --lcg --quiet
 fb=$(key fingerprint)
 run_mpi 5 bin/ra_opt --log2-table 17 --lcg --quiet
 fo=$(key fingerprint)
-if [ -n "$fb" ] && [ "$fb" = "$fo" ] && [ "$fb" = "$("$BUILD/tests/ra_seq" 17 lcg)" ]; then
+po=$(key max_pending)
+if [ -n "$fb" ] && [ "$fb" = "$fo" ] && [ "$fb" = "$("$BUILD/tests/ra_seq" 17 lcg)" ] && [ "$po" -le 1024 ]; then
     ok "ra_base, ra_opt and the sequential run agree on 2^17 lcg at 5 ranks ($fb)"
 else
-    bad "ra_base $fb vs ra_opt $fo"
+    bad "ra_base $fb vs ra_opt $fo (ra_opt max_pending $po)"
 fi

@@ -47,8 +47,10 @@ typedef struct torus_shape {
 int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t errlen);
 
 /* What "auto" costs a shape with when the caller has no figures of its own
- * (the same values ra_opt's own "auto" uses): the budget is the routed
- * algorithm's 1024 updates held per rank less its default look-ahead of 64;
+ * (ra_opt's own "auto", ropt_auto_shape, uses the same t_hop and t_msg but
+ * the fill its budget really gives once its send slots are counted too):
+ * the budget is the routed algorithm's 1024 updates held per rank less its
+ * default look-ahead of 64;
  * t_hop and t_msg are seconds per routing hop and per message send+receive,
  * measured on the development machine (2-core VM, MPICH shared memory).
  * Only their ratio matters for the choice. */
@@ -162,8 +164,12 @@ typedef struct torus_req {
  * words to the router at coordinate `to` (the transport takes the buffer
  * and hands back an empty one of the same capacity through *buf, so no
  * copy is made); is a packet waiting (fills pkt, holds it); release it.
- * quiescent(): every send has completed.  This packet interface is what
- * the routed RandomAccess runs on; it stays as lean as it was.
+ * quiescent(): every send has completed.  sending() (optional, NULL where
+ * a transport cannot tell): the words handed to send() along d whose send
+ * has not completed as far as the transport knows (MPI: not yet tested
+ * complete), so that the algorithm can count them as held.  This packet
+ * interface is what the routed RandomAccess runs on; it stays as lean as
+ * it was.
  *
  * The message interface serves the collectives (torus/coll/): messages of
  * any size to any rank of the map (a whole-world dimension, not only
@@ -191,6 +197,7 @@ typedef struct torus_transport {
     int (*poll)(void *impl, int d, torus_packet *pkt);
     void (*release)(void *impl, int d);
     int (*quiescent)(void *impl);
+    int (*sending)(void *impl, int d);
     /* message interface */
     int (*isend)(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r);
     int (*irecv)(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r);

@@ -24,6 +24,10 @@ void torus_mpi_bind(torus_mpi *tm, torus_transport *t);
  * posts fresh ones.  Call only when no message can still arrive. */
 int torus_mpi_reset(torus_mpi *tm);
 void torus_mpi_destroy(torus_mpi *tm);
+/* sync 1: packets go by MPI_Issend, so a send completes only once the
+ * receiver has matched it into its posted receive (no packet waits in the
+ * receiver's MPI queue uncounted); 0 (the default): MPI_Isend. */
+void torus_mpi_set_sync(torus_mpi *tm, int sync);
 
 /* ---- node layout (node.c) -------------------------------------------- */
 

@@ -26,6 +26,8 @@ typedef struct dim_state {
     int nslots;
     uint64_t **sbuf;
     MPI_Request *sreq;
+    int *swords;  /* words of each slot's send until it tests complete */
+    int sending;  /* their sum */
     uint64_t *rbuf;
     MPI_Request rreq;
     int held;
@@ -34,12 +36,20 @@ typedef struct dim_state {
 
 struct torus_mpi {
     int ndims, cap;
+    int sync; /* packets go by MPI_Issend: complete once the receiver matched them */
     dim_state dim[TORUS_MAX_DIMS];
     /* message interface: the whole communicator, a table of requests */
     MPI_Comm world;
     MPI_Request *req;
     int *free_ids, nfree, nreq;
 };
+
+/* Slot s of ds has completed: its words are no longer in flight. */
+static void slot_done(dim_state *ds, int s)
+{
+    ds->sending -= ds->swords[s];
+    ds->swords[s] = 0;
+}
 
 static int mpi_can_send(void *impl, int d)
 {
@@ -49,10 +59,17 @@ static int mpi_can_send(void *impl, int d)
             return 1;
         int done;
         TORUS_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
-        if (done)
+        if (done) {
+            slot_done(ds, s);
             return 1;
+        }
     }
     return 0;
+}
+
+static int mpi_sending(void *impl, int d)
+{
+    return ((torus_mpi *)impl)->dim[d].sending;
 }
 
 static int mpi_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
@@ -63,7 +80,13 @@ static int mpi_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
             uint64_t *tmp = ds->sbuf[s];
             ds->sbuf[s] = *buf;
             *buf = tmp;
-            TORUS_MPI_CHECK(MPI_Isend(ds->sbuf[s], n, MPI_UINT64_T, to, last ? TAG_LAST : TAG_DATA, ds->comm, &ds->sreq[s]));
+            int tag = last ? TAG_LAST : TAG_DATA;
+            if (((torus_mpi *)impl)->sync)
+                TORUS_MPI_CHECK(MPI_Issend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
+            else
+                TORUS_MPI_CHECK(MPI_Isend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
+            ds->swords[s] = n;
+            ds->sending += n;
             return 0;
         }
     return -1; /* caller skipped can_send() */
@@ -115,6 +138,7 @@ static int mpi_quiescent(void *impl)
                 TORUS_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
                 if (!done)
                     return 0;
+                slot_done(ds, s);
             }
     }
     return 1;
@@ -195,6 +219,7 @@ void torus_mpi_bind(torus_mpi *mp, torus_transport *t)
                            .poll = mpi_poll,
                            .release = mpi_release,
                            .quiescent = mpi_quiescent,
+                           .sending = mpi_sending,
                            .isend = mpi_isend,
                            .irecv = mpi_irecv,
                            .test = mpi_test,
@@ -219,8 +244,9 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         ds->nslots = outstanding;
         ds->sbuf = calloc((size_t)outstanding, sizeof *ds->sbuf);
         ds->sreq = malloc((size_t)outstanding * sizeof *ds->sreq);
+        ds->swords = calloc((size_t)outstanding, sizeof *ds->swords);
         ds->rbuf = malloc((size_t)cap * sizeof(uint64_t) + 8);
-        ok = ds->sbuf && ds->sreq && ds->rbuf;
+        ok = ds->sbuf && ds->sreq && ds->swords && ds->rbuf;
         for (int k = 0; ok && k < outstanding; k++) {
             ds->sbuf[k] = malloc((size_t)cap * sizeof(uint64_t) + 8);
             ds->sreq[k] = MPI_REQUEST_NULL;
@@ -254,8 +280,10 @@ int torus_mpi_reset(torus_mpi *mp)
 {
     for (int d = 0; d < mp->ndims; d++) {
         dim_state *ds = &mp->dim[d];
-        for (int s = 0; s < ds->nslots; s++)
+        for (int s = 0; s < ds->nslots; s++) {
             TORUS_MPI_CHECK(MPI_Wait(&ds->sreq[s], MPI_STATUS_IGNORE));
+            slot_done(ds, s);
+        }
         if (ds->held) {
             ds->held = 0;
             post_recv(mp, d);
@@ -287,6 +315,7 @@ void torus_mpi_destroy(torus_mpi *mp)
         }
         free(ds->sbuf);
         free(ds->sreq);
+        free(ds->swords);
         free(ds->rbuf);
         if (ds->comm != MPI_COMM_NULL && ds->comm != 0)
             MPI_Comm_free(&ds->comm);
@@ -301,4 +330,9 @@ void torus_mpi_destroy(torus_mpi *mp)
     if (mp->world != MPI_COMM_NULL)
         MPI_Comm_free(&mp->world);
     free(mp);
+}
+
+void torus_mpi_set_sync(torus_mpi *mp, int sync)
+{
+    mp->sync = sync;
 }

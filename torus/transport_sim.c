@@ -30,6 +30,7 @@ struct torus_sim {
     int n, ndims;
     torus__pktq *in; /* n * ndims */
     int *slots_used; /* n * ndims */
+    int *slot_words; /* n * ndims: words of the packets holding those slots */
     sim_ep *ep;
     torus__pool pool;
     torus__msgs *msgs; /* the message interface */
@@ -73,9 +74,18 @@ static int sim_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
     if (!pk)
         return -1;
     pk->holds_slot = !(q->len <= s->p.eager_queue && urand(s) < s->p.eager_prob);
-    if (pk->holds_slot)
+    if (pk->holds_slot) {
         s->slots_used[e->rank * s->ndims + d]++;
+        s->slot_words[e->rank * s->ndims + d] += n;
+    }
     return 0;
+}
+
+/* A rendezvous send holds its words until the receiver takes the packet. */
+static int sim_sending(void *impl, int d)
+{
+    sim_ep *e = impl;
+    return e->sim->slot_words[e->rank * e->sim->ndims + d];
 }
 
 static int sim_poll(void *impl, int d, torus_packet *pkt)
@@ -106,6 +116,7 @@ static int sim_poll(void *impl, int d, torus_packet *pkt)
         q->held = 0;
         if (chosen.holds_slot) {
             s->slots_used[chosen.src_rank * s->ndims + d]--;
+            s->slot_words[chosen.src_rank * s->ndims + d] -= chosen.n;
             q->q[0].holds_slot = 0;
         }
     }
@@ -215,9 +226,10 @@ torus_sim *torus_sim_create(const torus_map *m, const torus_sim_params *p)
     size_t nq = (size_t)s->n * (size_t)(s->ndims ? s->ndims : 1);
     s->in = calloc(nq, sizeof *s->in);
     s->slots_used = calloc(nq, sizeof *s->slots_used);
+    s->slot_words = calloc(nq, sizeof *s->slot_words);
     s->ep = calloc((size_t)s->n, sizeof *s->ep);
     s->msgs = torus__msgs_create(s->n);
-    if (!s->in || !s->slots_used || !s->ep || !s->msgs) {
+    if (!s->in || !s->slots_used || !s->slot_words || !s->ep || !s->msgs) {
         torus_sim_destroy(s);
         return NULL;
     }
@@ -235,6 +247,7 @@ void torus_sim_destroy(torus_sim *s)
     torus__msgs_destroy(s->msgs);
     free(s->in);
     free(s->slots_used);
+    free(s->slot_words);
     free(s->ep);
     free(s);
 }
@@ -249,6 +262,7 @@ void torus_sim_bind(torus_sim *s, int r, torus_transport *t)
                            .poll = sim_poll,
                            .release = sim_release,
                            .quiescent = sim_quiescent,
+                           .sending = sim_sending,
                            .isend = sim_isend,
                            .irecv = sim_irecv,
                            .test = sim_test,

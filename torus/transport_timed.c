@@ -44,6 +44,7 @@ struct torus_timed {
     int n, nd;
     double *clock;     /* per rank */
     double *slot_free; /* n * nd * outstanding: when each send slot frees */
+    int *slot_words;   /* n * nd * outstanding: words of the packet in each slot */
     torus__pktq *in;   /* n * nd */
     double *link_free; /* n * nd * 2 directions (packet interface) */
     double *link_busy; /* n * nd * 2: seconds each directed link carried packets */
@@ -76,6 +77,20 @@ static int timed_can_send(void *impl, int d)
             return 1;
     s->refused[e->rank] = 1;
     return 0;
+}
+
+/* Words of this rank's packets along d not yet off its first link. */
+static int timed_sending(void *impl, int d)
+{
+    timed_ep *e = impl;
+    torus_timed *s = e->t;
+    double now = s->clock[e->rank];
+    size_t base = ((size_t)e->rank * s->nd + d) * s->p.outstanding;
+    int w = 0;
+    for (int i = 0; i < s->p.outstanding; i++)
+        if (s->slot_free[base + i] > now)
+            w += s->slot_words[base + i];
+    return w;
 }
 
 static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
@@ -135,6 +150,7 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
         return -1;
     pk->arrive = arrive;
     f[slot] = injected;
+    s->slot_words[((size_t)r * s->nd + d) * s->p.outstanding + slot] = n;
     s->packets++;
     s->words += (uint64_t)n;
     int bin = (int)((double)n * TORUS_TIMED_FILL_BINS / s->p.cap - 1e-9);
@@ -210,6 +226,7 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     size_t nq = (size_t)s->n * (size_t)(s->nd ? s->nd : 1);
     s->clock = calloc((size_t)s->n, sizeof *s->clock);
     s->slot_free = calloc(nq * (size_t)p->outstanding, sizeof *s->slot_free);
+    s->slot_words = calloc(nq * (size_t)p->outstanding, sizeof *s->slot_words);
     s->in = calloc(nq, sizeof *s->in);
     s->link_free = calloc(nq * 2, sizeof *s->link_free);
     s->link_busy = calloc(nq * 2, sizeof *s->link_busy);
@@ -221,7 +238,8 @@ torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
     s->wake = malloc((size_t)s->n * sizeof *s->wake);
     s->msgs = torus__msgs_create(s->n);
     s->cpu_due = calloc((size_t)s->n, sizeof *s->cpu_due);
-    if (!s->clock || !s->slot_free || !s->in || !s->link_free || !s->link_busy || !s->refused || !s->book || !s->ties || !s->ep || !s->asleep || !s->wake || !s->msgs ||
+    if (!s->clock || !s->slot_free || !s->slot_words || !s->in || !s->link_free || !s->link_busy || !s->refused || !s->book || !s->ties ||
+        !s->ep || !s->asleep || !s->wake || !s->msgs ||
         !s->cpu_due) {
         torus_timed_destroy(s);
         return NULL;
@@ -245,7 +263,7 @@ void torus_timed_destroy(torus_timed *s)
             free(s->book[i].s), free(s->book[i].e);
     free(s->book), free(s->ties);
     free(s->cpu_due);
-    free(s->clock), free(s->slot_free), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
+    free(s->clock), free(s->slot_free), free(s->slot_words), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
     free(s->link_busy), free(s->refused);
     free(s);
 }
@@ -592,6 +610,7 @@ void torus_timed_bind(torus_timed *s, int r, torus_transport *tp)
                             .poll = timed_poll,
                             .release = timed_release,
                             .quiescent = timed_quiescent,
+                            .sending = timed_sending,
                             .isend = timed_isend,
                             .irecv = timed_irecv,
                             .test = timed_test,

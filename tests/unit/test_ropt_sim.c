@@ -3,7 +3,10 @@
  * every factorisation of every N <= 64 (with size-1 dimensions and mesh
  * flags), 16x16x16 and the 2^12 hypercube, under many scheduler seeds; the
  * final table must equal the sequential run, max_pending must stay within
- * 1024, and the run must terminate.  Also: a single shared receive bucket
+ * 1024, and the run must terminate.  max_pending counts every update a
+ * rank holds (look-ahead ring, send and receive buckets, sends not yet
+ * completed): the bound holds at every option value the budget admits,
+ * and the rest are refused.  Also: a single shared receive bucket
  * deadlocks under the scheduler (paper 002 Figure 3a), per-dimension
  * buckets never do.
  */
@@ -13,6 +16,7 @@
 #include "ropt_sim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t seq_fp(int log2, ra_gen_kind g, uint64_t upd)
 {
@@ -27,11 +31,12 @@ static uint64_t seq_fp(int log2, ra_gen_kind g, uint64_t upd)
 
 static int bad_runs;
 
-static void check(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, int outstanding,
-                  double eager, uint64_t want)
+/* One run; returns its max_pending (0 after a failure, counted). */
+static uint64_t check_la(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, int outstanding,
+                         int lookahead, double eager, uint64_t want)
 {
     ropt_sim_config c = {.shape = *s, .log2_table = log2, .gen = g,
-                         .prm = {.budget = 1024, .lookahead = 16, .shared_recv = 0},
+                         .prm = {.budget = 1024, .lookahead = lookahead, .shared_recv = 0},
                          .tp = {.outstanding = outstanding, .eager_prob = eager, .eager_queue = 4,
                                 .delay_prob = 0.3, .seed = seed}};
     ropt_sim_result r;
@@ -40,10 +45,68 @@ static void check(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, 
     torus_shape_format(s, name, sizeof name);
     if (rc || r.deadlock || r.fingerprint != want || r.stats.max_pending > 1024) {
         bad_runs++;
-        fprintf(stderr, "shape %s seed %llu S=%d eager=%.1f: rc=%d deadlock=%d fp=%016llx want=%016llx max_pending=%llu\n",
-                name, (unsigned long long)seed, outstanding, eager, rc, r.deadlock,
+        fprintf(stderr, "shape %s seed %llu S=%d L=%d eager=%.1f: rc=%d deadlock=%d fp=%016llx want=%016llx max_pending=%llu\n",
+                name, (unsigned long long)seed, outstanding, lookahead, eager, rc, r.deadlock,
                 (unsigned long long)r.fingerprint, (unsigned long long)want, (unsigned long long)r.stats.max_pending);
+        return 0;
     }
+    return r.stats.max_pending;
+}
+
+static void check(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, int outstanding,
+                  double eager, uint64_t want)
+{
+    check_la(s, log2, g, seed, outstanding, 16, eager, want);
+}
+
+/* Every send-slot count and look-ahead on a few shapes: refused exactly
+ * when the budget cannot hold the buffers (ropt_capacity < 1), else exact
+ * within 1024.  On 2 ranks with rendezvous sends the unfinished sends are
+ * what lifts max_pending above look-ahead + buckets: proof they count. */
+static void option_grid(void)
+{
+    char err[256];
+    const char *shapes[] = {"2", "8", "4x2", "2x2x2", "3x5"};
+    int ns[] = {2, 8, 8, 8, 15};
+    const int slots[] = {1, 2, 3, 4, 8, 16, 64};
+    const int las[] = {0, 64, 256};
+    uint64_t want = seq_fp(10, RA_GEN_LFSR, 4ULL << 10);
+    int runs = 0, over_buckets = 0;
+    for (int i = 0; i < 5; i++) {
+        torus_shape s;
+        ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &s, err, sizeof err), 0);
+        for (int a = 0; a < 7; a++)
+            for (int b = 0; b < 3; b++) {
+                ropt_params p = {.budget = 1024, .lookahead = las[b], .outstanding = slots[a]};
+                int cap = ropt_capacity(&s, &p);
+                ASSERT_TRUE(cap >= 1 ? las[b] + (uint64_t)ropt_buffers(&s, &p) * (uint64_t)cap <= 1024 : 1);
+                uint64_t mp = check_la(&s, 10, RA_GEN_LFSR, (uint64_t)(a * 3 + b + 1), slots[a], las[b], 0.0, want);
+                runs++;
+                /* 2 ranks: one send bucket and one receive bucket of cap */
+                if (i == 0 && mp > (uint64_t)las[b] + 2 * (uint64_t)cap)
+                    over_buckets++;
+            }
+    }
+    printf("option grid: %d runs, %d on 2 ranks held more than look-ahead + buckets (sends counted)\n", runs,
+           over_buckets);
+    ASSERT_TRUE(over_buckets > 0);
+    /* options the budget cannot hold are refused, not run */
+    torus_shape flat;
+    ASSERT_EQ_INT(torus_shape_parse("flat", 1000, &flat, err, sizeof err), 0);
+    ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = 1};
+    ASSERT_EQ_INT(ropt_buffers(&flat, &p), 1001);
+    ASSERT_EQ_INT(ropt_capacity(&flat, &p), 0);
+    ropt_sim_config c = {.shape = flat, .log2_table = 12, .gen = RA_GEN_LFSR, .prm = p,
+                         .tp = {.outstanding = 1, .seed = 1}};
+    ropt_sim_result r;
+    ASSERT_EQ_INT(ropt_sim_run(&c, &r), -2);
+    torus_shape two;
+    ASSERT_EQ_INT(torus_shape_parse("2", 2, &two, err, sizeof err), 0);
+    p.lookahead = 0;
+    p.outstanding = 64;
+    ASSERT_EQ_INT(ropt_capacity(&two, &p), 1024 / 66);
+    p.outstanding = 0;
+    ASSERT_EQ_INT(ropt_capacity(&two, &p), 0);
 }
 
 /* Every ordered factorisation of n into factors >= 1 with at most maxd dims
@@ -85,8 +148,47 @@ static void factorisations(int n, int left, torus_shape *cur, int ones, int log2
         }
 }
 
+/* ra_opt's auto: the grammar's cost model with the honest fill; pinned at
+ * one and four send slots (look-ahead 64), and never a shape the budget
+ * cannot hold. */
+static void auto_shapes(void)
+{
+    static const struct {
+        int n, slots;
+        const char *want;
+    } pin[] = {{2, 1, "2"},        {8, 1, "8"},          {32, 1, "32"},          {64, 1, "8x8"},
+               {256, 1, "16x16"},  {512, 1, "8x8x8"},    {4096, 1, "8x8x8x8"},   {65536, 1, "16x8x8x8x8"},
+               {512, 4, "32x16"},  {4096, 4, "16x16x16"}, {65536, 4, "16x16x16x16"}};
+    for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
+        ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = pin[i].slots};
+        torus_shape s;
+        char name[64];
+        ropt_auto_shape(pin[i].n, &p, 0, &s);
+        torus_shape_format(&s, name, sizeof name);
+        if (strcmp(name, pin[i].want))
+            fprintf(stderr, "auto over %d ranks, %d slots: %s, want %s\n", pin[i].n, pin[i].slots, name, pin[i].want);
+        ASSERT_TRUE(!strcmp(name, pin[i].want));
+        ASSERT_EQ_INT(s.n, pin[i].n);
+    }
+    for (int n = 2; n <= 70000; n = n * 3 / 2 + 1)
+        for (int slots = 1; slots <= 64; slots *= 4) {
+            ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = slots};
+            torus_shape s;
+            ropt_auto_shape(n, &p, 0, &s);
+            ASSERT_EQ_INT(s.n, n);
+            if (n < 500)
+                ASSERT_TRUE(ropt_capacity(&s, &p) >= 1);
+        }
+    /* with a node-local dimension of 2 ranks per node its buffers count too */
+    ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = 1};
+    torus_shape s;
+    ropt_auto_shape(4, &p, 2, &s);
+    ASSERT_EQ_INT(s.n, 4);
+}
+
 int main(void)
 {
+    auto_shapes();
     /* All shapes with up to 64 ranks, both generators. */
     for (int g = 0; g < 2; g++) {
         uint64_t want = seq_fp(10, (ra_gen_kind)g, 4ULL << 10);
@@ -103,6 +205,8 @@ int main(void)
     }
     printf("simulated %d shapes\n", nshapes);
     ASSERT_EQ_INT(bad_runs, 0);
+    option_grid();
+    ASSERT_EQ_INT(bad_runs, 0);
 
     /* Thousands of virtual ranks. */
     torus_shape big;
@@ -111,9 +215,14 @@ int main(void)
     uint64_t want16 = seq_fp(16, RA_GEN_LFSR, 4ULL << 16);
     for (uint64_t seed = 1; seed <= 2; seed++)
         check(&big, 16, RA_GEN_LFSR, seed, 2, 0.5, want16);
+    /* ra_opt's defaults, rendezvous sends: every unfinished send counted */
+    uint64_t mp = check_la(&big, 16, RA_GEN_LFSR, 5, ROPT_DEFAULT_OUTSTANDING, ROPT_DEFAULT_LOOKAHEAD, 0.0, want16);
+    printf("16x16x16, S=%d, L=%d, rendezvous: max_pending %llu\n", ROPT_DEFAULT_OUTSTANDING, ROPT_DEFAULT_LOOKAHEAD,
+           (unsigned long long)mp);
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 4096, &big, err, sizeof err), 0);
     ASSERT_EQ_INT(big.ndims, 12);
     check(&big, 16, RA_GEN_LFSR, 3, 1, 0.0, want16);
+    check_la(&big, 16, RA_GEN_LFSR, 4, 4, 64, 0.0, want16);
     ASSERT_EQ_INT(bad_runs, 0);
 
     /* Figure 3a: one shared receive bucket can deadlock; per-dimension
