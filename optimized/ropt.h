@@ -17,12 +17,17 @@
 #define ROPT_DEFAULT_LOOKAHEAD 64   /* generator prefetch distance (--lookahead) */
 #define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */
 /* Send slots per dimension (--outstanding).  Each slot costs a full packet
- * of the budget, so more slots mean smaller packets.  Over MPI here 4 slots
- * (160-update packets at 2 ranks) beat 1 (320) at 2 and 8 ranks once the
- * machine was not saturated (README "ra_opt under honest accounting"); on
- * the timed simulator's BlueGene/L links 4 slots give 0.0561 / 0.7651 GUPS
- * on 4mx4mx2m / 8x8x8 against 0.0498 / 0.7517 with 1. */
-#define ROPT_DEFAULT_OUTSTANDING 4
+ * of the budget, so more slots mean smaller packets.  ra_opt over MPI: one
+ * slot (320-update packets at 2 ranks).  On the quiet 2-core VM, MPICH
+ * 4.0.2, two rounds each, `-n 2 --log2-table 27`: 0.098 / 0.099 GUPS with
+ * 1 slot, 0.095 / 0.095 with 2, 0.092 / 0.093 with 4; `-n 8 --log2-table
+ * 25`: 0.074 / 0.073 with 1 against 0.070 / 0.067 with 4 (fewer MPI calls
+ * per update; a busy slot is waited on, not a reason to cut a packet).
+ * The timed simulator models BlueGene/L and keeps 4 slots
+ * (ROPT_TIMED_DEFAULT_OUTSTANDING): there 4 give 0.0561 / 0.7651 GUPS on
+ * 4mx4mx2m / 8x8x8 against 0.0498 / 0.7517 with 1. */
+#define ROPT_DEFAULT_OUTSTANDING 1
+#define ROPT_TIMED_DEFAULT_OUTSTANDING 4
 #define ROPT_MAX_OUTSTANDING 64
 
 typedef struct ropt_params {

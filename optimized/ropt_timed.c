@@ -34,7 +34,7 @@ _Static_assert(ROPT_TIMED_MAX_OUTSTANDING == ROPT_MAX_OUTSTANDING && ROPT_TIMED_
 void ropt_timed_defaults(ropt_timed_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->outstanding = ROPT_DEFAULT_OUTSTANDING;
+    c->outstanding = ROPT_TIMED_DEFAULT_OUTSTANDING; /* BlueGene/L's model, see ropt.h */
     c->lookahead = ROPT_DEFAULT_LOOKAHEAD;
 }
 

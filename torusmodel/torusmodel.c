@@ -65,7 +65,7 @@ static void usage(FILE *f)
             "                         least 1024: small machines run long enough to reach their steady\n"
             "                         rate, the pipeline of 1024 pending updates per rank being filled)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
-            "  --sim-outstanding S    send slots per dimension in --simulate (default %d, ra_opt's --outstanding)\n"
+            "  --sim-outstanding S    send slots per dimension in --simulate (default %d: BlueGene/L's model; ra_opt over MPI uses 1)\n"
             "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
             "  --header-bytes H       bytes per packet on the wire beyond 8 per update (default 32)\n"
             "Output:\n"
@@ -152,7 +152,7 @@ typedef struct tm_cli {
     int json, bucketed, simulate;
     long bucket_p;
     double sim_updates, sim_latency, header_bytes;
-    ropt_timed_config sim_defaults; /* ra_opt's send slots and look-ahead */
+    ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
     long sim_outstanding, sim_lookahead;
     const char *write_params;
 } tm_cli;

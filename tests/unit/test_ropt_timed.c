@@ -26,7 +26,7 @@ static void simulate(void)
     for (int i = 0; i < 4; i++) {
         ropt_timed_config c;
         ropt_timed_defaults(&c);
-        ASSERT_EQ_INT(c.outstanding, ROPT_DEFAULT_OUTSTANDING);
+        ASSERT_EQ_INT(c.outstanding, ROPT_TIMED_DEFAULT_OUTSTANDING);
         ASSERT_EQ_INT(c.lookahead, ROPT_DEFAULT_LOOKAHEAD);
         ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &c.shape, err, sizeof err), 0);
         c.updates_per_rank = 2048;
