@@ -27,7 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     for (int i = 0; i < p.nshapes && p.bytes_per_update > 0 && p.link_bw > 0; i++) {
         tm_row row;
-        if (tm_evaluate(&p, &p.shapes[i], &row, err, sizeof err) == 0 && !isfinite(row.net_gups))
+        /* one rank has no network: its bound is an explicit infinity;
+         * every other shape's network bound is a finite number */
+        if (tm_evaluate(&p, &p.shapes[i], &row, err, sizeof err) == 0 &&
+            !(isfinite(row.net_gups) || (p.shapes[i].n < 2 && row.net_gups == INFINITY)))
+            abort();
+        /* the prediction is never NaN and never above the smallest bound */
+        if (tm_evaluate(&p, &p.shapes[i], &row, err, sizeof err) == 0 && row.predicted_gups == row.predicted_gups &&
+            row.predicted_gups > row.bound_gups * (1 + 1e-12))
             abort();
     }
     return 0;
