@@ -31,6 +31,17 @@ static void *scratch_or_abort(pm_comm *pc, size_t bytes, const char *what)
     return p;
 }
 
+/* MPI_IN_PLACE for the exchanges: the torus algorithms read and write
+ * different buffers, so the first `bytes` of rbuf are copied to scratch
+ * and sent from there. */
+static const void *in_place_source(pm_comm *pc, const void *rbuf, size_t bytes, const char *what)
+{
+    void *copy = scratch_or_abort(pc, bytes, what);
+    if (bytes)
+        memcpy(copy, rbuf, bytes);
+    return copy;
+}
+
 PM_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
@@ -224,14 +235,7 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
     }
     double t0 = pm__timing ? pm__now() : 0;
     size_t block = (size_t)rcount * rsize, total = block * (size_t)pc->n;
-    const void *src = sbuf;
-    if (in_place) {
-        /* the torus algorithms read and write different buffers */
-        void *copy = scratch_or_abort(pc, total, "MPI_Alltoall");
-        if (total)
-            memcpy(copy, rbuf, total);
-        src = copy;
-    }
+    const void *src = in_place ? in_place_source(pc, rbuf, total, "MPI_Alltoall") : sbuf;
     pm__busy = 1;
     int rc = torus_coll_alltoall(pc->c, src, rbuf, block);
     pm__busy = 0;
@@ -287,13 +291,7 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
         return PMPI_Alltoallv(sbuf, user_sc, user_sd, stype, rbuf, rcounts, rdispls, rtype, comm);
     }
     double t0 = pm__timing ? pm__now() : 0;
-    const void *src = sbuf;
-    if (in_place) {
-        void *copy = scratch_or_abort(pc, span, "MPI_Alltoallv");
-        if (span)
-            memcpy(copy, rbuf, span);
-        src = copy;
-    }
+    const void *src = in_place ? in_place_source(pc, rbuf, span, "MPI_Alltoallv") : sbuf;
     pm__busy = 1;
     int rc = torus_coll_alltoallv(pc->c, src, sc, sd, rbuf, rc_, rd);
     pm__busy = 0;
