@@ -685,13 +685,19 @@ static void print_header(int kind)
            "pred_us", "ratio_vs_mpi");
 }
 
+/* A row's algorithm column: "auto(what it ran)" for auto rows. */
+static void row_label(const row *r, char *label, size_t len)
+{
+    if (!strcmp(r->alg, "auto") && r->chosen[0])
+        snprintf(label, len, "auto(%s)", r->chosen);
+    else
+        snprintf(label, len, "%s", r->alg);
+}
+
 static void print_row(const row *r)
 {
     char label[100], mbs[32], pred[32], ratio[32];
-    if (!strcmp(r->alg, "auto") && r->chosen[0])
-        snprintf(label, sizeof label, "auto(%s)", r->chosen);
-    else
-        snprintf(label, sizeof label, "%s", r->alg);
+    row_label(r, label, sizeof label);
     fmt_num(mbs, sizeof mbs, r->mbs, 2);
     fmt_num(pred, sizeof pred, r->pred_us, 2);
     fmt_num(ratio, sizeof ratio, r->ratio, 3);
@@ -2217,15 +2223,12 @@ static void print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim
 static void print_pattern_row(const row *r, int sim)
 {
     char label[100], mbs[32], x[32], y[32];
-    if (!strcmp(r->alg, "auto") && r->chosen[0])
-        snprintf(label, sizeof label, "auto(%s)", r->chosen);
-    else
-        snprintf(label, sizeof label, "%s", r->alg);
+    row_label(r, label, sizeof label);
     fmt_num(mbs, sizeof mbs, r->mbs, 2);
     fmt_num(x, sizeof x, sim ? r->bound_us : r->ratio, sim ? 2 : 3);
     fmt_num(y, sizeof y, sim ? r->ratio_bound : r->breakeven, sim ? 3 : 1);
     printf("%10zu  %-20s %10.2f %10.2f %10.2f %10.2f %10s %10s %12s\n", r->size, label, r->setup_us, r->min_us,
-           r->avg_us, r->max_us, mbs, sim ? x : x, y);
+           r->avg_us, r->max_us, mbs, x, y);
 }
 
 /* ---- patterns over MPI -------------------------------------------------------- */
