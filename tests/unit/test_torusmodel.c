@@ -19,6 +19,21 @@ static void rel(double got, double want, double tol, const char *what, int n)
         fprintf(stderr, "  %s at N=%d: %g vs paper %g\n", what, n, got, want);
 }
 
+/* Writes q to path and reads it into r (from the defaults), as a user's
+ * params file would go round. */
+static void write_read_back(const tm_params *q, tm_params *r, const char *path)
+{
+    char err[256];
+    FILE *f = fopen(path, "w");
+    ASSERT_TRUE(f != NULL);
+    if (!f)
+        return;
+    tm_params_write(q, f);
+    ASSERT_EQ_INT(fclose(f), 0);
+    tm_params_defaults(r);
+    ASSERT_EQ_INT(tm_params_file(r, path, err, sizeof err), 0);
+}
+
 static void tables_3_5_7(void)
 {
     static const double t3_cpu[] = {0.0077, 0.0152, 0.0302, 0.0602, 0.1202, 0.2402,
@@ -116,12 +131,8 @@ static void params(void)
     tm_params q;
     tm_params_defaults(&q);
     tm_preset(&q, "bgl-raw", err, sizeof err);
-    f = fopen(path, "w");
-    tm_params_write(&q, f);
-    fclose(f);
     tm_params r;
-    tm_params_defaults(&r);
-    ASSERT_EQ_INT(tm_params_file(&r, path, err, sizeof err), 0);
+    write_read_back(&q, &r, path);
     ASSERT_NEAR(r.t_overhead, q.t_overhead, 1e-12);
     ASSERT_NEAR(r.bytes_per_update, 46, 0);
     remove(path);
@@ -259,12 +270,8 @@ static void node_rates(void)
     ASSERT_NEAR(q.t_local_plain, 30, 0);
     ASSERT_NEAR(q.t_test, 15, 0);
     q.bytes_per_update = 8, q.link_bw = 1e9; /* > 0 keys: 0 would not read back */
-    f = fopen(path, "w");
-    tm_params_write(&q, f);
-    fclose(f);
     tm_params r;
-    tm_params_defaults(&r);
-    ASSERT_EQ_INT(tm_params_file(&r, path, err, sizeof err), 0);
+    write_read_back(&q, &r, path);
     ASSERT_EQ_INT(r.nnode, 2);
     ASSERT_NEAR(r.node_ranks[1], 8, 0);
     ASSERT_NEAR(r.node_rate[1], 0.12, 1e-15);
