@@ -80,7 +80,7 @@ INC_baseline     := -Ibaseline $(INC_hpcc_ra)
 INC_optimized    := -Ioptimized $(INC_hpcc_ra)
 INC_sparsest_cut := -Isparsest_cut -Itorus
 INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Itorus
-INC_tools        := -Itools -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
+INC_tools        := -Itools -Ibaseline -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
 INC_tests        := $(INC_tools)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OMP) $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
                -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
@@ -94,6 +94,8 @@ TORUS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard torus/*.c torus/coll/*.c))
 LIBTORUS := $(BUILD)/libtorus.a
 HARNESS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard hpcc_ra/*.c))
 LIBRA := $(BUILD)/libhpcc_ra.a
+BASE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out baseline/ra_base.c,$(wildcard baseline/*.c)))
+LIBBASE := $(BUILD)/libbase.a
 ROPT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out optimized/ra_opt.c,$(wildcard optimized/*.c)))
 LIBROPT := $(BUILD)/libropt.a
 SC_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c)))
@@ -103,11 +105,11 @@ TM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out torusmodel/torusmodel.c,$(wil
 LIBTM := $(BUILD)/libtorusmodel.a
 
 # What each binary links, top layer first.
-LINK_ra_base      := $(LIBRA) $(LIBTORUS)
+LINK_ra_base      := $(LIBBASE) $(LIBRA) $(LIBTORUS)
 LINK_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 LINK_sparsest_cut := $(LIBSC) $(LIBTORUS)
 LINK_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+LINK_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 LINK_collbench    := $(LIBTORUS)
 EXTRA_sparsest_cut := $(SC_LIBS)
 EXTRA_torusmodel   := $(SC_LIBS)
@@ -152,11 +154,11 @@ FLINK_metis             := $(LIBSC) $(LIBTORUS)
 FLINK_params            := $(LIBTM) $(LIBSC) $(LIBTORUS)
 FLINK_mapping           := $(LIBTORUS)
 FLINK_shape             := $(LIBTORUS)
-FLINK_opts_ra_base      := $(LIBRA) $(LIBTORUS)
+FLINK_opts_ra_base      := $(LIBBASE) $(LIBRA) $(LIBTORUS)
 FLINK_opts_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
 FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
@@ -197,6 +199,7 @@ $(BUILD)/hpcc_ra/ra_main.o: $(FLAVOUR)
 
 $(LIBTORUS): $(TORUS_OBJ)
 $(LIBRA): $(HARNESS_OBJ)
+$(LIBBASE): $(BASE_OBJ)
 $(LIBROPT): $(ROPT_OBJ)
 $(LIBSC): $(SC_OBJ)
 $(LIBTM): $(TM_OBJ)

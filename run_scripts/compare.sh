@@ -3,9 +3,11 @@
 # go, beside the Star aggregate (every rank alone on its own block: what the
 # memory system allows) and, when HPCC is installed, HPCC's own
 # MPIRandomAccess on the same table and rank count.  Prints each GUPS and the
-# ratios.  A benchmark, not a test: read the ratios, not absolute times.
+# ratios, then torusmodel's prediction and bounds for both runs (calibrated
+# by ra_calibrate --quick at the same ranks and table).  A benchmark, not a
+# test: read the ratios, not absolute times.
 #
-# usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--keep DIR] [-- extra ra_opt options]
+# usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--no-model] [--keep DIR] [-- extra ra_opt options]
 #   Launches like the other run scripts (common.sh): the mpirun matching the
 #   build, MPI=mpich|openmpi or MPIRUN= to choose, LAUNCHER=srun in Slurm.
 #   HPCC: the hpcc binaries to run, space separated [hpcc on PATH]; each runs
@@ -13,7 +15,9 @@
 #   2^K words (HPL and the other tests tiny), launched by HPCC_MPIRUN
 #   [mpirun.openmpi, the Debian package's MPI, else mpirun].  A binary built
 #   with RA_SANDIA_NOPT/OPT2 reports itself as such and is labelled so.
-#   --keep DIR keeps every output (key blocks, hpccoutf.txt files) in DIR.
+#   --no-model skips the calibration (10-30 s) and the prediction lines.
+#   --keep DIR keeps every output (key blocks, hpccoutf.txt files, the
+#   params file) in DIR.
 set -euo pipefail
 RA_SCRIPT=compare.sh
 # shellcheck source=run_scripts/common.sh
@@ -23,15 +27,17 @@ K=${K:-27}
 GEN=lfsr
 KEEP=""
 HPCC=${HPCC-hpcc}
+MODEL=1
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) NP=${2:-}; shift 2 ;;
     -k) K=${2:-}; shift 2 ;;
     --lcg) GEN=lcg; shift ;;
     --no-hpcc) HPCC=""; shift ;;
+    --no-model) MODEL=0; shift ;;
     --keep) KEEP=${2:-}; shift 2 ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -184,3 +190,26 @@ for r in ${hpcc_rows[@]+"${hpcc_rows[@]}"}; do
         printf "ratio ra_opt/%s: %.2f\nratio ra_base/%s: %.2f\nratio %s/star: %.3f\n", n, o / h, n, b / h, n, h / s }'
 done
 echo "fingerprint (both): $(ra_key "$out/opt" fingerprint), errors 0"
+
+# The model: calibrate at these ranks and this table, then torusmodel for
+# each run (routed on the shape ra_opt chose, direct over the ranks).
+[ "$MODEL" = 1 ] || exit 0
+if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$K" --output "$out/model.params" >"$out/calibrate" 2>&1; then
+    echo "# model: ra_calibrate failed (its output: $out/calibrate with --keep): no prediction"
+    exit 0
+fi
+echo "# model: ra_calibrate --quick at $NP ranks, table 2^$K, then bin/torusmodel (routed for ra_opt, direct for ra_base)"
+[ $# -gt 0 ] && echo "# model: the calibration ran ra_opt's defaults; this ra_opt ran with: $*"
+printf '%-28s %12s %10s %12s %10s\n' "# run" "predicted" "meas/pred" "bound" "binding"
+model_row() { # LABEL ALGORITHM SHAPE MEASURED
+    local r
+    r=$("$RA_BIN/torusmodel" --params "$out/model.params" --algorithm "$2" --shape "$3" 2>&1) || {
+        echo "# model: torusmodel failed for $1: $(printf '%s' "$r" | head -1)"
+        return 0
+    }
+    printf '%s\n' "$r" | awk -v l="$1" -v g="$4" -F': ' '{ v[$1] = $2 }
+        END { p = v["predicted_gups"] + 0
+              printf "%-28s %12.6f %10.3f %12.6f %10s\n", l, p, (p > 0 ? g / p : 0), v["bound_gups"], v["binding"] }'
+}
+model_row "ra_base" direct "$NP" "$base"
+model_row "ra_opt ($(ra_key "$out/opt" shape))" routed "$(ra_key "$out/opt" shape)" "$opt"

@@ -4,7 +4,7 @@
  * Algorithm: paper 002 eq. 1, eq. 2 and sec. 6.2, with ranks on nodes.
  *   direct (one message per remote update, or per m updates; the baseline
  *   tests once per update, sec. 6.1):
- *     CPU  GUPS <= W f / (t_l + t_test + (N-1)/N ((t_send + t_recv)/m + t_overhead))
+ *     CPU  GUPS <= W f / (t_l + t_test + t_exposed/N + (N-1)/N ((t_send + t_recv)/m + t_overhead))
  *   routed (software routing along dimensions, H = sum(1 - 1/k_i) hops):
  *     CPU  GUPS <= W f / (t_local + t_hop H)
  *   both:
@@ -15,9 +15,10 @@
  *   cores_per_node): ranks beyond the cores time-share them.  Paper 002
  *   folds memory into t_local, which holds for one rank per node; ranks
  *   sharing a node share its memory system, whose rate Star measures.
- *   Prediction (see torusmodel.h): the local update at the node's rate
- *   (ra_opt's loop for routed, the baseline's local path for direct) plus
- *   the routing or message work on the cores; capped by the smallest bound.
+ *   Prediction (see torusmodel.h): the CPU bound's work per update plus
+ *   t_wait (what a calibration run of the algorithm lost beyond it), else
+ *   the local update at the node's rate plus the routing or message work on
+ *   the cores; capped by the smallest bound.
  * Bucket simulator (Table 6): P-1 buckets kept in per-size lists so the
  * largest is found in O(1); cost O(sends * mean bucket size).
  */
@@ -82,7 +83,8 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     } else {
         double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
         double tl = p->t_local_plain > 0 ? p->t_local_plain : p->t_local;
-        row->cycles_per_update = tl + p->t_test + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
+        row->cycles_per_update = tl + p->t_test + p->t_exposed / N +
+                                 (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead);
     }
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
@@ -98,11 +100,17 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         row->binding = "memory", row->bound_gups = row->mem_gups;
     /* the prediction: seconds one node spends per update */
     double pred = row->cpu_gups;
+    double wait = p->algorithm == TM_ROUTED ? p->t_wait_routed : p->t_wait_direct;
     double plain = tm_node_gups_plain(p, row->ranks_node);
-    if (p->algorithm == TM_ROUTED && row->node_gups > 0) {
+    if (wait > 0) {
+        /* the bound's work plus what a run of the algorithm was seen to lose */
+        pred = row->nodes * f_node / (row->cycles_per_update + wait) / 1e9;
+    } else if (p->algorithm == TM_ROUTED && row->node_gups > 0) {
         double s_node = 1.0 / (row->node_gups * 1e9) + p->t_hop * row->hops / f_node;
         pred = row->nodes / s_node / 1e9;
     } else if (p->algorithm == TM_DIRECT && plain > 0) {
+        /* files without a fitted wait: the baseline's local path at its
+         * node rate plus its messages on the cores */
         double m = p->updates_per_message > 0 ? p->updates_per_message : 1;
         double s_node = 1.0 / (plain * 1e9) + (N - 1) / N * ((p->t_send + p->t_recv) / m + p->t_overhead) / f_node;
         pred = row->nodes / s_node / 1e9;

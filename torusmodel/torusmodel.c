@@ -384,6 +384,7 @@ int main(int argc, char **argv)
                "  updates/message %g\n",
                p.clock_hz, p.t_local, p.t_send, p.t_recv, p.t_overhead, p.t_hop, p.bytes_per_update, p.link_bw,
                p.updates_per_message);
+        printf("# t_exposed %g  t_wait_routed %g  t_wait_direct %g\n", p.t_exposed, p.t_wait_routed, p.t_wait_direct);
         printf("# ranks_per_node %g  cores_per_node %g  t_local_plain %g  t_test %g  node_gups ", p.ranks_per_node,
                p.cores_per_node, p.t_local_plain, p.t_test);
         if (!p.nnode)

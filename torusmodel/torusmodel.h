@@ -31,6 +31,16 @@ typedef struct tm_params {
     double updates_per_message; /* direct: updates sharing one send/recv */
     double t_local_plain; /* direct: the baseline's one-at-a-time loop (0: t_local) */
     double t_test;     /* direct: one MPI_Test per update, every update (sec. 6.1) */
+    double t_exposed;  /* direct: what a local update adds to t_local in the
+                          baseline's loop: a test between two updates keeps
+                          their misses from overlapping (the 1/N local ones;
+                          a remote update is applied in its packet's batch) */
+    /* What a run of the algorithm itself (ra_calibrate: at the run's ranks
+     * and table) spends per update beyond the CPU bound's costs: waiting for
+     * peers, send slots and the network, MPI progress, the memory system
+     * shared by the node's ranks.  Fitted, so it enters the prediction only,
+     * never a bound; 0 for the presets (prediction = smallest bound). */
+    double t_wait_routed, t_wait_direct;
     double ranks_per_node; /* ranks sharing one node (1: BlueGene/L coprocessor mode) */
     double cores_per_node; /* cores of a node (0: as many as ranks_per_node) */
     /* node random-update rate in GUPS (ranks_per_node ranks updating their
@@ -89,7 +99,9 @@ typedef struct tm_row {
  * 6.2), the memory bound, and the prediction:
  *   CPU     nodes * min(ranks per node, cores) * f / cycles_per_update
  *   memory  nodes * node_gups(ranks per node)
- *   predicted, routed: per node and update, the local update at the node
+ *   predicted, with a fitted wait (t_wait_routed / t_wait_direct > 0):
+ *       nodes * min(ranks per node, cores) * f / (cycles_per_update + t_wait)
+ *     otherwise, routed: per node and update, the local update at the node
  *     rate plus the routing work on the cores,
  *       1 / (1 / node_gups + H t_hop / (cores f))
  *     (t_local / (cores f) for the first term when no node rate is given);

@@ -193,6 +193,24 @@ static void three_bounds(void)
     ASSERT_NEAR(r.cpu_gups, 8.0 / (40 + 20 + 0.875 * 500.0 / 64), 1e-12);
     ASSERT_NEAR(r.predicted_gups, 1.0 / (50.0 + 0.875 * 500.0 / 64 / 8), 1e-12);
     ASSERT_TRUE(r.predicted_gups <= r.bound_gups);
+    /* t_exposed: only the local 1/N of the updates pay it in the bound */
+    p.t_exposed = 80;
+    ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
+    ASSERT_NEAR(r.cycles_per_update, 40 + 20 + 80.0 / 8 + 0.875 * 500.0 / 64, 1e-12);
+    /* a fitted wait: the prediction is the bound's work plus it on the
+     * cores (here 2 per node for 8 ranks: 1 node, 2 cores), never a bound */
+    ASSERT_EQ_INT(tm_param_set(&p, "cores_per_node", "2", err, sizeof err), 0);
+    ASSERT_EQ_INT(tm_param_set(&p, "t_wait_direct", "100", err, sizeof err), 0);
+    ASSERT_EQ_INT(tm_param_set(&p, "t_wait_routed", "7", err, sizeof err), 0);
+    ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
+    double cyc = 40 + 20 + 80.0 / 8 + 0.875 * 500.0 / 64;
+    ASSERT_NEAR(r.cpu_gups, 2.0 / cyc, 1e-12);
+    ASSERT_NEAR(r.predicted_gups, 2.0 / (cyc + 100), 1e-12);
+    /* the routed algorithm takes its own wait */
+    p.algorithm = TM_ROUTED;
+    ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
+    ASSERT_NEAR(r.cycles_per_update, 10 + 20 * 0.875, 1e-12);
+    ASSERT_NEAR(r.predicted_gups, fmin(2.0 / (27.5 + 7), r.bound_gups), 1e-12);
     /* no node rate: memory unbounded, the old two-bound model */
     machine(&p, TM_DIRECT);
     ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
@@ -259,7 +277,7 @@ static void node_rates(void)
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
     fprintf(f, "t_local = 9\nranks_per_node = 8\ncores_per_node = 2\nnode_gups = 1:0.1,8:0.12\nnode_gups_plain = 0.03\n"
-               "t_local_plain = 30\nt_test = 15\n");
+               "t_local_plain = 30\nt_test = 15\nt_exposed = 70\nt_wait_routed = 3.5\nt_wait_direct = 44\n");
     fclose(f);
     tm_params q;
     tm_params_defaults(&q);
@@ -269,6 +287,9 @@ static void node_rates(void)
     ASSERT_EQ_INT(q.nnode, 2);
     ASSERT_NEAR(q.t_local_plain, 30, 0);
     ASSERT_NEAR(q.t_test, 15, 0);
+    ASSERT_NEAR(q.t_exposed, 70, 0);
+    ASSERT_NEAR(q.t_wait_routed, 3.5, 0);
+    ASSERT_NEAR(q.t_wait_direct, 44, 0);
     q.bytes_per_update = 8, q.link_bw = 1e9; /* > 0 keys: 0 would not read back */
     tm_params r;
     write_read_back(&q, &r, path);
@@ -278,6 +299,9 @@ static void node_rates(void)
     ASSERT_NEAR(r.ranks_per_node, 8, 0);
     ASSERT_EQ_INT(r.nplain, 1);
     ASSERT_NEAR(tm_node_gups_plain(&r, 8), 0.03, 1e-15);
+    ASSERT_NEAR(r.t_exposed, 70, 0);
+    ASSERT_NEAR(r.t_wait_routed, 3.5, 0);
+    ASSERT_NEAR(r.t_wait_direct, 44, 0);
     /* an old file (no new keys) loads: one rank per node, memory unbounded */
     f = fopen(path, "w");
     fprintf(f, "clock_hz = 1e9\nt_local = 10\nt_send = 100\nt_recv = 100\nt_overhead = 5\nt_hop = 20\n"
@@ -303,16 +327,20 @@ static void prediction_capped(void)
     static const double rates[] = {0, 0.001, 0.05, 10};
     static const double cores[] = {0, 1, 2, 64};
     static const double rpn[] = {1, 2, 8};
+    static const double waits[] = {0, 50};
     int checked = 0;
     for (int a = 0; a < 2; a++)
         for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
             for (size_t ri = 0; ri < 4; ri++)
                 for (size_t ci = 0; ci < 4; ci++)
-                    for (size_t ni = 0; ni < 3; ni++) {
+                    for (size_t ni = 0; ni < 3; ni++)
+                        for (size_t wi = 0; wi < 2; wi++) {
                         tm_params p;
                         machine(&p, a ? TM_ROUTED : TM_DIRECT);
                         p.t_send = 300, p.t_recv = 200, p.t_test = 20, p.t_local_plain = 40;
                         p.updates_per_message = 16;
+                        p.t_exposed = 60;
+                        p.t_wait_routed = p.t_wait_direct = waits[wi];
                         p.cores_per_node = cores[ci];
                         p.ranks_per_node = rpn[ni];
                         if (rates[ri] > 0) {
@@ -329,7 +357,7 @@ static void prediction_capped(void)
                         ASSERT_NEAR(r.bound_gups, lo, 0);
                         checked++;
                     }
-    ASSERT_EQ_INT(checked, 576);
+    ASSERT_EQ_INT(checked, 1152);
 }
 
 int main(void)
