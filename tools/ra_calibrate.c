@@ -7,37 +7,44 @@
  *
  * Algorithm: paper 002 sec. 4.1, 4.3.1 (Table 1's method) and 6.1-6.2,
  * with every rank of every node working at once where the run would.
- * Each rank holds its share of the run's table, 2^K / P words.
- *   node_gups: the Star aggregate of ra_opt's local loop: every rank runs
- *     ra_opt's own loop (optimized/ropt_mpi.c, ra_opt's defaults) over
- *     MPI_COMM_SELF on its share at once; a node's rate is its ranks'
- *     updates over the slowest rank's time.  This is the node memory
- *     system's random-update rate with its ranks sharing it.
- *   t_local: the same loop on rank 0 alone, the other ranks asleep: the
- *     cost on a core of its own.
- *   t_local_plain, t_test: the one-at-a-time loop (the baseline's) on
- *     rank 0 alone, and the same loop with an MPI_Test per update less it
- *     (the baseline's local path, sec. 6.1: the tests' state is evicted by
- *     the table updates).
- *   node_gups_plain: that path on every rank at once, as node_gups.
+ * Each rank holds its share of the run's table, 2^K / P words.  The bounds
+ * take costs measured alone (the least a step can cost); the predictions
+ * add what short runs of the two algorithms themselves lose beyond them.
+ *   t_local: the better of the Star kernel (hpcc_ra/ra_local.c, one
+ *     thread) and ra_opt's own loop on rank 0 alone, the others asleep: the
+ *     sequential benchmark's t_g + t_u + t_o^s.
+ *   node_gups: the same two kernels on every rank at once, the best try: a
+ *     node's ranks' updates over its slowest rank's time, the node memory
+ *     system's random-update rate with its ranks sharing it (and never
+ *     below the rate ra_opt's run below reached on the node).
  *   A lone figure above the node's share (cores / node rate) is lowered to
- *   it: other load took the lone rank's core.
+ *     it: other load took the lone rank's core.
+ *   t_test, t_exposed: the baseline's local path (sec. 6.1) on rank 0 alone
+ *     with the receives it keeps posted (ra_base_receives): one
+ *     MPI_Testany per update costs t_test (loop with and without tests on a
+ *     table in cache); on the run's table a local update then costs
+ *     t_local + t_test + t_exposed, as the test between two updates keeps
+ *     their misses from overlapping.
  *   t_send, t_recv: pairs of ranks (0-1, 2-3, ...) at once, Table 1's
- *     method per payload 8..8192 bytes; the direct model takes the payload
- *     of the baseline's mean bucket (tm_bucket_sim, Table 6).
+ *     method per payload 8..8192 bytes, the least of the repetitions; the
+ *     direct model takes the payload of the baseline's mean bucket
+ *     (tm_bucket_sim, Table 6).
  *   Figures measured with ranks at once are wall time per rank times
  *     min(1, cores / ranks on the node): cycles of a core, which the model
  *     multiplies back by min(ranks, cores).
- *   t_hop: ra_opt (its defaults, its shape choice) on all ranks, table
- *     2^K: a node spends nodes / GUPS per update, of which 1 / node_gups
- *     is the local update; the rest, spread over the node's cores, is the
- *     routing of H hops: t_hop = (nodes / GUPS - 1 / node_gups) cores / H
- *     (paper 002 sec. 6.2 attributes what is beyond t_local to routing the
- *     same way).
+ *   t_hop: ra_opt's state machine over the in-process transport on ra_opt's
+ *     shape with every block in cache (rank 0 alone): ns per update less
+ *     the same on one rank, over H.  The routing work with no memory miss
+ *     and no MPI: below what a hop costs in a run, so the CPU bound holds.
+ *   t_wait_routed, t_wait_direct: ra_opt (its defaults, its shape) and the
+ *     baseline (baseline/base_algo.c) on all ranks, table 2^K, the better of
+ *     two tries each: a node's cores spend used * nodes / GUPS ns per update;
+ *     what exceeds the CPU bound's cycles (tm_evaluate) is the wait the
+ *     prediction adds.  Paper 002 fits t_o^p (sec. 4.3) and t_hop (sec.
+ *     6.2) to measured runs the same way.
  *   link_bw: 64 KiB ping-pong between ranks 0 and 1, the others asleep.
- *   Node rate and routed run: the better of two tries (load only slows).
- *   Cost: a few seconds with --quick (2^21 updates per rank per phase),
- *   10-60 s otherwise.
+ *   Cost: 7-20 s with --quick (2^21 updates per rank per phase, 2^24 for
+ *   the kernels), longer otherwise.
  * Figures are written in nanoseconds with clock_hz = 1e9.
  */
 #include "base_algo.h"
@@ -92,12 +99,13 @@ static void usage(void)
 {
     printf("usage: mpirun -n P bin/ra_calibrate [options]   (P = the run's ranks, >= 1)\n"
            "Measures, at P ranks on the nodes the run will use: the node random-update rate (Star\n"
-           "aggregate of ra_opt's loop), t_local, t_local_plain, MPI_Test, t_send/t_recv per payload\n"
-           "(paper 002 Table 1's method, ranks in pairs at once), t_hop from ra_opt itself, and\n"
+           "aggregate, the memory bound), t_local, the baseline's MPI_Testany and exposed-miss costs,\n"
+           "t_send/t_recv per payload (paper 002 Table 1's method, ranks in pairs at once), t_hop (the\n"
+           "routing work alone), and the waits short runs of ra_opt and the baseline show beyond those;\n"
            "writes a params file for bin/torusmodel --params.\n"
            "  --log2-table K   the run's global table of 2^K words, K in 10..40; each rank holds\n"
            "                   2^K / P words (default 25)\n"
-           "  --quick          2^21 updates per rank per phase, fewer repetitions: seconds (default: off)\n"
+           "  --quick          2^21 updates per rank per phase, fewer repetitions: 7-20 s (default: off)\n"
            "  --output FILE    params file to write (default calibration.params)\n"
            "  --link-bw B      link bandwidth to record, bytes/s (default: measured 64 KiB ping-pong,\n"
            "                   1e12 on one rank)\n"
