@@ -157,6 +157,23 @@ if run_mpi 2 bin/ra_calibrate --quick --log2-table 20 --output "$TMP/cal.params"
 else
     bad "ra_calibrate: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
 fi
+# the waits: the prediction at the calibrated point is the rate of the
+# calibration's own run of each algorithm (the fit and tm_evaluate agree),
+# unless a bound caps it; the bounds use no wait
+for alg in routed direct; do
+    case $alg in routed) w=t_wait_routed; nth=1 ;; direct) w=t_wait_direct; nth=2 ;; esac
+    if [ "$alg" = direct ]; then shp=(--shape 2); else shp=(); fi
+    # "# routed run: ..., R GUPS measured; baseline run B GUPS measured"
+    run_g=$(grep '^# routed run:' "$TMP/cal.params" | sed 's/ GUPS measured/\n/g' | awk -v k=$nth 'NR == k { print $NF }')
+    if grep -q "^$w *= " "$TMP/cal.params" && grep -q '^t_exposed *= ' "$TMP/cal.params" \
+        && bin/torusmodel --params "$TMP/cal.params" --algorithm $alg "${shp[@]}" >"$TMP/out" 2>&1 && [ -n "$run_g" ] \
+        && awk -v p="$(key predicted_gups)" -v b="$(key bound_gups)" -v g="$run_g" \
+            'BEGIN { exit !(p > 0 && p <= b && (p > g * 0.99 && p < g * 1.01 || p == b && g >= b * 0.99)) }'; then
+        ok "ra_calibrate -n 2 $w: torusmodel --algorithm $alg predicts $(key predicted_gups), its calibration run measured $run_g (bound $(key bound_gups))"
+    else
+        bad "ra_calibrate $w: run $run_g, $(grep -E "^($w|t_exposed) " "$TMP/cal.params" | tr '\n' ' ') $(tr '\n' ' ' <"$TMP/out" | tail -c 400)"
+    fi
+done
 if run_mpi 1 bin/ra_calibrate --quick --log2-table 18 --output "$TMP/cal1.params" \
     && bin/torusmodel --params "$TMP/cal1.params" --algorithm direct >"$TMP/out" 2>&1 && [ "$(key network_bound_gups)" = unbounded ]; then
     ok "ra_calibrate on 1 process: the np=1 point of a sweep, no network bound"
