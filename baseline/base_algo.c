@@ -237,6 +237,27 @@ static void close_receives(ra_run *run, base_state *s)
     }
 }
 
+/* Tests the one outstanding Isend; when it is done, sends the largest
+ * bucket and returns its update count, else counts a blocked send and
+ * returns 0. */
+static int send_largest(base_state *s, ra_stats *stx, MPI_Request *outreq)
+{
+    int done;
+    RA_MPI_CHECK(MPI_Test(outreq, &done, MPI_STATUS_IGNORE));
+    stx->send_tests++;
+    if (!done) {
+        stx->send_blocked++;
+        return 0;
+    }
+    int n, dest = bucket_take_largest(s, &n);
+    RA_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, outreq));
+    stx->packets_sent++;
+    stx->updates_sent += (uint64_t)n;
+    stx->hops += (uint64_t)n;
+    stx->bytes_sent += 8 * (uint64_t)n;
+    return n;
+}
+
 static int base_update(ra_run *run)
 {
     base_state *s = run->algo_state;
@@ -281,22 +302,12 @@ static int base_update(ra_run *run)
             if ((i & 4095) == 0)
                 ra_progress_tick(run->progress, i);
         } else {
-            int done;
-            RA_MPI_CHECK(MPI_Test(&outreq, &done, MPI_STATUS_IGNORE));
-            stx->send_tests++;
-            if (done) {
-                int n, dest = bucket_take_largest(s, &n);
-                RA_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, &outreq));
+            int n = send_largest(s, stx, &outreq);
+            if (n > 0) {
                 pending -= (uint64_t)n;
-                stx->packets_sent++;
-                stx->updates_sent += (uint64_t)n;
-                stx->hops += (uint64_t)n;
-                stx->bytes_sent += 8 * (uint64_t)n;
                 idle = 0;
-            } else {
-                stx->send_blocked++;
-                if (++idle > TORUS_IDLE_POLLS)
-                    sched_yield();
+            } else if (++idle > TORUS_IDLE_POLLS) {
+                sched_yield();
             }
         }
     }
@@ -304,22 +315,11 @@ static int base_update(ra_run *run)
     /* Flush what is left in the buckets. */
     while (pending > 0) {
         int got = drain(run, s, &receiving);
-        int done;
-        RA_MPI_CHECK(MPI_Test(&outreq, &done, MPI_STATUS_IGNORE));
-        stx->send_tests++;
-        if (done) {
-            int n, dest = bucket_take_largest(s, &n);
-            RA_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, &outreq));
+        int n = send_largest(s, stx, &outreq);
+        if (n > 0)
             pending -= (uint64_t)n;
-            stx->packets_sent++;
-            stx->updates_sent += (uint64_t)n;
-            stx->hops += (uint64_t)n;
-            stx->bytes_sent += 8 * (uint64_t)n;
-        } else {
-            stx->send_blocked++;
-            if (!got && ++idle > TORUS_IDLE_POLLS)
-                sched_yield();
-        }
+        else if (!got && ++idle > TORUS_IDLE_POLLS)
+            sched_yield();
     }
 
     /* Finish messages to everyone; MPI's non-overtaking order on one
