@@ -82,6 +82,12 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
                  ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD);
         return -2;
     }
+    if (!(c->header_bytes >= 0) || !(c->chunk_bytes >= 0) || !(c->packet_max_bytes >= 0) ||
+        !(c->link_overhead_bytes >= 0) || (c->packet_max_bytes > 0 && c->packet_max_bytes < c->header_bytes + 8)) {
+        snprintf(err, errlen, "--simulate: packet format needs header, chunk and link overhead >= 0 and a largest "
+                              "packet of 0 (no limit) or at least the header + 8 bytes");
+        return -2;
+    }
     ropt_params prm;
     ropt_params_defaults(&prm);
     prm.lookahead = c->lookahead;
@@ -108,7 +114,9 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     if (torus_map_xyzt(&map, sh))
         goto out;
     torus_timed_params tp = {.cap = cap, .outstanding = c->outstanding, .link_bw = c->link_bw,
-                             .latency_s = c->latency_s, .header_bytes = c->header_bytes};
+                             .latency_s = c->latency_s, .header_bytes = c->header_bytes,
+                             .chunk_bytes = c->chunk_bytes, .packet_max_bytes = c->packet_max_bytes,
+                             .link_overhead_bytes = c->link_overhead_bytes};
     tt = torus_timed_create(&map, &tp);
     tr.ranks = calloc((size_t)N, sizeof *tr.ranks);
     routes = calloc((size_t)N, sizeof *routes);
@@ -153,7 +161,7 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     res->gups = tr.t90 > tr.t10 && tr.t10 >= 0 ? 0.8 * (double)total / (tr.t90 - tr.t10) / 1e9 : res->gups_total;
     res->sbf = sum.send_tests ? (double)sum.send_blocked / (double)sum.send_tests : 0;
     res->link_util = ts.link_util;
-    res->bytes_per_update = ((double)ts.words * 8 + (double)ts.packets * c->header_bytes) / (double)total;
+    res->bytes_per_update = ts.wire_bytes / (double)total;
     res->hops_per_update = (double)sum.hops / (double)total;
     res->ndims = sh->ndims;
     res->cap = cap;

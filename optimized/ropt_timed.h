@@ -23,6 +23,9 @@ typedef struct ropt_timed_config {
     double link_bw;      /* bytes per second per link and direction */
     double latency_s;    /* per physical link */
     double header_bytes; /* per packet, beyond 8 bytes per update */
+    /* the wire format (torus_timed_params; all 0: one packet of 8n +
+     * header_bytes per bucket sent) */
+    double chunk_bytes, packet_max_bytes, link_overhead_bytes;
     int outstanding;     /* send slots per dimension */
     int lookahead;       /* generator look-ahead, counted in the budget */
 } ropt_timed_config;
@@ -36,7 +39,7 @@ typedef struct ropt_timed_result {
     double time_s;           /* simulated makespan */
     double sbf;              /* send tests that found every slot busy */
     double link_util;        /* busy time / (links * makespan) */
-    double bytes_per_update; /* packet bytes per update, summed over software hops */
+    double bytes_per_update; /* wire bytes per update (framing included), summed over software hops */
     double hops_per_update;
     uint64_t updates, packets, steps, max_pending;
     uint64_t fingerprint;

@@ -19,6 +19,15 @@ typedef struct torus_timed_params {
     double link_bw;      /* bytes per second per link and direction */
     double latency_s;    /* per physical link crossed */
     double header_bytes; /* per packet on the wire, beyond its payload */
+    /* packet interface: the wire format (all 0: one packet of 8n +
+     * header_bytes per send, the simulator's plain model).  BlueGene/L
+     * (paper 002 sec. 2 and 4.3.1): packets are 1..8 chunks of 32 bytes,
+     * at most 256 bytes with their header, and every packet costs 14 bytes
+     * more on each link.  A send of more words than one packet holds goes
+     * as several packets back to back on the same path. */
+    double chunk_bytes;         /* a packet is a whole number of chunks (0: any size) */
+    double packet_max_bytes;    /* largest packet, header included (0: no limit) */
+    double link_overhead_bytes; /* per packet and link, beyond the packet */
     /* message interface (collectives): a message travels as packets of at
      * most packet_bytes payload along the dimension-ordered route, each
      * packet cut-through; the CPU writes and reads every packet */
@@ -59,6 +68,7 @@ typedef struct torus_timed_stats {
     double link_busy_s;     /* link-seconds spent carrying packets */
     double link_util;       /* link_busy_s / (physical links * makespan) */
     uint64_t packets, words, recvs, steps;
+    double wire_bytes;      /* packet interface: bytes put on first links, framing included */
     int unfinished;         /* ranks that never finished (stuck machine) */
     /* where the time goes (packet interface; zero for messages):
      * per dimension, busy / makespan over its directed links */
@@ -71,6 +81,13 @@ typedef struct torus_timed_stats {
     /* packets by fill (words / cap): <= 1/4, <= 1/2, <= 3/4, <= 1 */
     uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
 } torus_timed_stats;
+
+/* Bytes one send of n words puts on each link of its path (packet
+ * interface): the packets it is cut into, each header + payload rounded
+ * up to whole chunks, plus the link overhead per packet; *npk gets the
+ * number of packets (may be NULL).  8n + header_bytes when the format is
+ * all 0. */
+double torus_timed_wire_bytes(const torus_timed_params *p, int n, int *npk);
 
 /* Runs every rank to completion: the rank with the smallest clock steps
  * next, so when it polls at time t nothing can still arrive before t; an

@@ -1,7 +1,8 @@
 /*
  * transport_timed.c - the timed transport and its discrete-event loop.
  *
- * Model: a packet of 8n + header bytes crosses the physical links of its
+ * Model: a packet of 8n + header bytes (or, with a wire format, the
+ *   chunked packets of torus_timed_wire_bytes) crosses the physical links of its
  *   dimension on the shorter way round a ring (straight along a mesh line),
  *   cut-through as on BlueGene/L: it starts when every link of its path is
  *   free, holds them all for bytes/link_bw, and arrives one latency per
@@ -55,6 +56,7 @@ struct torus_timed {
     unsigned *ties;    /* per rank: packets sent at half a ring (way = parity) */
     double horizon;    /* clock of the rank being stepped: nothing books earlier */
     double busy;       /* link-seconds */
+    double wire_bytes; /* packet interface: bytes of every send, framing included */
     uint64_t packets, words, recvs;
     torus__pool pool;
     torus__msgs *msgs;  /* message interface */
@@ -120,7 +122,7 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     } else {
         dir = 1, steps = k - fwd;
     }
-    double bytes = 8.0 * n + s->p.header_bytes, ser = bytes / s->p.link_bw;
+    double bytes = torus_timed_wire_bytes(&s->p, n, NULL), ser = bytes / s->p.link_bw;
     int c[TORUS_MAX_DIMS];
     memcpy(c, mine, (size_t)s->nd * sizeof *c);
     /* cut-through: the packet holds every link of its path for the same
@@ -153,6 +155,7 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     s->slot_words[((size_t)r * s->nd + d) * s->p.outstanding + slot] = n;
     s->packets++;
     s->words += (uint64_t)n;
+    s->wire_bytes += bytes;
     int bin = (int)((double)n * TORUS_TIMED_FILL_BINS / s->p.cap - 1e-9);
     s->fill_hist[bin < 0 ? 0 : bin >= TORUS_TIMED_FILL_BINS ? TORUS_TIMED_FILL_BINS - 1 : bin]++;
     if (s->asleep[dest]) {
@@ -164,6 +167,29 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
         s->wake[s->nwake++] = dest;
     }
     return 0;
+}
+
+double torus_timed_wire_bytes(const torus_timed_params *p, int n, int *npk)
+{
+    double h = p->header_bytes, c = p->chunk_bytes;
+    /* words per packet: what the largest packet holds beside its header */
+    int per = p->packet_max_bytes > 0 ? (int)((p->packet_max_bytes - h) / 8) : n;
+    if (per < 1)
+        per = 1;
+    double bytes = 0;
+    int k = 0, left = n;
+    do {
+        int m = left < per ? left : per;
+        double b = 8.0 * m + h;
+        if (c > 0)
+            b = c * ceil(b / c);
+        bytes += b + p->link_overhead_bytes;
+        left -= m;
+        k++;
+    } while (left > 0);
+    if (npk)
+        *npk = k;
+    return bytes;
 }
 
 static int timed_poll(void *impl, int d, torus_packet *pkt)
@@ -214,7 +240,9 @@ static int timed_quiescent(void *impl)
 
 torus_timed *torus_timed_create(const torus_map *m, const torus_timed_params *p)
 {
-    if (p->cap < 1 || p->outstanding < 1 || !(p->link_bw > 0) || p->packet_bytes < 0)
+    if (p->cap < 1 || p->outstanding < 1 || !(p->link_bw > 0) || p->packet_bytes < 0 || !(p->chunk_bytes >= 0) ||
+        !(p->link_overhead_bytes >= 0) || !(p->packet_max_bytes >= 0) ||
+        (p->packet_max_bytes > 0 && p->packet_max_bytes < p->header_bytes + 8))
         return NULL;
     torus_timed *s = calloc(1, sizeof *s);
     if (!s)
@@ -727,6 +755,7 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
             nlinks += sh->mesh[d] ? 2L * (N / sh->k[d]) * (sh->k[d] - 1) : 2L * N;
     st->makespan = makespan;
     st->link_busy_s = s->busy;
+    st->wire_bytes = s->wire_bytes;
     st->link_util = nlinks && makespan > 0 ? s->busy / ((double)nlinks * makespan) : 0;
     st->packets = s->packets;
     st->words = s->words;

@@ -39,6 +39,10 @@ static const key_def keys[] = {
     NUM(t_wait_direct, "direct: the same for the baseline (prediction only)"),
     NUM(ranks_per_node, "ranks sharing one node (>= 1)"),
     NUM(cores_per_node, "cores of one node (0 = as many as ranks_per_node)"),
+    NUM(packet_header_bytes, "--simulate: header bytes inside each packet (0 = --header-bytes)"),
+    NUM(chunk_bytes, "--simulate: packets are whole chunks of this many bytes (0 = any size)"),
+    NUM(packet_max_bytes, "--simulate: largest packet, header included (0 = no limit)"),
+    NUM(link_overhead_bytes, "--simulate: link protocol bytes per packet and link"),
     {"node_gups", 0, 0, "node random-update rate, GUPS: G, or R:G pairs per ranks on the node"},
     {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
@@ -334,6 +338,14 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
         q.t_hop = 128;
         q.t_send = 0, q.t_recv = 0, q.t_overhead = 0;
         q.bytes_per_update = 9.31;
+        /* --simulate's wire format, BlueGene/L's torus packets: 1..8 chunks
+         * of 32 bytes, at most 256 with the header (sec. 2), and 14 bytes
+         * more per packet on each link (sec. 4.3.1).  The header inside the
+         * packet is 24 bytes: Table 7's 9.31 bytes per update is (256 + 14)
+         * / 29, a full packet holding 29 updates (256 - 29 x 8 = 24), and
+         * its 9.52 at 2048 nodes is (224 + 14) / 25 (25 x 8 + 24 = 224, 7
+         * chunks); 8 of the 24 are the hardware header (sec. 2). */
+        q.packet_header_bytes = 24, q.chunk_bytes = 32, q.packet_max_bytes = 256, q.link_overhead_bytes = 14;
     } else {
         char shown[300];
         torus_cli_escape(name, shown, sizeof shown);

@@ -67,7 +67,8 @@ static void usage(FILE *f)
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d: BlueGene/L's model; ra_opt over MPI uses 1)\n"
             "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
-            "  --header-bytes H       bytes per packet on the wire beyond 8 per update (default 32)\n"
+            "  --header-bytes H       bytes per packet on the wire beyond 8 per update (default: the\n"
+            "                         packet_header_bytes parameter when set, else 32)\n"
             "Output:\n"
             "  --json                 one JSON object (default: off, a table or key block)\n"
             "  --write-params FILE    write the effective parameters as a params file (default: none)\n"
@@ -166,7 +167,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     tm_params_defaults(&c->p);
-    c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = 32;
+    c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = -1; /* -1: see --help */
     ropt_timed_defaults(&c->sim_defaults);
     c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
     tm_params *pp = &c->p;
@@ -447,7 +448,10 @@ int main(int argc, char **argv)
             sc.t_hop_s = q.t_hop / q.clock_hz;
             sc.link_bw = q.link_bw;
             sc.latency_s = sim_latency;
-            sc.header_bytes = header_bytes;
+            sc.header_bytes = header_bytes >= 0 ? header_bytes : q.packet_header_bytes > 0 ? q.packet_header_bytes : 32;
+            sc.chunk_bytes = q.chunk_bytes;
+            sc.packet_max_bytes = q.packet_max_bytes;
+            sc.link_overhead_bytes = q.link_overhead_bytes;
             int rc = ropt_timed_run(&sc, &sr, err, sizeof err);
             if (rc == -2)
                 goto bad;

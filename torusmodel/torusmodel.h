@@ -54,6 +54,9 @@ typedef struct tm_params {
      * none = the prediction is the CPU bound */
     int nplain;
     double plain_ranks[TM_MAX_NODE_RATES], plain_rate[TM_MAX_NODE_RATES];
+    /* --simulate's wire format (torus_timed_params; 0 = the plain model:
+     * one packet of 8n + --header-bytes per bucket sent) */
+    double packet_header_bytes, chunk_bytes, packet_max_bytes, link_overhead_bytes;
     tm_algorithm algorithm;
     int nshapes;
     torus_shape shapes[TM_MAX_SHAPES];

@@ -130,9 +130,37 @@ static void transport(void)
     torus_map_free(&m);
 }
 
+/* BlueGene/L's wire format (paper 002 sec. 2, 4.3.1, Table 7): 32-byte
+ * chunks, at most 256 bytes, 24 bytes of header inside, 14 per link. */
+static void wire_format(void)
+{
+    torus_timed_params p = {.header_bytes = 24, .chunk_bytes = 32, .packet_max_bytes = 256, .link_overhead_bytes = 14};
+    int k = 0;
+    /* 29 updates fill one 256-byte packet: Table 7's 9.31 bytes per update */
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 29, &k), 270, 1e-12);
+    ASSERT_EQ_INT(k, 1);
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 29, NULL) / 29, 9.31, 0.005);
+    /* 25 updates: 224 bytes, 7 chunks, Table 7's 9.52 at 2048 nodes */
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 25, NULL) / 25, 9.52, 0.005);
+    /* 1 update: one chunk; 10 updates: 104 bytes -> 4 chunks */
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 1, NULL), 32 + 14, 1e-12);
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 10, NULL), 128 + 14, 1e-12);
+    /* 43 updates: 29 + 14, two packets (256 and 136 -> 160) */
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 43, &k), 270 + 174, 1e-12);
+    ASSERT_EQ_INT(k, 2);
+    /* a finish mark without updates is still one packet */
+    ASSERT_NEAR(torus_timed_wire_bytes(&p, 0, &k), 32 + 14, 1e-12);
+    ASSERT_EQ_INT(k, 1);
+    /* the plain model: 8n + header */
+    torus_timed_params q = {.header_bytes = 32};
+    ASSERT_NEAR(torus_timed_wire_bytes(&q, 43, &k), 8 * 43 + 32, 1e-12);
+    ASSERT_EQ_INT(k, 1);
+}
+
 int main(void)
 {
     simulate();
     transport();
+    wire_format();
     TEST_MAIN_END("test_ropt_timed");
 }
