@@ -15,7 +15,7 @@
 #   2^K words (HPL and the other tests tiny), launched by HPCC_MPIRUN
 #   [mpirun.openmpi, the Debian package's MPI, else mpirun].  A binary built
 #   with RA_SANDIA_NOPT/OPT2 reports itself as such and is labelled so.
-#   --no-model skips the calibration (10-30 s) and the prediction lines.
+#   --no-model skips the calibration (7-20 s) and the prediction lines.
 #   --keep DIR keeps every output (key blocks, hpccoutf.txt files, the
 #   params file) in DIR.
 set -euo pipefail
@@ -194,6 +194,7 @@ echo "fingerprint (both): $(ra_key "$out/opt" fingerprint), errors 0"
 # The model: calibrate at these ranks and this table, then torusmodel for
 # each run (routed on the shape ra_opt chose, direct over the ranks).
 [ "$MODEL" = 1 ] || exit 0
+ra_launcher "$NP" # the kit's own launcher again (the HPCC rows used HPCC's MPI)
 if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$K" --output "$out/model.params" >"$out/calibrate" 2>&1; then
     echo "# model: ra_calibrate failed (its output: $out/calibrate with --keep): no prediction"
     exit 0

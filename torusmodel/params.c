@@ -33,7 +33,7 @@ static const key_def keys[] = {
     NUM(link_bw, "bytes/s per link and direction (C)"),
     NUM(updates_per_message, "direct: updates sharing one send/recv (1 = eq. 1)"),
     NUM(t_local_plain, "direct: cycles per update of the baseline's one-at-a-time loop (0 = t_local)"),
-    NUM(t_test, "direct: cycles of the MPI_Test the baseline makes every update (sec. 6.1)"),
+    NUM(t_test, "direct: cycles of the MPI_Test(any) the baseline makes every update (sec. 6.1)"),
     NUM(t_exposed, "direct: cycles a local update adds in the baseline's loop (its miss cannot overlap: a test between)"),
     NUM(t_wait_routed, "routed: cycles per update a run of the algorithm loses beyond the CPU bound's work (prediction only)"),
     NUM(t_wait_direct, "direct: the same for the baseline (prediction only)"),
