@@ -581,6 +581,8 @@ int main(int argc, char **argv)
     torus_shape shape;
     /* twice the phase's updates: ra_opt's start and drain weigh less */
     uint64_t U = 2 * per_rank * (uint64_t)P;
+    if (U < (1ULL << 24))
+        U = 1ULL << 24; /* at least a few tenths of a second on few ranks: shorter fits are noise */
     double routed = 1e300;
     for (int tries = 0; tries < 2; tries++) {
         double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, op.log2, U, &cap, &shape, NULL);
@@ -645,6 +647,8 @@ int main(int argc, char **argv)
         }
         ra_dist ud;
         uint64_t BU = per_rank / 2 * (uint64_t)P;
+        if (BU < (1ULL << 22))
+            BU = 1ULL << 22;
         ra_dist_init(&ud, BU, P);
         double best = 1e300;
         for (int tries = 0; tries < 2; tries++) {
