@@ -50,6 +50,11 @@ void ra__mpi_fail(int rc, const char *what, const char *file, int line)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "%s: MPI error on rank %d at %s:%d in %s: %s\n", g_prog, rank, file, line, what, msg);
     fflush(stderr);
+    /* the launcher forwards stderr through a pipe it stops reading once
+     * the abort kills the job: give it a moment to pass the line on (an
+     * empty stderr was seen once in CI under MPICH's hydra) */
+    struct timespec pause = {0, 200000000};
+    nanosleep(&pause, NULL);
     MPI_Abort(MPI_COMM_WORLD, RA_EXIT_RESOURCE);
     exit(RA_EXIT_RESOURCE);
 }
