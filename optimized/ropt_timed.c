@@ -9,9 +9,10 @@
  *   time from 10% to 90% of the expected CPU work done; the whole run,
  *   start and drain included, is reported beside it.  The final table is
  *   checked against the sequential replay of the same updates.  Where the
- *   time goes comes back with it: link use per dimension and the busiest
- *   link, rank time idle blocked on a full send slot or waiting for
- *   packets, and how full the packets were.
+ *   time goes comes back with it, over the same window (the transport's
+ *   marks at 10% and 90%): link use per dimension and the busiest link,
+ *   rank time idle blocked on a full send slot or waiting for packets, how
+ *   full the packets were, the send blocking factor.
  *   Cost: O(updates * hops * log N) time; O(N * (sum k) * cap) memory with
  *   compact routes (no N x N table), so 64x32x32 fits in a few GB.
  */
@@ -40,9 +41,23 @@ void ropt_timed_defaults(ropt_timed_config *c)
 
 typedef struct timed_run {
     ropt *ranks;
+    int n;
+    torus_timed *tt;
     double t_gen, t_hop;
     double work, work_all, t10, t90; /* steady-state window */
+    uint64_t tests[2], blocked[2];   /* send tests and refusals summed over ranks at t10, t90 */
+    int mark_failed;
 } timed_run;
+
+/* The window's edge: the transport's counters and the ranks' send tests. */
+static void mark_window(timed_run *tr, int which, double t)
+{
+    if (torus_timed_mark(tr->tt, which, t))
+        tr->mark_failed = 1;
+    ra_stats sum;
+    ropt_ranks_stats(tr->ranks, tr->n, &sum);
+    tr->tests[which] = sum.send_tests, tr->blocked[which] = sum.send_blocked;
+}
 
 static int step_rank(void *ctx, int r, double now, double *cpu_s)
 {
@@ -54,10 +69,14 @@ static int step_rank(void *ctx, int r, double now, double *cpu_s)
     *cpu_s = cost;
     /* ranks step in time order, so this rank's clock is global time */
     tr->work += cost;
-    if (tr->t10 < 0 && tr->work >= 0.1 * tr->work_all)
+    if (tr->t10 < 0 && tr->work >= 0.1 * tr->work_all) {
         tr->t10 = now + cost;
-    if (tr->t90 < 0 && tr->work >= 0.9 * tr->work_all)
+        mark_window(tr, 0, tr->t10);
+    }
+    if (tr->t90 < 0 && tr->work >= 0.9 * tr->work_all) {
         tr->t90 = now + cost;
+        mark_window(tr, 1, tr->t90);
+    }
     if (o->done)
         return TORUS_TIMED_DONE;
     return moved ? TORUS_TIMED_MOVED : TORUS_TIMED_IDLE;
@@ -116,7 +135,7 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     torus_timed_params tp = {.cap = cap, .outstanding = c->outstanding, .link_bw = c->link_bw,
                              .latency_s = c->latency_s, .header_bytes = c->header_bytes,
                              .chunk_bytes = c->chunk_bytes, .packet_max_bytes = c->packet_max_bytes,
-                             .link_overhead_bytes = c->link_overhead_bytes};
+                             .link_overhead_bytes = c->link_overhead_bytes, .link_gaps = c->link_gaps};
     tt = torus_timed_create(&map, &tp);
     tr.ranks = calloc((size_t)N, sizeof *tr.ranks);
     routes = calloc((size_t)N, sizeof *routes);
@@ -134,10 +153,14 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
         goto out;
     for (int r = 0; r < N; r++)
         ropt_start(&tr.ranks[r], RA_GEN_LFSR, ra_dist_start(&ud, r), ra_dist_count(&ud, r));
+    tr.n = N;
+    tr.tt = tt;
     tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * tr.t_hop);
     torus_timed_stats ts;
-    if (torus_timed_run(tt, step_rank, &tr, &ts)) {
-        if (ts.steps) /* else the event heap could not be allocated: out of memory */
+    int run_rc = torus_timed_run(tt, step_rank, &tr, &ts);
+    if (run_rc || tr.mark_failed) {
+        /* else the event heap or a window mark could not be allocated: out of memory */
+        if (run_rc && ts.steps && ts.unfinished)
             snprintf(err, errlen, "simulation stuck: %d of %d ranks never finished", ts.unfinished, N);
         goto out;
     }
@@ -159,23 +182,33 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     res->time_s = makespan;
     res->gups_total = makespan > 0 ? (double)total / makespan / 1e9 : 0;
     res->gups = tr.t90 > tr.t10 && tr.t10 >= 0 ? 0.8 * (double)total / (tr.t90 - tr.t10) / 1e9 : res->gups_total;
-    res->sbf = sum.send_tests ? (double)sum.send_blocked / (double)sum.send_tests : 0;
-    res->link_util = ts.link_util;
-    res->bytes_per_update = ts.wire_bytes / (double)total;
     res->hops_per_update = (double)sum.hops / (double)total;
     res->ndims = sh->ndims;
     res->cap = cap;
+    /* where the time goes: over the steady window the GUPS figure is
+     * measured on (the whole run when it has none), not the start and
+     * drain, which on large machines take longer than the steady part */
+    const torus_timed_usage *w = &ts.window;
+    double span = w->t1 - w->t0;
+    int win = tr.t10 >= 0 && tr.t90 > tr.t10;
+    uint64_t tests = win ? tr.tests[1] - tr.tests[0] : sum.send_tests;
+    uint64_t blocked = win ? tr.blocked[1] - tr.blocked[0] : sum.send_blocked;
+    res->window_frac = makespan > 0 ? span / makespan : 0;
+    res->sbf = tests ? (double)blocked / (double)tests : 0;
+    res->link_util = w->link_util;
+    res->bytes_per_update = w->words ? w->wire_bytes / (double)w->words * res->hops_per_update : 0;
+    res->bytes_per_update_total = ts.wire_bytes / (double)total;
     for (int d = 0; d < sh->ndims; d++)
-        res->dim_util_mean[d] = ts.dim_util_mean[d], res->dim_util_max[d] = ts.dim_util_max[d];
-    res->hot_dim = ts.hot_dim, res->hot_dir = ts.hot_dir, res->hot_util = ts.hot_util;
-    if (ts.hot_rank >= 0)
-        memcpy(res->hot_coords, &map.coords[(size_t)ts.hot_rank * sh->ndims], (size_t)sh->ndims * sizeof(int));
-    double rank_time = (double)N * makespan;
-    res->blocked_frac = rank_time > 0 ? ts.blocked_s / rank_time : 0;
-    res->waiting_frac = rank_time > 0 ? ts.waiting_s / rank_time : 0;
-    res->mean_fill = ts.packets ? (double)ts.words / (double)ts.packets / cap : 0;
+        res->dim_util_mean[d] = w->dim_util_mean[d], res->dim_util_max[d] = w->dim_util_max[d];
+    res->hot_dim = w->hot_dim, res->hot_dir = w->hot_dir, res->hot_util = w->hot_util;
+    if (w->hot_rank >= 0)
+        memcpy(res->hot_coords, &map.coords[(size_t)w->hot_rank * sh->ndims], (size_t)sh->ndims * sizeof(int));
+    double rank_time = (double)N * span;
+    res->blocked_frac = rank_time > 0 ? w->blocked_s / rank_time : 0;
+    res->waiting_frac = rank_time > 0 ? w->waiting_s / rank_time : 0;
+    res->mean_fill = w->packets ? (double)w->words / (double)w->packets / cap : 0;
     for (int b = 0; b < 4; b++)
-        res->fill_frac[b] = ts.packets ? (double)ts.fill_hist[b] / (double)ts.packets : 0;
+        res->fill_frac[b] = w->packets ? (double)w->fill_hist[b] / (double)w->packets : 0;
     rc = 0;
     err[0] = 0;
 out:

@@ -28,6 +28,7 @@ typedef struct ropt_timed_config {
     double chunk_bytes, packet_max_bytes, link_overhead_bytes;
     int outstanding;     /* send slots per dimension */
     int lookahead;       /* generator look-ahead, counted in the budget */
+    int link_gaps;       /* torus_timed_params.link_gaps: 0 free-at times, 1 idle gaps */
 } ropt_timed_config;
 
 /* Fills c with ra_opt's defaults (send slots, look-ahead) and zero costs. */
@@ -37,21 +38,25 @@ typedef struct ropt_timed_result {
     double gups;             /* steady rate: 10%..90% of the CPU work */
     double gups_total;       /* all updates / makespan (start and drain included) */
     double time_s;           /* simulated makespan */
+    /* sbf, link_util, bytes_per_update and where the time goes below are
+     * measured over the steady window (window_frac of the makespan) */
+    double window_frac;
     double sbf;              /* send tests that found every slot busy */
-    double link_util;        /* busy time / (links * makespan) */
+    double link_util;        /* busy time / (links * window) */
     double bytes_per_update; /* wire bytes per update (framing included), summed over software hops */
+    double bytes_per_update_total; /* the same over the whole run, finish marks included */
     double hops_per_update;
     uint64_t updates, packets, steps, max_pending;
     uint64_t fingerprint;
     int exact;               /* the final table equals the sequential one */
-    /* where the time goes (torus_timed_stats): per dimension link use,
-     * busy / makespan over its directed links, mean and max */
+    /* where the time goes (torus_timed_stats' window): per dimension link
+     * use, busy / window over its directed links, mean and max */
     int ndims, cap;
     double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
     int hot_coords[TORUS_MAX_DIMS], hot_dim, hot_dir; /* the busiest link: from, dimension, 0 = + */
     double hot_util;
-    double blocked_frac;     /* rank time idle with a send slot refused / (N * makespan) */
-    double waiting_frac;     /* rank time idle with nothing to do / (N * makespan) */
+    double blocked_frac;     /* rank time idle with a send slot refused / (N * window) */
+    double waiting_frac;     /* rank time idle with nothing to do / (N * window) */
     double mean_fill;        /* words per packet / cap */
     double fill_frac[4];     /* packets <= 1/4, <= 1/2, <= 3/4, <= 1 full */
 } ropt_timed_result;

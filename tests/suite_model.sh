@@ -122,6 +122,19 @@ if [ "$(key sim_exact)" = yes ] && awk -v s="$(key sim_gups)" -v c="$(key cpu_bo
 else
     bad "torusmodel --simulate: $(tr '\n' ' ' <"$TMP/out")"
 fi
+# the link model with idle gaps: still exact, never slower than free-at
+# times on a loaded network (slow links), the steady window reported
+bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-updates 2048 --link-bw 2e7 >"$TMP/fa" 2>&1
+bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-updates 2048 --link-bw 2e7 --sim-links gaps >"$TMP/out" 2>&1
+fa=$(sed -n 's/^sim_gups: //p' "$TMP/fa")
+if [ "$(key sim_exact)" = yes ] && awk -v g="$(key sim_gups)" -v f="$fa" -v w="$(key sim_window_frac)" \
+    'BEGIN { exit !(f > 0 && g >= 0.99 * f && w > 0 && w <= 1) }'; then
+    ok "torusmodel --simulate --sim-links gaps 8x8: exact, $(key sim_gups) GUPS against free-at $fa, window $(key sim_window_frac) of the run"
+else
+    bad "torusmodel --sim-links gaps: free-at '$fa' $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "torusmodel bad --sim-links" 2 "bad value 'wormhole' for --sim-links: allowed free-at or gaps" \
+    bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-links wormhole
 serial_fail "torusmodel no shape" 2 "no shape" bin/torusmodel --t-local 5
 serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset bgq
 serial_fail "torusmodel negative t_hop" 2 "allowed a number >= 0" bin/torusmodel --preset bgl-routed --t-hop -1

@@ -28,6 +28,12 @@ typedef struct torus_timed_params {
     double chunk_bytes;         /* a packet is a whole number of chunks (0: any size) */
     double packet_max_bytes;    /* largest packet, header included (0: no limit) */
     double link_overhead_bytes; /* per packet and link, beyond the packet */
+    /* packet interface: 0 = each link has one free-at time, a packet
+     * starts when its whole path is free after every earlier booking (the
+     * idle time before a booking is lost); 1 = a packet takes the earliest
+     * window in which its whole path is idle, gaps before earlier
+     * bookings included, as links are arbitrated packet by packet */
+    int link_gaps;
     /* message interface (collectives): a message travels as packets of at
      * most packet_bytes payload along the dimension-ordered route, each
      * packet cut-through; the CPU writes and reads every packet */
@@ -63,6 +69,20 @@ enum { TORUS_TIMED_IDLE = 0, TORUS_TIMED_MOVED = 1, TORUS_TIMED_DONE = 2 };
 typedef int (*torus_timed_step_fn)(void *ctx, int r, double now, double *cpu_s);
 
 #define TORUS_TIMED_FILL_BINS 4
+/* Where the time goes over an interval [t0, t1] of the run (packet
+ * interface; zero for messages). */
+typedef struct torus_timed_usage {
+    double t0, t1;
+    double link_busy_s, link_util;  /* link-seconds; / (physical links * (t1 - t0)) */
+    double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
+    int hot_rank, hot_dim, hot_dir; /* the busiest directed link: from rank, dimension, 0 = + */
+    double hot_util;
+    double blocked_s, waiting_s;    /* rank-seconds idle (see torus_timed_stats) */
+    uint64_t packets, words;
+    double wire_bytes;
+    uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
+} torus_timed_usage;
+
 typedef struct torus_timed_stats {
     double makespan;        /* the last rank's finishing time */
     double link_busy_s;     /* link-seconds spent carrying packets */
@@ -80,6 +100,9 @@ typedef struct torus_timed_stats {
     double blocked_s, waiting_s;
     /* packets by fill (words / cap): <= 1/4, <= 1/2, <= 3/4, <= 1 */
     uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
+    /* the same between the two marks (torus_timed_mark), or the whole run
+     * when they were not both set */
+    torus_timed_usage window;
 } torus_timed_stats;
 
 /* Bytes one send of n words puts on each link of its path (packet
@@ -88,6 +111,13 @@ typedef struct torus_timed_stats {
  * number of packets (may be NULL).  8n + header_bytes when the format is
  * all 0. */
 double torus_timed_wire_bytes(const torus_timed_params *p, int n, int *npk);
+
+/* Records the usage counters at time t (the step function's now + cost)
+ * as the start (which = 0) or end (1) of the window torus_timed_run
+ * reports beside the whole run: a run's start and drain can take longer
+ * than its steady part, and a steady rate is explained by what happened
+ * while it held.  -1 on out of memory or a bad `which`. */
+int torus_timed_mark(torus_timed *t, int which, double time);
 
 /* Runs every rank to completion: the rank with the smallest clock steps
  * next, so when it polls at time t nothing can still arrive before t; an

@@ -3,7 +3,8 @@
  *
  * Model: a packet of 8n + header bytes (or, with a wire format, the
  *   chunked packets of torus_timed_wire_bytes) crosses the physical links of its
- *   dimension on the shorter way round a ring (straight along a mesh line),
+ *   dimension on the shorter way round a ring (straight along a mesh line;
+ *   at exactly half a ring + from even coordinates, - from odd ones),
  *   cut-through as on BlueGene/L: it starts when every link of its path is
  *   free, holds them all for bytes/link_bw, and arrives one latency per
  *   link later.  A send slot is free again once its packet has left the
@@ -15,8 +16,10 @@
  *   of busy intervals, so they fill the idle gaps that earlier bookings
  *   left (see route_message); packets at exactly half a ring alternate
  *   between the two ways.  The packet interface keeps its own one
- *   free-at time per link (what ra_opt's figures were made with); a run
- *   uses one interface or the other.
+ *   free-at time per link (what ra_opt's figures were made with), or with
+ *   link_gaps takes the earliest window in the same lists of busy
+ *   intervals in which its whole path is idle; a run uses one interface
+ *   or the other.
  * Loop: conservative discrete-event simulation, ranks in a min-heap by
  *   clock.  Cost O(steps * log N); memory O(N * ndims * (slots + queue)).
  */
@@ -34,10 +37,22 @@ typedef struct link_book {
     int head, len, cap;
 } link_book;
 
+/* Intervals closer than this (seconds) are one: it absorbs rounding in
+ * sums of serialisation times, far below any cost of the model. */
+#define BOOK_EPS 1e-13
+
 typedef struct timed_ep {
     torus_timed *t;
     int rank;
 } timed_ep;
+
+/* The usage counters at one time (see torus_timed_mark). */
+typedef struct timed_mark {
+    int set;
+    double t, busy, blocked, waiting, wire_bytes;
+    uint64_t packets, words, fill_hist[TORUS_TIMED_FILL_BINS];
+    double *link_busy; /* copy of the per-link seconds */
+} timed_mark;
 
 struct torus_timed {
     const torus_map *map;
@@ -66,7 +81,12 @@ struct torus_timed {
     unsigned char *asleep;
     int *wake;
     int nwake;
+    timed_mark mark[2]; /* the window's start and end, when marked */
 };
+
+static void book_prune(link_book *b, double horizon);
+static double book_find(const link_book *b, double t, double ser, int *pos);
+static double book_take(link_book *b, double t, double ser);
 
 static int timed_can_send(void *impl, int d)
 {
@@ -117,10 +137,17 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
     if (sh->mesh[d]) {
         dir = to > from ? 0 : 1;
         steps = abs(to - from);
-    } else if (fwd <= k - fwd) {
+    } else if (fwd < k - fwd) {
         dir = 0, steps = fwd;
-    } else {
+    } else if (fwd > k - fwd) {
         dir = 1, steps = k - fwd;
+    } else {
+        /* half a ring: even coordinates go +, odd ones -.  Always one
+         * way would load the + links of a k-ring (k / 2 + 1) / (k / 2 - 1)
+         * times as much as the - links; a fixed way per sender keeps its
+         * packets to one router in order (FinishLogic's last packet must
+         * not overtake the updates before it) */
+        dir = from & 1, steps = fwd;
     }
     double bytes = torus_timed_wire_bytes(&s->p, n, NULL), ser = bytes / s->p.link_bw;
     int c[TORUS_MAX_DIMS];
@@ -129,7 +156,33 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
      * window [start, start + ser], start = when the whole path is free */
     double start = now;
     int c0 = c[d];
-    for (int pass = 0; pass < 2; pass++) {
+    if (s->p.link_gaps) {
+        /* the earliest window at which every link of the path is idle,
+         * in the gaps earlier bookings left: scan until no link pushes
+         * the start further, then book it on all of them */
+        for (int moved = 1; moved;) {
+            moved = 0;
+            c[d] = c0;
+            for (int h = 0; h < steps; h++) {
+                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
+                book_prune(b, s->horizon);
+                int pos;
+                double at = book_find(b, start, ser, &pos);
+                if (at > start + BOOK_EPS)
+                    start = at, moved = 1;
+                c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+            }
+        }
+        c[d] = c0;
+        for (int h = 0; h < steps; h++) {
+            size_t li = ((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir;
+            if (book_take(&s->book[li], start, ser) < 0)
+                return -1;
+            s->link_busy[li] += ser;
+            c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+        }
+    }
+    for (int pass = s->p.link_gaps ? 2 : 0; pass < 2; pass++) {
         c[d] = c0;
         for (int h = 0; h < steps; h++) {
             double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
@@ -293,6 +346,7 @@ void torus_timed_destroy(torus_timed *s)
     free(s->cpu_due);
     free(s->clock), free(s->slot_free), free(s->slot_words), free(s->in), free(s->link_free), free(s->ep), free(s->asleep), free(s->wake);
     free(s->link_busy), free(s->refused);
+    free(s->mark[0].link_busy), free(s->mark[1].link_busy);
     free(s);
 }
 
@@ -322,10 +376,6 @@ static void wake_at(torus_timed *s, int r, double t)
  * clock order, so nothing can be booked before that clock any more.
  */
 
-/* Intervals closer than this (seconds) are one: it absorbs rounding in
- * sums of serialisation times, far below any cost of the model. */
-#define BOOK_EPS 1e-13
-
 static void book_prune(link_book *b, double horizon)
 {
     while (b->head < b->len && b->e[b->head] <= horizon)
@@ -341,9 +391,9 @@ static void book_prune(link_book *b, double horizon)
     }
 }
 
-/* The earliest start >= t of a free window of length ser on b, booked;
- * -1 on out of memory. */
-static double book_take(link_book *b, double t, double ser)
+/* The earliest start >= t of a free window of length ser on b; *pos gets
+ * the index of the first interval after that window. */
+static double book_find(const link_book *b, double t, double ser, int *pos)
 {
     /* the first interval that ends after t: binary search */
     int lo = b->head, hi = b->len;
@@ -361,6 +411,16 @@ static double book_take(link_book *b, double t, double ser)
             start = b->e[i];
         i++;
     }
+    *pos = i;
+    return start;
+}
+
+/* The earliest start >= t of a free window of length ser on b, booked;
+ * -1 on out of memory. */
+static double book_take(link_book *b, double t, double ser)
+{
+    int i;
+    double start = book_find(b, t, ser, &i);
     /* [start, start + ser) lies between interval i - 1 and interval i */
     double end = start + ser;
     int join_prev = i > b->head && b->e[i - 1] >= start - BOOK_EPS;
@@ -703,6 +763,78 @@ static int heap_pop(heap *h, const double *key)
     return top;
 }
 
+/* Usage counters from a to b (NULL: the run's start, its end) over the
+ * interval [t0, t1]: the links' busy seconds are booked when a packet is
+ * sent, so a mark taken at time t counts what was sent by t. */
+static void usage_between(const torus_timed *s, const timed_mark *a, const timed_mark *b, double t0, double t1,
+                          torus_timed_usage *u)
+{
+    memset(u, 0, sizeof *u);
+    u->t0 = t0, u->t1 = t1;
+    double span = t1 - t0;
+#define DIFF(f) ((b ? b->f : s->f) - (a ? a->f : 0))
+    u->link_busy_s = DIFF(busy);
+    u->wire_bytes = DIFF(wire_bytes);
+    u->packets = DIFF(packets);
+    u->words = DIFF(words);
+    u->blocked_s = DIFF(blocked);
+    u->waiting_s = DIFF(waiting);
+    for (int i = 0; i < TORUS_TIMED_FILL_BINS; i++)
+        u->fill_hist[i] = DIFF(fill_hist[i]);
+#undef DIFF
+    const torus_shape *sh = &s->map->shape;
+    int N = s->n;
+    long nlinks = 0;
+    for (int d = 0; d < s->nd; d++)
+        if (sh->k[d] > 1)
+            nlinks += sh->mesh[d] ? 2L * (N / sh->k[d]) * (sh->k[d] - 1) : 2L * N;
+    u->link_util = nlinks && span > 0 ? u->link_busy_s / ((double)nlinks * span) : 0;
+    /* per dimension: the directed links that exist (a mesh line has no
+     * wrap-around link at its ends) */
+    u->hot_rank = u->hot_dim = u->hot_dir = -1;
+    const double *lb = b ? b->link_busy : s->link_busy, *la = a ? a->link_busy : NULL;
+    for (int d = 0; d < s->nd && span > 0; d++) {
+        if (sh->k[d] < 2)
+            continue;
+        double sum = 0, max = 0;
+        long cnt = 0;
+        for (int r = 0; r < N; r++) {
+            const int *c = &s->map->coords[(size_t)r * s->nd];
+            int node = torus_map_linear(sh, c);
+            for (int dir = 0; dir < 2; dir++) {
+                if (sh->mesh[d] && (dir == 0 ? c[d] == sh->k[d] - 1 : c[d] == 0))
+                    continue;
+                size_t i = ((size_t)node * s->nd + d) * 2 + dir;
+                double v = (lb[i] - (la ? la[i] : 0)) / span;
+                sum += v, cnt++;
+                if (v > max)
+                    max = v;
+                if (v > u->hot_util)
+                    u->hot_util = v, u->hot_rank = r, u->hot_dim = d, u->hot_dir = dir;
+            }
+        }
+        u->dim_util_mean[d] = cnt ? sum / cnt : 0;
+        u->dim_util_max[d] = max;
+    }
+}
+
+int torus_timed_mark(torus_timed *s, int which, double t)
+{
+    if (which < 0 || which > 1)
+        return -1;
+    timed_mark *m = &s->mark[which];
+    size_t nl = (size_t)s->n * (size_t)s->nd * 2;
+    if (!m->link_busy && !(m->link_busy = malloc(nl * sizeof *m->link_busy)))
+        return -1;
+    memcpy(m->link_busy, s->link_busy, nl * sizeof *m->link_busy);
+    m->t = t;
+    m->busy = s->busy, m->blocked = s->blocked, m->waiting = s->waiting, m->wire_bytes = s->wire_bytes;
+    m->packets = s->packets, m->words = s->words;
+    memcpy(m->fill_hist, s->fill_hist, sizeof m->fill_hist);
+    m->set = 1;
+    return 0;
+}
+
 int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_timed_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -748,46 +880,25 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
         heap_push(&h, s->clock, r);
     }
     free(h.r);
-    const torus_shape *sh = &s->map->shape;
-    long nlinks = 0;
-    for (int d = 0; d < s->nd; d++)
-        if (sh->k[d] > 1)
-            nlinks += sh->mesh[d] ? 2L * (N / sh->k[d]) * (sh->k[d] - 1) : 2L * N;
     st->makespan = makespan;
-    st->link_busy_s = s->busy;
-    st->wire_bytes = s->wire_bytes;
-    st->link_util = nlinks && makespan > 0 ? s->busy / ((double)nlinks * makespan) : 0;
-    st->packets = s->packets;
-    st->words = s->words;
     st->recvs = s->recvs;
     st->unfinished = left;
-    st->blocked_s = s->blocked;
-    st->waiting_s = s->waiting;
-    memcpy(st->fill_hist, s->fill_hist, sizeof st->fill_hist);
-    /* per dimension: the directed links that exist (a mesh line has no
-     * wrap-around link at its ends) */
-    st->hot_rank = st->hot_dim = st->hot_dir = -1;
-    for (int d = 0; d < s->nd && makespan > 0; d++) {
-        if (sh->k[d] < 2)
-            continue;
-        double sum = 0, max = 0;
-        long cnt = 0;
-        for (int r = 0; r < N; r++) {
-            const int *c = &s->map->coords[(size_t)r * s->nd];
-            int node = torus_map_linear(sh, c);
-            for (int dir = 0; dir < 2; dir++) {
-                if (sh->mesh[d] && (dir == 0 ? c[d] == sh->k[d] - 1 : c[d] == 0))
-                    continue;
-                double u = s->link_busy[((size_t)node * s->nd + d) * 2 + dir] / makespan;
-                sum += u, cnt++;
-                if (u > max)
-                    max = u;
-                if (u > st->hot_util)
-                    st->hot_util = u, st->hot_rank = r, st->hot_dim = d, st->hot_dir = dir;
-            }
-        }
-        st->dim_util_mean[d] = cnt ? sum / cnt : 0;
-        st->dim_util_max[d] = max;
-    }
+    torus_timed_usage all;
+    usage_between(s, NULL, NULL, 0, makespan, &all);
+    st->link_busy_s = all.link_busy_s;
+    st->wire_bytes = all.wire_bytes;
+    st->link_util = all.link_util;
+    st->packets = all.packets;
+    st->words = all.words;
+    st->blocked_s = all.blocked_s;
+    st->waiting_s = all.waiting_s;
+    memcpy(st->fill_hist, all.fill_hist, sizeof st->fill_hist);
+    memcpy(st->dim_util_mean, all.dim_util_mean, sizeof st->dim_util_mean);
+    memcpy(st->dim_util_max, all.dim_util_max, sizeof st->dim_util_max);
+    st->hot_rank = all.hot_rank, st->hot_dim = all.hot_dim, st->hot_dir = all.hot_dir, st->hot_util = all.hot_util;
+    if (s->mark[0].set && s->mark[1].set && s->mark[1].t > s->mark[0].t)
+        usage_between(s, &s->mark[0], &s->mark[1], s->mark[0].t, s->mark[1].t, &st->window);
+    else
+        st->window = all;
     return left ? -1 : 0;
 }

@@ -62,11 +62,15 @@ static void usage(FILE *f)
             "  --simulate             run the routed algorithm over the simulated transport with\n"
             "                         link and CPU costs, shapes up to 64x32x32 (default: off)\n"
             "  --sim-updates U        updates per virtual rank in --simulate (default: 2^22 / N, at\n"
-            "                         least 1024: small machines run long enough to reach their steady\n"
-            "                         rate, the pipeline of 1024 pending updates per rank being filled)\n"
+            "                         least 4096: every machine runs long enough to reach its steady\n"
+            "                         rate, each rank's pipeline of 1024 pending updates filled and\n"
+            "                         drained several times over; 64x32x32 takes ~10 min)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d: BlueGene/L's model; ra_opt over MPI uses 1)\n"
             "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
+            "  --sim-links M          free-at: a packet starts when its whole path is free after every\n"
+            "                         earlier booking; gaps: in the earliest window its whole path is\n"
+            "                         idle, gaps before earlier bookings included (default free-at)\n"
             "  --header-bytes H       bytes per packet on the wire beyond 8 per update (default: the\n"
             "                         packet_header_bytes parameter when set, else 32)\n"
             "Output:\n"
@@ -77,8 +81,11 @@ static void usage(FILE *f)
             d.outstanding, d.lookahead);
 }
 
+/* --simulate's least updates per rank (see --sim-updates) */
+#define SIM_MIN_PER_RANK 4096L
+
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
-       OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_LOOKAHEAD, OPT_HEADER_BYTES, OPT_WRITE_PARAMS, OPT_HELP, OPT_VERSION, OPT_PARAM };
+       OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS, OPT_HELP, OPT_VERSION, OPT_PARAM };
 
 /* The option table: the fixed options, then every model parameter as
  * --key with dashes (and with underscores, as older scripts wrote it). */
@@ -95,6 +102,7 @@ static struct option *build_options(void)
         {"sim-latency", required_argument, NULL, OPT_SIM_LATENCY},
         {"sim-outstanding", required_argument, NULL, OPT_SIM_OUTSTANDING},
         {"sim-lookahead", required_argument, NULL, OPT_SIM_LOOKAHEAD},
+        {"sim-links", required_argument, NULL, OPT_SIM_LINKS},
         {"header-bytes", required_argument, NULL, OPT_HEADER_BYTES},
         {"write-params", required_argument, NULL, OPT_WRITE_PARAMS},
         {"help", no_argument, NULL, OPT_HELP},
@@ -155,6 +163,7 @@ typedef struct tm_cli {
     double sim_updates, sim_latency, header_bytes;
     ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
     long sim_outstanding, sim_lookahead;
+    int sim_link_gaps;
     const char *write_params;
 } tm_cli;
 
@@ -242,6 +251,14 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
                 return CLI_BAD;
             }
             break;
+        case OPT_SIM_LINKS:
+            if (!strcmp(optarg, "free-at") || !strcmp(optarg, "gaps")) {
+                c->sim_link_gaps = !strcmp(optarg, "gaps");
+            } else {
+                torus_cli_bad_value(err, errlen, "sim-links", optarg, "free-at or gaps");
+                return CLI_BAD;
+            }
+            break;
         case OPT_HEADER_BYTES:
             if (num_opt("header-bytes", optarg, 0, 1e9, "a number of bytes >= 0", &c->header_bytes, err, errlen))
                 return CLI_BAD;
@@ -323,9 +340,9 @@ static void time_row(const torus_shape *sh, const ropt_timed_result *r)
     hot_link(r, hot, sizeof hot);
     char hot2[200];
     snprintf(hot2, sizeof hot2, "%s %.2f", hot, r->hot_util);
-    printf("  %8d  %-16s %-32s %-26s %7.4f %7.4f %5d %5.2f  %.3f %.3f %.3f %.3f\n", sh->n, name, use, hot2,
+    printf("  %8d  %-16s %-32s %-26s %7.4f %7.4f %5d %5.2f  %.3f %.3f %.3f %.3f %10.3f\n", sh->n, name, use, hot2,
            r->blocked_frac, r->waiting_frac, r->cap, r->mean_fill, r->fill_frac[0], r->fill_frac[1], r->fill_frac[2],
-           r->fill_frac[3]);
+           r->fill_frac[3], r->window_frac);
 }
 
 int main(int argc, char **argv)
@@ -440,10 +457,14 @@ int main(int argc, char **argv)
             ropt_timed_config sc = sim_defaults;
             sc.outstanding = (int)sim_outstanding;
             sc.lookahead = (int)sim_lookahead;
+            sc.link_gaps = cli.sim_link_gaps;
             sc.shape = p.shapes[k];
-            /* auto: 2^22 updates in all, at least 1024 per rank */
+            /* auto: 2^22 updates in all, at least 4096 per rank: with
+             * 1024 per rank (the pipeline's own size) the run is all
+             * start and drain, its 10%-90% window no steady state */
             sc.updates_per_rank = sim_updates > 0 ? (long)sim_updates
-                                  : (4194304L / p.shapes[k].n > 1024 ? 4194304L / p.shapes[k].n : 1024);
+                                  : (4194304L / p.shapes[k].n > SIM_MIN_PER_RANK ? 4194304L / p.shapes[k].n
+                                                                                  : SIM_MIN_PER_RANK);
             sc.t_update_s = q.t_local / q.clock_hz;
             sc.t_hop_s = q.t_hop / q.clock_hz;
             sc.link_bw = q.link_bw;
@@ -476,9 +497,11 @@ int main(int argc, char **argv)
             if (bucketed)
                 printf(", \"mean_bucket_size\": %.4f", bucket);
             if (simulate)
-                printf(", \"sim_gups\": %.6g, \"sim_gups_total\": %.6g, \"sim_sbf\": %.6g, \"sim_link_utilisation\": %.6g, "
-                       "\"sim_bytes_per_update\": %.6g, \"sim_fingerprint\": \"%016llx\", \"sim_exact\": %s",
-                       sr.gups, sr.gups_total, sr.sbf, sr.link_util, sr.bytes_per_update,
+                printf(", \"sim_gups\": %.6g, \"sim_gups_total\": %.6g, \"sim_window_frac\": %.6g, \"sim_sbf\": %.6g, "
+                       "\"sim_link_utilisation\": %.6g, \"sim_bytes_per_update\": %.6g, \"sim_bytes_per_update_total\": %.6g, "
+                       "\"sim_fingerprint\": \"%016llx\", \"sim_exact\": %s",
+                       sr.gups, sr.gups_total, sr.window_frac, sr.sbf, sr.link_util, sr.bytes_per_update,
+                       sr.bytes_per_update_total,
                        (unsigned long long)sr.fingerprint,
                        sr.exact ? "true" : "false");
             if (simulate) {
@@ -512,11 +535,13 @@ int main(int argc, char **argv)
         }
     }
     if (!json && simulate && p.nshapes > 1) {
-        printf("# where the time goes (--simulate): link use = busy / makespan per dimension, mean/max over its\n"
-               "# links; the busiest link (from coordinates, dimension, way); rank time idle with a send slot\n"
-               "# refused (blocked) or with nothing to do (waiting); packets by fill, words / cap\n");
-        printf("# %8s  %-16s %-32s %-26s %7s %7s %5s %5s  %s\n", "N", "shape", "link use x,y,z: mean/max",
-               "busiest link", "blocked", "waiting", "cap", "fill", "fill <=1/4 <=1/2 <=3/4 <=1");
+        printf("# where the time goes (--simulate), over the steady window sim_gups is measured on (10%%-90%% of\n"
+               "# the CPU work; sim_sbf and link_use too): link use = busy / window per dimension, mean/max over\n"
+               "# its links; the busiest link (from coordinates, dimension, way); rank time idle with a send slot\n"
+               "# refused (blocked) or with nothing to do (waiting); packets by fill, words / cap; window = its\n"
+               "# share of the makespan\n");
+        printf("# %8s  %-16s %-32s %-26s %7s %7s %5s %5s  %-27s %6s\n", "N", "shape", "link use x,y,z: mean/max",
+               "busiest link", "blocked", "waiting", "cap", "fill", "fill <=1/4 <=1/2 <=3/4 <=1", "window");
         for (int k = 0; k < p.nshapes; k++)
             time_row(&p.shapes[k], &sims[k]);
     }
@@ -545,9 +570,11 @@ int main(int argc, char **argv)
             if (bucketed)
                 printf("mean_bucket_size: %.4f\n", bucket);
             if (simulate)
-                printf("sim_gups: %.6g\nsim_gups_total: %.6g\nsim_time_s: %.6g\nsim_sbf: %.6g\nsim_link_utilisation: %.6g\nsim_bytes_per_update: %.6g\n"
+                printf("sim_gups: %.6g\nsim_gups_total: %.6g\nsim_time_s: %.6g\nsim_window_frac: %.6g\nsim_sbf: %.6g\n"
+                       "sim_link_utilisation: %.6g\nsim_bytes_per_update: %.6g\nsim_bytes_per_update_total: %.6g\n"
                        "sim_updates: %llu\nsim_fingerprint: %016llx\nsim_exact: %s\n",
-                       sr.gups, sr.gups_total, sr.time_s, sr.sbf, sr.link_util, sr.bytes_per_update,
+                       sr.gups, sr.gups_total, sr.time_s, sr.window_frac, sr.sbf, sr.link_util, sr.bytes_per_update,
+                       sr.bytes_per_update_total,
                        (unsigned long long)sr.updates,
                        (unsigned long long)sr.fingerprint, sr.exact ? "yes" : "no");
             if (simulate) {

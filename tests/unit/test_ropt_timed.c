@@ -47,6 +47,14 @@ static void simulate(void)
         ASSERT_TRUE(r.gups_total <= cpu_gups);
         ASSERT_TRUE(r.gups > 0.3 * cpu_gups);
         ASSERT_TRUE(r.link_util > 0 && r.link_util < 1);
+        /* where the time goes is measured over the steady window: 80% of
+         * the work in at most the whole run, at least 80% of it at the
+         * CPU bound's pace; its packets are nearly all full */
+        ASSERT_TRUE(r.window_frac > 0 && r.window_frac <= 1);
+        ASSERT_TRUE(r.window_frac * r.time_s >= 0.8 * (double)r.updates / (cpu_gups * 1e9) * 0.95);
+        ASSERT_TRUE(r.blocked_frac >= 0 && r.waiting_frac >= 0 && r.blocked_frac + r.waiting_frac <= 1);
+        ASSERT_TRUE(r.mean_fill > 0.8 && r.mean_fill <= 1);
+        ASSERT_TRUE(r.bytes_per_update > 0 && r.bytes_per_update <= r.bytes_per_update_total * 1.001);
         /* HPCC's consecutive LFSR values are correlated: a few thousand
          * updates per rank land within ~5% of the expected hop count */
         ASSERT_NEAR(r.hops_per_update, H, 0.15);
@@ -68,6 +76,20 @@ static void simulate(void)
     ASSERT_TRUE(strstr(err, "CPU costs") != NULL);
 }
 
+/* A timed transport over 4 ranks of `shape`, each bound to tp[r]. */
+static torus_timed *four_ranks(const char *shape, const torus_timed_params *p, torus_map *m, torus_transport *tp)
+{
+    char err[128];
+    torus_shape s;
+    ASSERT_EQ_INT(torus_shape_parse(shape, 4, &s, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_map_xyzt(m, &s), 0);
+    torus_timed *tt = torus_timed_create(m, p);
+    ASSERT_TRUE(tt != NULL);
+    for (int r = 0; r < 4; r++)
+        torus_timed_bind(tt, r, &tp[r]);
+    return tt;
+}
+
 /* The transport alone: rank 0 of a 4-ring sends one 10-word packet to
  * coordinate 2 (two links away) and one to coordinate 1; the loop delivers
  * them at the modelled times and counts them. */
@@ -75,6 +97,7 @@ typedef struct ring_ctx {
     torus_transport tp[4];
     int sent, got[4];
     double arrive[4];
+    torus_timed *mark; /* when set: the window is rank 0's second send */
 } ring_ctx;
 
 static int ring_step(void *ctx, int r, double now, double *cpu_s)
@@ -85,9 +108,13 @@ static int ring_step(void *ctx, int r, double now, double *cpu_s)
     if (r == 0) {
         if (x->sent < 2 && t->can_send(t->impl, 0)) {
             uint64_t *buf = calloc(11, sizeof *buf);
+            if (x->mark && x->sent == 1)
+                ASSERT_EQ_INT(torus_timed_mark(x->mark, 0, now), 0);
             t->send(t->impl, 0, x->sent == 0 ? 2 : 1, &buf, 10, 1);
             free(buf);
             x->sent++;
+            if (x->mark && x->sent == 2)
+                ASSERT_EQ_INT(torus_timed_mark(x->mark, 1, now + 100e-6), 0);
             return TORUS_TIMED_MOVED;
         }
         return x->sent == 2 && t->quiescent(t->impl) ? TORUS_TIMED_DONE : TORUS_TIMED_IDLE;
@@ -103,18 +130,11 @@ static int ring_step(void *ctx, int r, double now, double *cpu_s)
 
 static void transport(void)
 {
-    char err[128];
-    torus_shape s;
-    ASSERT_EQ_INT(torus_shape_parse("4", 4, &s, err, sizeof err), 0);
     torus_map m;
-    ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
     torus_timed_params p = {.cap = 16, .outstanding = 1, .link_bw = 1e6, .latency_s = 1e-6, .header_bytes = 20};
-    torus_timed *tt = torus_timed_create(&m, &p);
-    ASSERT_TRUE(tt != NULL);
     ring_ctx x;
     memset(&x, 0, sizeof x);
-    for (int r = 0; r < 4; r++)
-        torus_timed_bind(tt, r, &x.tp[r]);
+    torus_timed *tt = four_ranks("4", &p, &m, x.tp);
     torus_timed_stats st;
     ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
     ASSERT_EQ_INT(st.packets, 2);
@@ -126,8 +146,93 @@ static void transport(void)
     ASSERT_NEAR(x.arrive[2], 100e-6 + 2e-6, 1e-12);
     ASSERT_NEAR(x.arrive[1], 200e-6 + 1e-6, 1e-12);
     ASSERT_NEAR(st.link_busy_s, 3 * 100e-6, 1e-12);
+    /* no marks: the window is the whole run */
+    ASSERT_EQ_INT(st.window.packets, 2);
+    ASSERT_NEAR(st.window.link_busy_s, st.link_busy_s, 1e-15);
+    ASSERT_NEAR(st.window.t1, st.makespan, 1e-15);
+    torus_timed_destroy(tt);
+
+    /* marked around the second send (100 us to 200 us): the window holds
+     * that packet alone, its one link (0 -> 1, +) busy all of it */
+    torus_map_free(&m);
+    memset(&x, 0, sizeof x);
+    tt = four_ranks("4", &p, &m, x.tp);
+    x.mark = tt;
+    ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
+    ASSERT_EQ_INT(st.packets, 2);
+    ASSERT_NEAR(st.window.t0, 100e-6, 1e-12);
+    ASSERT_NEAR(st.window.t1, 200e-6, 1e-12);
+    ASSERT_EQ_INT(st.window.packets, 1);
+    ASSERT_EQ_INT(st.window.words, 10);
+    ASSERT_NEAR(st.window.link_busy_s, 100e-6, 1e-12);
+    ASSERT_NEAR(st.window.hot_util, 1.0, 1e-9);
+    ASSERT_EQ_INT(st.window.hot_rank, 0);
+    ASSERT_EQ_INT(st.window.hot_dir, 0);
+    ASSERT_NEAR(st.window.dim_util_max[0], 1.0, 1e-9);
+    ASSERT_NEAR(st.window.dim_util_mean[0], 1.0 / 8, 1e-9); /* 8 directed links of a 4-ring */
+    ASSERT_NEAR(st.window.link_util, 1.0 / 8, 1e-9);
+    ASSERT_EQ_INT(torus_timed_mark(tt, 2, 0), -1);
     torus_timed_destroy(tt);
     torus_map_free(&m);
+}
+
+/* Idle gaps (link_gaps): on the line 0-1-2-3, rank 2 sends to 3 and rank
+ * 1 to 3 (which waits for link 2->3 until 100 us), then rank 1 to 2.  With
+ * one free-at time per link that last packet waits until 200 us, behind
+ * the booking on 1->2; in the gaps it leaves 1->2 idle from 0 to 100 us. */
+typedef struct gap_ctx {
+    torus_transport tp[4];
+    int got[4];
+    double arrive[4];
+} gap_ctx;
+
+static int gap_step(void *ctx, int r, double now, double *cpu_s)
+{
+    gap_ctx *x = ctx;
+    torus_transport *t = &x->tp[r];
+    *cpu_s = 0;
+    torus_packet pk;
+    while (t->poll(t->impl, 0, &pk)) {
+        x->got[r]++;
+        x->arrive[r] = now;
+        t->release(t->impl, 0);
+    }
+    int want = r == 3 ? 2 : r == 2 ? 1 : 0;
+    return x->got[r] >= want && t->quiescent(t->impl) ? TORUS_TIMED_DONE : TORUS_TIMED_IDLE;
+}
+
+static double gap_run(int gaps, double *to3)
+{
+    torus_map m;
+    torus_timed_params p = {.cap = 16, .outstanding = 2, .link_bw = 1e6, .latency_s = 1e-6, .header_bytes = 20,
+                            .link_gaps = gaps};
+    gap_ctx x;
+    memset(&x, 0, sizeof x);
+    torus_timed *tt = four_ranks("4m", &p, &m, x.tp);
+    const int from[3] = {2, 1, 1}, to[3] = {3, 3, 2};
+    for (int i = 0; i < 3; i++) {
+        uint64_t *buf = calloc(16, sizeof *buf);
+        ASSERT_EQ_INT(x.tp[from[i]].send(x.tp[from[i]].impl, 0, to[i], &buf, 10, 0), 0);
+        free(buf);
+    }
+    torus_timed_stats st;
+    ASSERT_EQ_INT(torus_timed_run(tt, gap_step, &x, &st), 0);
+    ASSERT_EQ_INT(st.packets, 3);
+    ASSERT_NEAR(st.link_busy_s, 4 * 100e-6, 1e-12);
+    torus_timed_destroy(tt);
+    torus_map_free(&m);
+    *to3 = x.arrive[3];
+    return x.arrive[2];
+}
+
+static void link_gaps(void)
+{
+    double to3;
+    /* 100 us on the wire, one latency per link */
+    ASSERT_NEAR(gap_run(0, &to3), 200e-6 + 100e-6 + 1e-6, 1e-12);
+    ASSERT_NEAR(to3, 100e-6 + 100e-6 + 2e-6, 1e-12);
+    ASSERT_NEAR(gap_run(1, &to3), 100e-6 + 1e-6, 1e-12);
+    ASSERT_NEAR(to3, 100e-6 + 100e-6 + 2e-6, 1e-12); /* the path 1->2->3 still waits for 2->3 */
 }
 
 /* BlueGene/L's wire format (paper 002 sec. 2, 4.3.1, Table 7): 32-byte
@@ -161,6 +266,7 @@ int main(void)
 {
     simulate();
     transport();
+    link_gaps();
     wire_format();
     TEST_MAIN_END("test_ropt_timed");
 }
