@@ -176,7 +176,7 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     ropt_ranks_stats(tr.ranks, N, &sum);
     double makespan = ts.makespan;
     res->updates = total;
-    res->packets = ts.packets;
+    res->packets = ts.run.packets;
     res->steps = ts.steps;
     res->max_pending = sum.max_pending;
     res->time_s = makespan;
@@ -197,7 +197,7 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     res->sbf = tests ? (double)blocked / (double)tests : 0;
     res->link_util = w->link_util;
     res->bytes_per_update = w->words ? w->wire_bytes / (double)w->words * res->hops_per_update : 0;
-    res->bytes_per_update_total = ts.wire_bytes / (double)total;
+    res->bytes_per_update_total = ts.run.wire_bytes / (double)total;
     for (int d = 0; d < sh->ndims; d++)
         res->dim_util_mean[d] = w->dim_util_mean[d], res->dim_util_max[d] = w->dim_util_max[d];
     res->hot_dim = w->hot_dim, res->hot_dir = w->hot_dir, res->hot_util = w->hot_util;

@@ -69,37 +69,30 @@ enum { TORUS_TIMED_IDLE = 0, TORUS_TIMED_MOVED = 1, TORUS_TIMED_DONE = 2 };
 typedef int (*torus_timed_step_fn)(void *ctx, int r, double now, double *cpu_s);
 
 #define TORUS_TIMED_FILL_BINS 4
-/* Where the time goes over an interval [t0, t1] of the run (packet
- * interface; zero for messages). */
+/* Where the time goes over an interval [t0, t1] of the run (link and
+ * packet figures: packet interface, zero for messages). */
 typedef struct torus_timed_usage {
     double t0, t1;
-    double link_busy_s, link_util;  /* link-seconds; / (physical links * (t1 - t0)) */
-    double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
-    int hot_rank, hot_dim, hot_dir; /* the busiest directed link: from rank, dimension, 0 = + */
-    double hot_util;
-    double blocked_s, waiting_s;    /* rank-seconds idle (see torus_timed_stats) */
-    uint64_t packets, words;
-    double wire_bytes;
-    uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
-} torus_timed_usage;
-
-typedef struct torus_timed_stats {
-    double makespan;        /* the last rank's finishing time */
     double link_busy_s;     /* link-seconds spent carrying packets */
-    double link_util;       /* link_busy_s / (physical links * makespan) */
-    uint64_t packets, words, recvs, steps;
-    double wire_bytes;      /* packet interface: bytes put on first links, framing included */
-    int unfinished;         /* ranks that never finished (stuck machine) */
-    /* where the time goes (packet interface; zero for messages):
-     * per dimension, busy / makespan over its directed links */
+    double link_util;       /* link_busy_s / (physical links * (t1 - t0)) */
+    /* per dimension, busy / (t1 - t0) over its directed links */
     double dim_util_mean[TORUS_MAX_DIMS], dim_util_max[TORUS_MAX_DIMS];
     int hot_rank, hot_dim, hot_dir; /* the busiest directed link: from rank, dimension, 0 = + */
     double hot_util;
     /* rank-seconds idle before all ranks finished: with a send slot refused
      * in the idle step (blocked), or with nothing to do (waiting) */
     double blocked_s, waiting_s;
+    uint64_t packets, words;
+    double wire_bytes;      /* bytes put on first links, framing included */
     /* packets by fill (words / cap): <= 1/4, <= 1/2, <= 3/4, <= 1 */
     uint64_t fill_hist[TORUS_TIMED_FILL_BINS];
+} torus_timed_usage;
+
+typedef struct torus_timed_stats {
+    double makespan;        /* the last rank's finishing time */
+    uint64_t recvs, steps;
+    int unfinished;         /* ranks that never finished (stuck machine) */
+    torus_timed_usage run;  /* the whole run, [0, makespan] */
     /* the same between the two marks (torus_timed_mark), or the whole run
      * when they were not both set */
     torus_timed_usage window;

@@ -160,12 +160,13 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
         /* the earliest window at which every link of the path is idle,
          * in the gaps earlier bookings left: scan until no link pushes
          * the start further, then book it on all of them */
-        for (int moved = 1; moved;) {
+        for (int moved = 1, first = 1; moved; first = 0) {
             moved = 0;
             c[d] = c0;
             for (int h = 0; h < steps; h++) {
                 link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
-                book_prune(b, s->horizon);
+                if (first)
+                    book_prune(b, s->horizon);
                 int pos;
                 double at = book_find(b, start, ser, &pos);
                 if (at > start + BOOK_EPS)
@@ -181,18 +182,19 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
             s->link_busy[li] += ser;
             c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
         }
-    }
-    for (int pass = s->p.link_gaps ? 2 : 0; pass < 2; pass++) {
-        c[d] = c0;
-        for (int h = 0; h < steps; h++) {
-            double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
-            if (pass == 0 && *lf > start)
-                start = *lf;
-            if (pass == 1) {
-                *lf = start + ser;
-                s->link_busy[lf - s->link_free] += ser;
+    } else {
+        for (int pass = 0; pass < 2; pass++) {
+            c[d] = c0;
+            for (int h = 0; h < steps; h++) {
+                double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
+                if (pass == 0 && *lf > start)
+                    start = *lf;
+                if (pass == 1) {
+                    *lf = start + ser;
+                    s->link_busy[lf - s->link_free] += ser;
+                }
+                c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
             }
-            c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
         }
     }
     s->busy += ser * steps;
@@ -883,22 +885,10 @@ int torus_timed_run(torus_timed *s, torus_timed_step_fn step, void *ctx, torus_t
     st->makespan = makespan;
     st->recvs = s->recvs;
     st->unfinished = left;
-    torus_timed_usage all;
-    usage_between(s, NULL, NULL, 0, makespan, &all);
-    st->link_busy_s = all.link_busy_s;
-    st->wire_bytes = all.wire_bytes;
-    st->link_util = all.link_util;
-    st->packets = all.packets;
-    st->words = all.words;
-    st->blocked_s = all.blocked_s;
-    st->waiting_s = all.waiting_s;
-    memcpy(st->fill_hist, all.fill_hist, sizeof st->fill_hist);
-    memcpy(st->dim_util_mean, all.dim_util_mean, sizeof st->dim_util_mean);
-    memcpy(st->dim_util_max, all.dim_util_max, sizeof st->dim_util_max);
-    st->hot_rank = all.hot_rank, st->hot_dim = all.hot_dim, st->hot_dir = all.hot_dir, st->hot_util = all.hot_util;
+    usage_between(s, NULL, NULL, 0, makespan, &st->run);
     if (s->mark[0].set && s->mark[1].set && s->mark[1].t > s->mark[0].t)
         usage_between(s, &s->mark[0], &s->mark[1], s->mark[0].t, s->mark[1].t, &st->window);
     else
-        st->window = all;
+        st->window = st->run;
     return left ? -1 : 0;
 }

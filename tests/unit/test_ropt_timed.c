@@ -137,18 +137,18 @@ static void transport(void)
     torus_timed *tt = four_ranks("4", &p, &m, x.tp);
     torus_timed_stats st;
     ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
-    ASSERT_EQ_INT(st.packets, 2);
-    ASSERT_EQ_INT(st.words, 20);
+    ASSERT_EQ_INT(st.run.packets, 2);
+    ASSERT_EQ_INT(st.run.words, 20);
     ASSERT_EQ_INT(x.got[2], 10);
     ASSERT_EQ_INT(x.got[1], 10);
     /* 100 bytes at 1 MB/s = 100 us on the wire; 2 links of latency to
      * coordinate 2; the second packet waits for the one slot to free */
     ASSERT_NEAR(x.arrive[2], 100e-6 + 2e-6, 1e-12);
     ASSERT_NEAR(x.arrive[1], 200e-6 + 1e-6, 1e-12);
-    ASSERT_NEAR(st.link_busy_s, 3 * 100e-6, 1e-12);
+    ASSERT_NEAR(st.run.link_busy_s, 3 * 100e-6, 1e-12);
     /* no marks: the window is the whole run */
     ASSERT_EQ_INT(st.window.packets, 2);
-    ASSERT_NEAR(st.window.link_busy_s, st.link_busy_s, 1e-15);
+    ASSERT_NEAR(st.window.link_busy_s, st.run.link_busy_s, 1e-15);
     ASSERT_NEAR(st.window.t1, st.makespan, 1e-15);
     torus_timed_destroy(tt);
 
@@ -159,7 +159,7 @@ static void transport(void)
     tt = four_ranks("4", &p, &m, x.tp);
     x.mark = tt;
     ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
-    ASSERT_EQ_INT(st.packets, 2);
+    ASSERT_EQ_INT(st.run.packets, 2);
     ASSERT_NEAR(st.window.t0, 100e-6, 1e-12);
     ASSERT_NEAR(st.window.t1, 200e-6, 1e-12);
     ASSERT_EQ_INT(st.window.packets, 1);
@@ -217,8 +217,8 @@ static double gap_run(int gaps, double *to3)
     }
     torus_timed_stats st;
     ASSERT_EQ_INT(torus_timed_run(tt, gap_step, &x, &st), 0);
-    ASSERT_EQ_INT(st.packets, 3);
-    ASSERT_NEAR(st.link_busy_s, 4 * 100e-6, 1e-12);
+    ASSERT_EQ_INT(st.run.packets, 3);
+    ASSERT_NEAR(st.run.link_busy_s, 4 * 100e-6, 1e-12);
     torus_timed_destroy(tt);
     torus_map_free(&m);
     *to3 = x.arrive[3];
