@@ -13,6 +13,13 @@
 # torusmodel's prediction and bounds for its run: predicted_gups,
 # measured_over_predicted, the CPU, network and memory bounds and which binds
 # (routed model for ra_opt on the shape it chose, direct for ra_base).
+# The prediction comes from the calibration before the runs.  The bounds are
+# measured rates (the best a kernel reached), and this machine's rate drifts
+# a few percent between minutes, so after a point's runs it calibrates once
+# more and each bound is the better of the two: a run of minutes then sits
+# between two measurements of its bound, not above one taken in a slow
+# minute.  The point's rows are written at once and their model columns
+# rewritten after that second calibration.
 set -u
 RA_SCRIPT=sweep.sh
 # shellcheck source=run_scripts/common.sh
@@ -115,17 +122,18 @@ else
     echo "$CSV_HEADER" | ra_atomic_write "$CSV" || { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 fi
 
-# calibrate NP K: the params file of that point (made once, at NP ranks
-# and table 2^K, so the model sees the run's ranks per node and table
-# share); prints its path, or nothing when calibration is off or failed.
+# calibrate NP K [after]: the params file of that point (made once, at NP
+# ranks and table 2^K, so the model sees the run's ranks per node and table
+# share; with "after", made anew after the point's runs); prints its path,
+# or nothing when calibration is off or failed.
 calibrate() {
-    local np=$1 k=$2 f="$PARAMS_DIR/np$1_k$2.params"
+    local np=$1 k=$2 sfx=${3:+.$3}
+    local f="$PARAMS_DIR/np$1_k$2$sfx.params" log="$LOGS/calibrate_np${np}_k$k$sfx.txt"
     [ "${CALIBRATE:-1}" = 1 ] || return 0
-    if [ ! -s "$f" ]; then
+    if [ ! -s "$f" ] || [ -n "$sfx" ]; then
         ra_launcher "$np"
-        if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$k" --output "$f" \
-            >"$LOGS/calibrate_np${np}_k$k.txt" 2>&1; then
-            echo "# calibration at np=$np 2^$k failed (see $LOGS/calibrate_np${np}_k$k.txt): no prediction" >&2
+        if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$k" --output "$f" >"$log" 2>&1; then
+            echo "# calibration at np=$np 2^$k${3:+ ($3 the runs)} failed (see $log): ${3:+bounds from the first only}${3:-no prediction}" >&2
             rm -f "$f"
             return 0
         fi
@@ -133,23 +141,61 @@ calibrate() {
     echo "$f"
 }
 
-# predict PARAMS ALGORITHM SHAPE GUPS: the model columns of one row
+# predict PARAMS PARAMS2 ALGORITHM SHAPE GUPS: the model columns of one
+# row.  The prediction is PARAMS's; each bound is the larger of the two
+# files' (PARAMS2 may be empty), the binding one the smallest of those.
 predict() {
     local empty=",,,,,,"
-    if [ -z "$1" ] || [ -z "$3" ] || [ "$3" = - ]; then
+    if [ -z "$1" ] || [ -z "$4" ] || [ "$4" = - ]; then
         echo "$empty"
         return
     fi
-    local r
-    r=$("$RA_BIN/torusmodel" --params "$1" --algorithm "$2" --shape "$3" 2>/dev/null) || { echo "$empty"; return; }
-    printf '%s\n' "$r" | awk -v g="$4" -F': ' '
+    local r r2=""
+    r=$("$RA_BIN/torusmodel" --params "$1" --algorithm "$3" --shape "$4" 2>/dev/null) || { echo "$empty"; return; }
+    if [ -n "$2" ]; then
+        r2=$("$RA_BIN/torusmodel" --params "$2" --algorithm "$3" --shape "$4" 2>/dev/null | sed 's/^/2:/') || r2=""
+    fi
+    printf '%s\n%s\n' "$r" "$r2" | awk -v g="$5" -F': ' '
+        function big(x) { return x == "unbounded" ? 1e300 : x + 0 }
+        function better(k) {
+            if (!(("2:" k) in v) || big(v["2:" k]) <= big(v[k])) return v[k]
+            return v["2:" k]
+        }
         { v[$1] = $2 }
         END {
             p = v["predicted_gups"]
             ratio = (p + 0 > 0 && g != "") ? sprintf("%.4f", g / p) : ""
-            printf "%s,%s,%s,%s,%s,%s,%s\n", p, ratio, v["cpu_bound_gups"], v["network_bound_gups"],
-                v["memory_bound_gups"], v["bound_gups"], v["binding"]
+            c = better("cpu_bound_gups"); n = better("network_bound_gups"); m = better("memory_bound_gups")
+            b = c; bind = "cpu"
+            if (big(n) < big(b)) { b = n; bind = "network" }
+            if (big(m) < big(b)) { b = m; bind = "memory" }
+            printf "%s,%s,%s,%s,%s,%s,%s\n", p, ratio, c, n, m, b, bind
         }'
+}
+
+# rebound NP K: the model columns of the point's rows anew, from its
+# calibrations before and after its runs
+rebound() {
+    local np=$1 k=$2 before="$PARAMS_DIR/np$1_k$2.params" after="$PARAMS_DIR/np$1_k$2.after.params"
+    [ -s "$before" ] || return 0
+    [ -s "$after" ] || after=""
+    local cols vi si gi ni ki ci out line
+    cols=$(head -1 "$CSV")
+    col() { awk -F, -v n="$1" '{ for (j = 1; j <= NF; j++) if ($j == n) print j }' <<<"$cols"; }
+    vi=$(col variant) si=$(col shape) gi=$(col gups) ni=$(col np) ki=$(col requested_log2) ci=$(col rc)
+    out=""
+    while IFS= read -r line; do
+        local -a f
+        IFS=, read -r -a f <<<"$line,"
+        if [ "${f[ni - 1]}" = "$np" ] && [ "${f[ki - 1]}" = "$k" ] && [ "${f[ci - 1]}" = 0 ]; then
+            local prog=${f[vi - 1]%%:*} alg=direct shape=$np
+            [ "$prog" = ra_opt ] && alg=routed shape=${f[si - 1]}
+            line=$(IFS=,; echo "${f[*]:0:${#f[@]}-7}"),$(predict "$before" "$after" "$alg" "$shape" "${f[gi - 1]}")
+        fi
+        out+="$line"$'\n'
+    done < <(tail -n +2 "$CSV")
+    printf '%s\n%s' "$cols" "$out" | ra_atomic_write "$CSV" ||
+        { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 }
 
 total=$((${#NP_LIST[@]} * ${#K_LIST[@]} * ${#V_LIST[@]}))
@@ -158,6 +204,7 @@ failed=0
 host=$(hostname)
 for k in "${K_LIST[@]}"; do
     for np in "${NP_LIST[@]}"; do
+        ran=0
         for v in "${V_LIST[@]}"; do
             i=$((i + 1))
             id="$v|$np|$k|$GEN"
@@ -175,6 +222,7 @@ for k in "${K_LIST[@]}"; do
             [ "${TIMEOUT:-0}" -gt 0 ] && pre=(timeout "$TIMEOUT")
             log="$LOGS/$(echo "$id" | tr '|:/=' '____').txt"
             params=$(calibrate "$np" "$k")
+            ran=1
             t0=$(date +%s.%N)
             "${pre[@]}" "${RA_LAUNCH[@]}" "$RA_BIN/$prog" --log2-table "$k" --gen "$GEN" --no-progress \
                 "${vargs[@]}" "${EXTRA[@]}" >"$log" 2>&1
@@ -188,9 +236,9 @@ for k in "${K_LIST[@]}"; do
             model=",,,,,,"
             if [ "$rc" = 0 ]; then
                 if [ "$prog" = ra_opt ]; then
-                    model=$(predict "$params" routed "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
+                    model=$(predict "$params" "" routed "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
                 else
-                    model=$(predict "$params" direct "$np" "$(ra_key "$log" gups)")
+                    model=$(predict "$params" "" direct "$np" "$(ra_key "$log" gups)")
                 fi
             fi
             # One row: run columns, then the key block in KEY_COLS order;
@@ -211,6 +259,14 @@ for k in "${K_LIST[@]}"; do
                 echo "$tag: FAILED with exit $rc ($secs s), see $log: $(grep -m1 -E 'error|notice' "$log")"
             fi
         done
+        # the point's second calibration (again when it ran anything now,
+        # else once if an interrupted sweep left it undone), then its rows
+        # take the better bounds of the two
+        if [ "${CALIBRATE:-1}" = 1 ] && [ -s "$PARAMS_DIR/np${np}_k$k.params" ] &&
+            { [ "$ran" = 1 ] || [ ! -s "$PARAMS_DIR/np${np}_k$k.after.params" ]; }; then
+            calibrate "$np" "$k" after >/dev/null
+            rebound "$np" "$k"
+        fi
     done
 done
 echo "# $CSV: $(($(wc -l <"$CSV") - 1)) rows; $failed run(s) failed"

@@ -160,6 +160,32 @@ else
     bad "sweep.sh 2x2: rc=$rc rows=$rows passed=$npass fingerprints=$nfp unknown-fields=$lib_ok"
     tail -5 "$TMP/sw1" | sed 's/^/    /'
 fi
+# Each point is calibrated again after its runs, and a row's bounds are the
+# larger of the two calibrations' (the binding one the smallest of those);
+# its prediction is the first calibration's.
+bounds_ok=0
+while IFS=, read -r np k alg shape pred cpu net mem bnd bind; do
+    pa=$TMP/sweep/s-params/np${np}_k$k.params pb=$TMP/sweep/s-params/np${np}_k$k.after.params
+    [ -s "$pa" ] && [ -s "$pb" ] || continue
+    ra=$(bin/torusmodel --params "$pa" --algorithm "$alg" --shape "$shape" 2>/dev/null)
+    rb=$(bin/torusmodel --params "$pb" --algorithm "$alg" --shape "$shape" 2>/dev/null)
+    awk -F': ' -v pred="$pred" -v cpu="$cpu" -v net="$net" -v mem="$mem" -v bnd="$bnd" -v bind="$bind" '
+        function big(x) { return x == "unbounded" ? 1e300 : x + 0 }
+        FNR == NR { a[$1] = $2; next }
+        { b[$1] = $2 }
+        END {
+            c = big(a["cpu_bound_gups"]) > big(b["cpu_bound_gups"]) ? a["cpu_bound_gups"] : b["cpu_bound_gups"]
+            n = big(a["network_bound_gups"]) > big(b["network_bound_gups"]) ? a["network_bound_gups"] : b["network_bound_gups"]
+            m = big(a["memory_bound_gups"]) > big(b["memory_bound_gups"]) ? a["memory_bound_gups"] : b["memory_bound_gups"]
+            lo = big(c) <= big(n) ? c : n; lo = big(lo) <= big(m) ? lo : m
+            exit !(pred == a["predicted_gups"] && cpu == c && net == n && mem == m && bnd == lo &&
+                   ((bind == "cpu" && bnd == c) || (bind == "network" && bnd == n) || (bind == "memory" && bnd == m)) &&
+                   big(pred) <= big(bnd))
+        }' <(printf '%s\n' "$ra") <(printf '%s\n' "$rb") && bounds_ok=$((bounds_ok + 1))
+done < <(awk -F, 'NR > 1 { print $9 "," $10 ",routed," $31 "," $45 "," $47 "," $48 "," $49 "," $50 "," $51 }' "$csv")
+[ "$bounds_ok" = 4 ] &&
+    ok "sweep.sh: every point calibrated before and after its runs; each row's bounds the larger of the two, the prediction the first's and not above the bound" ||
+    bad "sweep.sh before/after bounds: $bounds_ok of 4 rows agree with the two calibrations ($(ls "$TMP/sweep/s-params" | tr '\n' ' '))"
 # Resume: nothing to do; then drop a row and only that run is made again.
 run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw2" 2>&1
 rc2=$?
