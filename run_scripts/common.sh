@@ -6,6 +6,9 @@
 
 ra_die() { echo "$RA_SCRIPT: error: $*" >&2; exit 2; }
 
+# ra_csv_col FILE NAME: the number of column NAME in FILE's header line
+ra_csv_col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+
 # RA_BIN: directory holding ra_base, ra_opt, torusmodel, ra_calibrate.
 ra_find_bin() {
     local here

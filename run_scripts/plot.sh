@@ -73,11 +73,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Column numbers by name, so the plot survives new columns.
-col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-C_VAR=$(col variant); C_NP=$(col np); C_GEN=$(col generator); C_K=$(col table_log2)
-C_GUPS=$(col gups); C_STATUS=$(col status); C_SHAPE=$(col shape)
-C_HOPS=$(col hops_per_update); C_BYTES=$(col bytes_per_update)
-C_PRED=$(col predicted_gups); C_CPU=$(col cpu_bound_gups); C_NET=$(col network_bound_gups); C_MEM=$(col memory_bound_gups)
+C_VAR=$(ra_csv_col "$CSV" variant); C_NP=$(ra_csv_col "$CSV" np); C_GEN=$(ra_csv_col "$CSV" generator); C_K=$(ra_csv_col "$CSV" table_log2)
+C_GUPS=$(ra_csv_col "$CSV" gups); C_STATUS=$(ra_csv_col "$CSV" status); C_SHAPE=$(ra_csv_col "$CSV" shape)
+C_HOPS=$(ra_csv_col "$CSV" hops_per_update); C_BYTES=$(ra_csv_col "$CSV" bytes_per_update)
+C_PRED=$(ra_csv_col "$CSV" predicted_gups); C_CPU=$(ra_csv_col "$CSV" cpu_bound_gups); C_NET=$(ra_csv_col "$CSV" network_bound_gups); C_MEM=$(ra_csv_col "$CSV" memory_bound_gups)
 
 ok_rows() { awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "passed"' "$CSV"; }
 [ -n "$GEN" ] || GEN=$(ok_rows | awk -F, -v g="$C_GEN" 'NR == 1 { print $g }')

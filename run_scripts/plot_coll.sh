@@ -59,10 +59,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Columns by name, so the plot survives new columns.
-col() { head -1 "$CSV" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-C_OP=$(col op); C_SIZE=$(col size); C_ALG=$(col algorithm); C_RANKS=$(col ranks); C_SHAPE=$(col shape)
-C_MODE=$(col mode); C_MIN=$(col min_us); C_AVG=$(col avg_us); C_MAX=$(col max_us); C_MBS=$(col mb_s)
-C_PRED=$(col pred_us); C_CHOSEN=$(col chosen); C_HOST=$(col host)
+C_OP=$(ra_csv_col "$CSV" op); C_SIZE=$(ra_csv_col "$CSV" size); C_ALG=$(ra_csv_col "$CSV" algorithm); C_RANKS=$(ra_csv_col "$CSV" ranks); C_SHAPE=$(ra_csv_col "$CSV" shape)
+C_MODE=$(ra_csv_col "$CSV" mode); C_MIN=$(ra_csv_col "$CSV" min_us); C_AVG=$(ra_csv_col "$CSV" avg_us); C_MAX=$(ra_csv_col "$CSV" max_us); C_MBS=$(ra_csv_col "$CSV" mb_s)
+C_PRED=$(ra_csv_col "$CSV" pred_us); C_CHOSEN=$(ra_csv_col "$CSV" chosen); C_HOST=$(ra_csv_col "$CSV" host)
 
 ranks=$(awk -F, -v c="$C_RANKS" 'NR == 2 { print $c }' "$CSV")
 shape=$(awk -F, -v c="$C_SHAPE" 'NR == 2 { print $c }' "$CSV")

@@ -173,28 +173,34 @@ predict() {
         }'
 }
 
-# rebound NP K: the model columns of the point's rows anew, from its
-# calibrations before and after its runs
+# row_model PARAMS PARAMS2 PROG NP SHAPE GUPS: predict's columns for a run
+# of PROG: the routed model on ra_opt's shape, the direct one (NP ranks,
+# flat) for ra_base
+row_model() {
+    if [ "$3" = ra_opt ]; then
+        predict "$1" "$2" routed "$5" "$6"
+    else
+        predict "$1" "$2" direct "$4" "$6"
+    fi
+}
+
+# rebound NP K: the model columns (the row's last 7) of the point's rows
+# anew, from its calibrations before and after its runs
 rebound() {
     local np=$1 k=$2 before="$PARAMS_DIR/np$1_k$2.params" after="$PARAMS_DIR/np$1_k$2.after.params"
     [ -s "$before" ] || return 0
     [ -s "$after" ] || after=""
-    local cols vi si gi ni ki ci out line
-    cols=$(head -1 "$CSV")
-    col() { awk -F, -v n="$1" '{ for (j = 1; j <= NF; j++) if ($j == n) print j }' <<<"$cols"; }
-    vi=$(col variant) si=$(col shape) gi=$(col gups) ni=$(col np) ki=$(col requested_log2) ci=$(col rc)
-    out=""
+    local vi si gi ni ki ci out="" line f
+    vi=$(ra_csv_col "$CSV" variant) si=$(ra_csv_col "$CSV" shape) gi=$(ra_csv_col "$CSV" gups)
+    ni=$(ra_csv_col "$CSV" np) ki=$(ra_csv_col "$CSV" requested_log2) ci=$(ra_csv_col "$CSV" rc)
     while IFS= read -r line; do
-        local -a f
-        IFS=, read -r -a f <<<"$line,"
+        IFS=, read -r -a f <<<"$line"
         if [ "${f[ni - 1]}" = "$np" ] && [ "${f[ki - 1]}" = "$k" ] && [ "${f[ci - 1]}" = 0 ]; then
-            local prog=${f[vi - 1]%%:*} alg=direct shape=$np
-            [ "$prog" = ra_opt ] && alg=routed shape=${f[si - 1]}
-            line=$(IFS=,; echo "${f[*]:0:${#f[@]}-7}"),$(predict "$before" "$after" "$alg" "$shape" "${f[gi - 1]}")
+            line="${line%,*,*,*,*,*,*,*},$(row_model "$before" "$after" "${f[vi - 1]%%:*}" "$np" "${f[si - 1]}" "${f[gi - 1]}")"
         fi
         out+="$line"$'\n'
     done < <(tail -n +2 "$CSV")
-    printf '%s\n%s' "$cols" "$out" | ra_atomic_write "$CSV" ||
+    printf '%s\n%s' "$(head -1 "$CSV")" "$out" | ra_atomic_write "$CSV" ||
         { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 }
 
@@ -232,15 +238,10 @@ for k in "${K_LIST[@]}"; do
             build=$(sed -n 's/^# build: //p' "$log" | head -1)
             build=${build//,/;} # e.g. -fsanitize=address,undefined
             [ "$rc" = 0 ] || failed=$((failed + 1))
-            # the model: routed on ra_opt's shape, direct (flat, np ranks) for ra_base
+            # the model, from the calibration before the run (rebound adds
+            # the one after the point's runs)
             model=",,,,,,"
-            if [ "$rc" = 0 ]; then
-                if [ "$prog" = ra_opt ]; then
-                    model=$(predict "$params" "" routed "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
-                else
-                    model=$(predict "$params" "" direct "$np" "$(ra_key "$log" gups)")
-                fi
-            fi
+            [ "$rc" = 0 ] && model=$(row_model "$params" "" "$prog" "$np" "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
             # One row: run columns, then the key block in KEY_COLS order;
             # commas inside values become ';' so the CSV stays plain.
             awk -v cols="$KEY_COLS" -v run="$id,$(date -Iseconds),$host,$RA_MPI_NAME,$RA_MPI_VERSION,${build:-unknown},${LAUNCHER:-mpirun},$v,$np,$k,$rc" '
