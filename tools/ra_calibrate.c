@@ -40,9 +40,9 @@
  *     and no MPI: below what a hop costs in a run, so the CPU bound holds.
  *   t_wait_routed, t_wait_direct: ra_opt (its defaults, its shape) and the
  *     baseline (baseline/base_algo.c) on all ranks, table 2^K, the better of
- *     two tries each (four of the baseline on one rank): a node's cores spend used * nodes / GUPS ns per update;
- *     what exceeds the CPU bound's cycles (tm_evaluate) is the wait the
- *     prediction adds.  Paper 002 fits t_o^p (sec. 4.3) and t_hop (sec.
+ *     two tries each (four of the baseline on one rank): a node's cores
+ *     spend used * nodes / GUPS ns per update; what exceeds the CPU bound's
+ *     cycles (tm_evaluate) is the wait the prediction adds.  Paper 002 fits t_o^p (sec. 4.3) and t_hop (sec.
  *     6.2) to measured runs the same way.
  *   link_bw: 64 KiB ping-pong between ranks 0 and 1, the others asleep.
  *   Cost: 7-20 s with --quick (2^21 updates per rank per phase, 2^24 for

@@ -84,6 +84,19 @@ struct torus_timed {
     timed_mark mark[2]; /* the window's start and end, when marked */
 };
 
+/* The directed link leaving node c along dimension d (dir 0 = +), as an
+ * index into link_free, link_busy and book. */
+static size_t link_at(const torus_timed *s, const int *c, int d, int dir)
+{
+    return ((size_t)torus_map_linear(&s->map->shape, c) * s->nd + d) * 2 + dir;
+}
+
+/* c one router further along dimension d of a k-ring, the dir way */
+static void step_along(int *c, int d, int dir, int k)
+{
+    c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+}
+
 static void book_prune(link_book *b, double horizon);
 static double book_find(const link_book *b, double t, double ser, int *pos);
 static double book_take(link_book *b, double t, double ser);
@@ -164,36 +177,36 @@ static int timed_send(void *impl, int d, int to, uint64_t **buf, int n, int last
             moved = 0;
             c[d] = c0;
             for (int h = 0; h < steps; h++) {
-                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
+                link_book *b = &s->book[link_at(s, c, d, dir)];
                 if (first)
                     book_prune(b, s->horizon);
                 int pos;
                 double at = book_find(b, start, ser, &pos);
                 if (at > start + BOOK_EPS)
                     start = at, moved = 1;
-                c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+                step_along(c, d, dir, k);
             }
         }
         c[d] = c0;
         for (int h = 0; h < steps; h++) {
-            size_t li = ((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir;
+            size_t li = link_at(s, c, d, dir);
             if (book_take(&s->book[li], start, ser) < 0)
                 return -1;
             s->link_busy[li] += ser;
-            c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+            step_along(c, d, dir, k);
         }
     } else {
         for (int pass = 0; pass < 2; pass++) {
             c[d] = c0;
             for (int h = 0; h < steps; h++) {
-                double *lf = &s->link_free[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir];
-                if (pass == 0 && *lf > start)
-                    start = *lf;
+                size_t li = link_at(s, c, d, dir);
+                if (pass == 0 && s->link_free[li] > start)
+                    start = s->link_free[li];
                 if (pass == 1) {
-                    *lf = start + ser;
-                    s->link_busy[lf - s->link_free] += ser;
+                    s->link_free[li] = start + ser;
+                    s->link_busy[li] += ser;
                 }
-                c[d] = dir == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+                step_along(c, d, dir, k);
             }
         }
     }
@@ -515,7 +528,7 @@ static double route_message(torus_timed *s, int r, int dest, size_t bytes, doubl
         double head = written, first = -1;
         for (int d = 0; d < s->nd; d++)
             for (int h = 0; h < steps[d]; h++) {
-                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + dir[d]];
+                link_book *b = &s->book[link_at(s, c, d, dir[d])];
                 book_prune(b, s->horizon);
                 double st = book_take(b, head, ser);
                 if (st < 0)
@@ -523,7 +536,7 @@ static double route_message(torus_timed *s, int r, int dest, size_t bytes, doubl
                 if (first < 0)
                     first = st;
                 head = st + s->p.latency_s; /* the head reaches the next router */
-                c[d] = dir[d] == 0 ? (c[d] + 1) % sh->k[d] : (c[d] - 1 + sh->k[d]) % sh->k[d];
+                step_along(c, d, dir[d], sh->k[d]);
             }
         s->busy += ser * hops;
         out = first + ser > out ? first + ser : out;
@@ -611,7 +624,7 @@ static int timed_line_send(void *impl, int d, const void *buf, size_t bytes, int
             double head = written;
             memcpy(c, mine, (size_t)s->nd * sizeof *c);
             for (int h = 0; h < way[w]; h++) {
-                link_book *b = &s->book[((size_t)torus_map_linear(sh, c) * s->nd + d) * 2 + w];
+                link_book *b = &s->book[link_at(s, c, d, w)];
                 book_prune(b, s->horizon);
                 double st = book_take(b, head, ser);
                 if (st < 0) {
@@ -623,7 +636,7 @@ static int timed_line_send(void *impl, int d, const void *buf, size_t bytes, int
                 head = st + s->p.latency_s;
                 if (head + ser > arrive[base + h])
                     arrive[base + h] = head + ser;
-                c[d] = w == 0 ? (c[d] + 1) % k : (c[d] - 1 + k) % k;
+                step_along(c, d, w, k);
             }
             s->busy += ser * way[w];
         }
