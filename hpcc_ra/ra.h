@@ -36,7 +36,7 @@ enum {
 /* HPCC: at most 1024 updates looked ahead or stored per process. */
 #define RA_MAX_PENDING 1024
 
-enum { RA_SUITE_MPI = 1, RA_SUITE_STAR = 2, RA_SUITE_SINGLE = 4 };
+enum { RA_SUITE_MPI = 1, RA_SUITE_STAR = 2, RA_SUITE_SINGLE = 4, RA_SUITE_CEILING = 8 };
 enum { RA_GENS_LFSR = 1, RA_GENS_LCG = 2 };
 
 /* An algorithm-specific option: --name VALUE (or a flag when !has_arg). */

@@ -21,6 +21,7 @@
 #include "ra_progress.h"
 #include "ra_report.h"
 #include "ra_table.h"
+#include "ra_tests_local.h"
 #include "ra_verify.h"
 #include "torus_io.h"
 #include "torus_mpi.h"
@@ -98,7 +99,7 @@ static int ilog2_floor(uint64_t v)
 
 static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
 
-#define RA_MAX_RESULTS 6 /* 2 generators x (MPI, Star, Single) */
+#define RA_MAX_RESULTS 8 /* 2 generators x (MPI, Star, Single, Ceiling) */
 
 typedef struct driver {
     ra_run run;
@@ -163,6 +164,23 @@ static void papi_setup(driver *d)
         }
         fflush(stderr);
     }
+}
+
+/* --profile: every rank's share of the timed run per activity, min and
+ * max over ranks (every rank times the same activities). */
+static void reduce_profile(ra_run *run, double secs, ra_result *res)
+{
+    int n = run->stats.nprof, mx;
+    RA_MPI_CHECK(MPI_Allreduce(&n, &mx, 1, MPI_INT, MPI_MAX, run->comm));
+    if (mx == 0 || n != mx)
+        return;
+    double share[RA_PROF_MAX];
+    for (int i = 0; i < n; i++)
+        share[i] = secs > 0 ? run->stats.prof_s[i] / secs : 0;
+    RA_MPI_CHECK(MPI_Allreduce(share, res->prof_min, n, MPI_DOUBLE, MPI_MIN, run->comm));
+    RA_MPI_CHECK(MPI_Allreduce(share, res->prof_max, n, MPI_DOUBLE, MPI_MAX, run->comm));
+    res->stats.nprof = n;
+    res->stats.prof_names = run->stats.prof_names;
 }
 
 static void reduce_stats(ra_run *run, ra_stats *out)
@@ -261,6 +279,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
         return rc;
     res->cpu_time_s = d->last_cpu;
     reduce_stats(run, &res->stats);
+    reduce_profile(run, res->time_s, res);
     if (cfg->papi) {
         res->papi_requested = 1;
         uint64_t tot[RA_PAPI_MAX];
@@ -304,98 +323,6 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     return RA_EXIT_OK;
 }
 
-/* HPCC's Single test picks its rank at random on rank 0, seeded from the
- * clock, never rank 0 unless it is alone, and broadcasts the choice. */
-static int single_rank(MPI_Comm comm, int rank, int P)
-{
-    int pick = 0;
-    if (rank == 0 && P > 1) {
-        srand((unsigned)time(NULL));
-        pick = 1 + (int)((double)rand() / ((double)RAND_MAX + 1.0) * (P - 1));
-    }
-    RA_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
-    return pick;
-}
-
-/* Star (single = 0) or Single (single = 1) on a per-process table of
- * 2^floor(log2(smallest local block)) words. */
-static int run_local_test(driver *d, ra_gen_kind gen, int single, ra_result *res)
-{
-    ra_run *run = &d->run;
-    int log2 = ilog2_floor(run->table_dist.base);
-    uint64_t n = 1ULL << log2;
-    uint64_t upd = d->cfg.updates ? (d->cfg.updates / (uint64_t)run->nprocs ? d->cfg.updates / (uint64_t)run->nprocs : 1) : 4 * n;
-    /* the rank whose own run the section reports: rank 0 for Star (HPCC
-     * prints rank 0's run there), the selected rank for Single */
-    int who = single ? single_rank(run->comm, run->rank, run->nprocs) : 0;
-    int active = !single || run->rank == who;
-
-    memset(res, 0, sizeof *res);
-    res->test = single ? RA_TEST_SINGLE : RA_TEST_STAR;
-    res->gen = gen;
-    res->algorithm = "hpcc-sequential";
-    res->ranks = run->nprocs;
-    res->log2_table = log2;
-    res->table_words = n;
-    res->default_updates = 4 * n;
-    res->threads = ra_local_threads();
-    res->huge_pages = d->huge;
-    res->node_selected = who;
-
-    if (active)
-        ra_table_init(run->table, n, 0);
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
-    double t = 0, cpu = 0;
-    if (active) {
-        double t0 = MPI_Wtime(), c0 = cpu_seconds();
-        ra_local_run(run->table, log2, gen, upd);
-        t = MPI_Wtime() - t0;
-        cpu = cpu_seconds() - c0;
-    }
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
-    double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
-    double gmin, gmax, gsum, tmax;
-    double ginf = active ? g : 1e300;
-    RA_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
-    double times[2] = {t, cpu};
-    RA_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
-    int nact = single ? 1 : run->nprocs;
-    res->updates = upd * (uint64_t)nact;
-    res->time_s = tmax;
-    res->rank_time_s = times[0];
-    res->cpu_time_s = times[1];
-    res->gups = gsum / nact; /* HPCC: Star is the mean per process */
-    res->gups_min = gmin;
-    res->gups_max = gmax;
-    res->gups_sum = gsum;
-    uint64_t fp = active ? ra_table_fingerprint(run->table, n, 0) : 0;
-    RA_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
-    res->fingerprint = fp;
-    res->errors = res->rank_errors = -1;
-    res->check_time_s = -1;
-    if (d->cfg.verify) {
-        double t0 = MPI_Wtime();
-        uint64_t e = 0;
-        if (active) {
-            ra_local_replay(run->table, log2, gen, upd);
-            e = ra_table_errors(run->table, n, 0);
-        }
-        /* total errors, ranks with any error, ranks over HPCC's 1% */
-        uint64_t mine[3] = {e, e > 0, !ra_hpcc_passed((int64_t)e, n)}, tot[3], who_e = e;
-        RA_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
-        RA_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
-        res->errors = (int64_t)tot[0];
-        res->nodes_with_error = (int)tot[1];
-        res->nodes_failed = (int)tot[2];
-        res->rank_errors = (int64_t)who_e;
-        res->check_time_s = MPI_Wtime() - t0;
-    }
-    return RA_EXIT_OK;
-}
-
 static void mpi_library(char *lib)
 {
     int len = 0;
@@ -419,10 +346,10 @@ static void preamble(const driver *d)
            gib(run->local_size * 8), d->huge ? "advised" : "not available");
     printf("# updates: %llu%s\n", (unsigned long long)d->default_updates,
            cfg->updates ? " (--updates)" : " (4 x table, HPCC default)");
-    printf("# generator: %s  suite:%s%s%s  time bound: ",
+    printf("# generator: %s  suite:%s%s%s%s  time bound: ",
            cfg->gens == (RA_GENS_LFSR | RA_GENS_LCG) ? "lfsr+lcg" : cfg->gens == RA_GENS_LCG ? "lcg" : "lfsr",
            cfg->suite & RA_SUITE_MPI ? " mpi" : "", cfg->suite & RA_SUITE_STAR ? " star" : "",
-           cfg->suite & RA_SUITE_SINGLE ? " single" : "");
+           cfg->suite & RA_SUITE_SINGLE ? " single" : "", cfg->suite & RA_SUITE_CEILING ? " ceiling" : "");
     if (cfg->time_bound > 0)
         printf("%g s\n", cfg->time_bound);
     else
@@ -476,7 +403,8 @@ static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n
 #endif
     ra_report_hpcc_header(f, &env);
     for (int i = 0; i < n; i++)
-        ra_report_hpcc_section(f, &rs[i]);
+        if (rs[i].test != RA_TEST_CEILING) /* the kit's own: the file stays HPCC's */
+            ra_report_hpcc_section(f, &rs[i]);
     ra_report_hpcc_summary(f, rs, n, &env);
     ra_report_hpcc_footer(f);
 }
@@ -679,7 +607,7 @@ static int setup_algorithm(driver *d)
 }
 
 /* Runs the chosen tests for each chosen generator, in HPCC's order (MPI,
- * Star, Single), after the counters are agreed on and the preamble printed;
+ * Star, Single, then the kit's Ceiling), after the counters are agreed on and the preamble printed;
  * rank 0 prints each key block as soon as its test ends.  Stops at the
  * first test that fails to run (not at verification errors). */
 static int run_suite(driver *d)
@@ -692,13 +620,14 @@ static int run_suite(driver *d)
     for (int g = RA_GEN_LFSR; g <= RA_GEN_LCG; g++) {
         if (!(cfg->gens & (g == RA_GEN_LFSR ? RA_GENS_LFSR : RA_GENS_LCG)))
             continue;
-        for (int t = 0; t < 3; t++) {
-            int want = t == 0 ? RA_SUITE_MPI : t == 1 ? RA_SUITE_STAR : RA_SUITE_SINGLE;
-            if (!(cfg->suite & want))
+        for (int t = 0; t < 4; t++) {
+            static const int want[4] = {RA_SUITE_MPI, RA_SUITE_STAR, RA_SUITE_SINGLE, RA_SUITE_CEILING};
+            static const ra_test_kind kind[4] = {RA_TEST_MPI, RA_TEST_STAR, RA_TEST_SINGLE, RA_TEST_CEILING};
+            if (!(cfg->suite & want[t]))
                 continue;
             ra_result *res = &d->results[d->nres];
             int code = t == 0 ? run_mpi_test(d, (ra_gen_kind)g, res)
-                              : run_local_test(d, (ra_gen_kind)g, t == 2, res);
+                              : ra_test_local(&d->run, cfg, d->huge, (ra_gen_kind)g, kind[t], res);
             if (code)
                 return code;
             d->nres++;

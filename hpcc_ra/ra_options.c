@@ -75,6 +75,7 @@ static int parse_suite(const char *s, int *mask)
         if (!strcmp(tok, "mpi")) *mask |= RA_SUITE_MPI;
         else if (!strcmp(tok, "star")) *mask |= RA_SUITE_STAR;
         else if (!strcmp(tok, "single")) *mask |= RA_SUITE_SINGLE;
+        else if (!strcmp(tok, "ceiling")) *mask |= RA_SUITE_CEILING;
         else if (!strcmp(tok, "all")) *mask |= RA_SUITE_MPI | RA_SUITE_STAR | RA_SUITE_SINGLE;
         else return -1;
     }
@@ -95,7 +96,9 @@ static const ra_option_def harness_opts[H_COUNT + 1] = {
     [H_NO_VERIFY] = {"no-verify", 0, "verify", "skip verification"},
     [H_GEN] = {"gen", 1, "lfsr", "generator: lfsr, lcg or both"},
     [H_LCG] = {"lcg", 0, "off", "same as --gen lcg (HPCC's _LCG variants)"},
-    [H_SUITE] = {"suite", 1, "mpi", "tests to run: mpi, star, single, all (comma list allowed)"},
+    [H_SUITE] = {"suite", 1, "mpi",
+                 "tests to run: mpi, star, single, all (HPCC's three), ceiling (every rank alone, HPCC's stream "
+                 "prefetched: the node's memory ceiling); comma list allowed"},
     [H_OUTPUT] = {"output", 1, "none", "append an HPCC-format run (header, sections, Summary) to FILE, like hpccoutf.txt"},
     [H_JSON] = {"json", 1, "none", "write results as JSON to FILE"},
     [H_PAPI] = {"papi", 2, "off; bare --papi counts " RA_PAPI_DEFAULT,
@@ -174,7 +177,7 @@ static int set_harness(ra_config *cfg, int id, const char *val, char *err, size_
         break;
     case H_SUITE:
         if (parse_suite(val, &cfg->suite))
-            BAD_VALUE(id, val, "mpi, star, single, all or a comma list");
+            BAD_VALUE(id, val, "mpi, star, single, ceiling, all or a comma list");
         break;
     case H_OUTPUT:
         if (!*val)

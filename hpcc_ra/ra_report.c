@@ -12,7 +12,7 @@
 
 const char *ra_test_name(ra_test_kind t)
 {
-    return t == RA_TEST_MPI ? "mpi" : t == RA_TEST_STAR ? "star" : "single";
+    return t == RA_TEST_MPI ? "mpi" : t == RA_TEST_STAR ? "star" : t == RA_TEST_SINGLE ? "single" : "ceiling";
 }
 
 void ra_hpcc_prefix(const ra_result *r, char *buf, size_t len)
@@ -96,10 +96,20 @@ void ra_report_keys(FILE *f, const ra_result *r)
     fprintf(f, "updates: %llu\n", (unsigned long long)r->updates);
     fprintf(f, "time_s: %.6f\n", r->time_s);
     fprintf(f, "gups: %.9f\n", r->gups);
-    if (r->test == RA_TEST_STAR) {
+    if (r->test == RA_TEST_STAR || r->test == RA_TEST_CEILING) {
         fprintf(f, "gups_min: %.9f\n", r->gups_min);
         fprintf(f, "gups_max: %.9f\n", r->gups_max);
         fprintf(f, "gups_sum: %.9f\n", r->gups_sum);
+    }
+    if (r->test == RA_TEST_CEILING) {
+        fprintf(f, "ceiling_kernel: %s\n", ra_ceil_kind_name((ra_ceil_kind)r->ceil_kind));
+        fprintf(f, "ceiling_depth: %d\n", r->ceil_depth);
+        for (int k = 0; k < RA_CEIL_NKINDS; k++) {
+            fprintf(f, "ceiling_trials_%s:", ra_ceil_kind_name((ra_ceil_kind)k));
+            for (int i = 0; i < RA_CEIL_NDEPTHS; i++)
+                fprintf(f, " %d:%.4f", ra_ceil_depths[i], r->ceil_trials[k][i]);
+            fprintf(f, "\n");
+        }
     }
     if (r->test != RA_TEST_MPI)
         fprintf(f, "threads: %d\n", r->threads);
@@ -118,6 +128,8 @@ void ra_report_keys(FILE *f, const ra_result *r)
         fprintf(f, "bytes_per_update: %.3f\n", ra_result_bytes_per_update(r));
         fprintf(f, "shape: %s\n", r->shape[0] ? r->shape : "-");
         papi_keys(f, r);
+        for (int i = 0; i < r->stats.nprof; i++)
+            fprintf(f, "profile_%s: %.4f %.4f\n", r->stats.prof_names[i], r->prof_min[i], r->prof_max[i]);
     }
     fprintf(f, "huge_pages: %s\n", r->huge_pages ? "advised" : "no");
     fprintf(f, "status: %s\n", status_of(r));
@@ -395,9 +407,20 @@ void ra_report_json(FILE *f, const ra_result *rs, int n)
         fprintf(f, "      \"updates\": %llu,\n", (unsigned long long)r->updates);
         fprintf(f, "      \"time_s\": %.9g,\n", r->time_s);
         fprintf(f, "      \"gups\": %.9g,\n", r->gups);
-        if (r->test == RA_TEST_STAR)
+        if (r->test == RA_TEST_STAR || r->test == RA_TEST_CEILING)
             fprintf(f, "      \"gups_min\": %.9g,\n      \"gups_max\": %.9g,\n      \"gups_sum\": %.9g,\n",
                     r->gups_min, r->gups_max, r->gups_sum);
+        if (r->test == RA_TEST_CEILING) {
+            json_str(f, "ceiling_kernel", ra_ceil_kind_name((ra_ceil_kind)r->ceil_kind), 1);
+            fprintf(f, "      \"ceiling_depth\": %d,\n      \"ceiling_trials\": {", r->ceil_depth);
+            for (int k = 0; k < RA_CEIL_NKINDS; k++) {
+                fprintf(f, "%s\"%s\": {", k ? ", " : "", ra_ceil_kind_name((ra_ceil_kind)k));
+                for (int j = 0; j < RA_CEIL_NDEPTHS; j++)
+                    fprintf(f, "%s\"%d\": %.6g", j ? ", " : "", ra_ceil_depths[j], r->ceil_trials[k][j]);
+                fprintf(f, "}");
+            }
+            fprintf(f, "},\n");
+        }
         fprintf(f, "      \"errors\": %lld,\n", (long long)r->errors);
         fprintf(f, "      \"verify_time_s\": %.9g,\n", r->check_time_s);
         fprintf(f, "      \"time_bound_s\": %g,\n", r->time_bound);
@@ -412,6 +435,13 @@ void ra_report_json(FILE *f, const ra_result *rs, int n)
             ra_papi_key(r->papi_names[e], key, sizeof key);
             fprintf(f, "      \"%s\": %llu,\n      \"%s_per_update\": %.9g,\n", key,
                     (unsigned long long)r->papi_counts[e], key, ratio(r->papi_counts[e], r->updates));
+        }
+        if (r->stats.nprof) {
+            fprintf(f, "      \"profile\": {");
+            for (int e = 0; e < r->stats.nprof; e++)
+                fprintf(f, "%s\"%s\": {\"min\": %.6g, \"max\": %.6g}", e ? ", " : "", r->stats.prof_names[e],
+                        r->prof_min[e], r->prof_max[e]);
+            fprintf(f, "},\n");
         }
         json_str(f, "fingerprint", fp, 1);
         json_str(f, "status", status_of(r), 0);

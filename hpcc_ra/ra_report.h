@@ -4,9 +4,12 @@
 
 #include <stdio.h>
 #include "ra.h"
+#include "ra_ceiling.h"
 #include "ra_papi.h"
 
-typedef enum { RA_TEST_MPI = 0, RA_TEST_STAR, RA_TEST_SINGLE } ra_test_kind;
+/* Ceiling is the kit's own (ra_ceiling.h): reported beside Star, never in
+ * the HPCC file. */
+typedef enum { RA_TEST_MPI = 0, RA_TEST_STAR, RA_TEST_SINGLE, RA_TEST_CEILING } ra_test_kind;
 
 typedef struct ra_result {
     ra_test_kind test;
@@ -24,7 +27,9 @@ typedef struct ra_result {
     double cpu_time_s;       /* process CPU time in the kernel: rank 0's (Single: the selected rank's) */
     double check_cpu_s;      /* rank 0's process CPU time in verification */
     double gups;             /* MPI: total; Star: mean per process; Single: the selected rank */
-    double gups_min, gups_max, gups_sum; /* Star only */
+    double gups_min, gups_max, gups_sum; /* Star and Ceiling */
+    int ceil_kind, ceil_depth;  /* Ceiling: the kernel and depth that won the trials */
+    double ceil_trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS]; /* Ceiling: each trial's GUPS summed over ranks */
     double time_bound;       /* seconds, 0 when off */
     double sample_time_s;    /* time-bound sample, 0 when none */
     int64_t errors;          /* -1 when not verified; Star: summed over ranks */
@@ -34,6 +39,9 @@ typedef struct ra_result {
     int node_selected;       /* Single: the rank HPCC's way picked (random, not 0 when P > 1) */
     uint64_t fingerprint;
     ra_stats stats;          /* reduced over ranks */
+    double prof_min[RA_PROF_MAX], prof_max[RA_PROF_MAX]; /* --profile: each rank's share
+                              * of the timed run per activity (stats.prof_names),
+                              * smallest and largest over ranks */
     char shape[64];
     int threads;             /* OpenMP threads (Star/Single) */
     int huge_pages;

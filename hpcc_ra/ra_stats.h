@@ -5,8 +5,12 @@
 
 #include <stdint.h>
 
+/* Activities an algorithm may time (--profile), at most this many. */
+#define RA_PROF_MAX 8
+
 /* Counters an algorithm fills in during update(); reduced over ranks by the
- * driver (max for max_pending, sums for the rest). */
+ * driver (max for max_pending, sums for the rest; the profile as each
+ * rank's share of the timed run, min and max over ranks). */
 typedef struct ra_stats {
     uint64_t max_pending;   /* largest number of updates held at once */
     uint64_t send_tests;    /* "may I send?" checks of a busy/free channel */
@@ -17,6 +21,9 @@ typedef struct ra_stats {
     uint64_t bytes_sent;    /* update payload bytes sent, 8 per update per hop;
                              * MPI envelopes, finish marks and empty
                              * packets are not counted */
+    int nprof;              /* activities timed, 0 = no profile */
+    const char *const *prof_names;
+    double prof_s[RA_PROF_MAX]; /* this rank's seconds in each */
 } ra_stats;
 
 #endif

@@ -8,12 +8,14 @@
 #include "ra.h"
 #include "ropt_mpi.h"
 #include "torus_cli.h"
+#include "torus_ticks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(ROPT_BUDGET == RA_MAX_PENDING, "the routed algorithm's budget is HPCC's limit");
+_Static_assert(ROPT_T_N <= RA_PROF_MAX, "the harness holds every activity ropt times");
 
 /* An integer algorithm option in lo..hi, def when not given. */
 static int int_option(const ra_config *cfg, const char *name, int def, int lo, int hi, int *out, char *err,
@@ -44,7 +46,8 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     ropt_mpi_options_defaults(&o);
     if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.prm.outstanding, err,
                    errlen) ||
-        int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen)) {
+        int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen) ||
+        int_option(cfg, "batch", ROPT_DEFAULT_BATCH, 1, ROPT_MAX_BATCH, &o.prm.batch, err, errlen)) {
         /* the driver calls teardown only after a successful setup */
         free(s);
         run->algo_state = NULL;
@@ -55,6 +58,15 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     o.mapfile = ra_algo_option(cfg, "map");
     o.node_dim = ra_algo_option(cfg, "node-dim") != NULL;
     o.sync = ra_algo_option(cfg, "sync-sends") != NULL;
+    o.profile = ra_algo_option(cfg, "profile") != NULL;
+    const char *nt = ra_algo_option(cfg, "node-transport");
+    if (nt && strcmp(nt, "shm") && strcmp(nt, "mpi")) {
+        torus_cli_bad_value(err, errlen, "node-transport", nt, "shm or mpi");
+        free(s);
+        run->algo_state = NULL;
+        return RA_EXIT_USAGE;
+    }
+    o.node_shm = !nt || !strcmp(nt, "shm");
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
@@ -69,10 +81,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     torus_shape_format(&s->shape, sh, sizeof sh);
     snprintf(run->shape, sizeof run->shape, "%s", sh);
     if (run->rank == 0 && !cfg->quiet)
-        printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, look-ahead %d, expected hops %.3f\n",
+        printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
+               "expected hops %.3f\n"
+               "# node transport: %s (%d of %d dimension%s through shared memory at rank 0)\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
                s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
-               torus_expected_hops(&s->shape));
+               o.prm.batch, torus_expected_hops(&s->shape), o.node_shm ? "shm" : "mpi", s->shm_dims,
+               s->shape.ndims, s->shape.ndims == 1 ? "" : "s");
     return RA_EXIT_OK;
 }
 
@@ -86,6 +101,13 @@ static int opt_update(ra_run *run)
     ropt_mpi *s = run->algo_state;
     ropt_mpi_run(s, run->gen, run->upd_start, run->upd_count, progress_tick, run->progress);
     run->stats = s->core.st;
+    if (s->core.profile) {
+        double tps = torus_ticks_per_second();
+        run->stats.nprof = ROPT_T_N;
+        run->stats.prof_names = ropt_time_names;
+        for (int i = 0; i < ROPT_T_N; i++)
+            run->stats.prof_s[i] = (double)s->core.ticks[i] / tps;
+    }
     return RA_EXIT_OK;
 }
 
@@ -111,8 +133,18 @@ static const ra_option_def opt_options[] = {
     {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING),
      "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 budget"},
     {"sync-sends", 0, "off", "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
+    {"node-transport", 1, "shm",
+     "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per packet) "
+     "or mpi (MPI_Isend/Irecv); dimensions that leave the node always use MPI"},
+    {"profile", 0, "off",
+     "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
+     "ranks in the key block and JSON)"},
     {"lookahead", 1, STR(ROPT_DEFAULT_LOOKAHEAD),
-     "generator prefetch distance, counted in the 1024 budget (0.." STR(ROPT_MAX_LOOKAHEAD) ")"},
+     "apply pipeline: updates for this rank's table are prefetched this many entries before they are applied, "
+     "counted in the 1024 budget (0.." STR(ROPT_MAX_LOOKAHEAD) ")"},
+    {"batch", 1, STR(ROPT_DEFAULT_BATCH),
+     "updates split at once between this rank's table and the buckets, counted twice in the 1024 budget (1.." STR(
+         ROPT_MAX_BATCH) ")"},
     {NULL, 0, NULL, NULL},
 };
 

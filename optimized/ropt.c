@@ -5,30 +5,48 @@
  * per-dimension receive buckets), generalised to d dimensions.
  *   1. Send: for each dimension whose (single) full bucket can go, send it.
  *   2. Receive: for each dimension d, take a packet only into an empty
- *      receive bucket d; route its updates (local -> XOR, else into the
- *      bucket of the next router along a higher dimension); stop at the
- *      first update whose dimension already has a full bucket.
- *   3. Form: only when no bucket is full, generate updates and route them.
+ *      receive bucket d; route its updates (this rank's -> the apply
+ *      pipeline, the rest into the bucket of the next router along a
+ *      higher dimension); stop at the first update whose dimension
+ *      already has a full bucket.
+ *   3. Form: only when no bucket is full and the generator's last updates
+ *      are all routed, generate a chunk of updates and route it the same way.
  *   4. Finish: when generation is over, dimension d closes once dimensions
  *      < d are closed, have delivered all their finish marks and hold no
  *      packet: every router along d gets its last bucket with the mark.
- * Held updates <= lookahead + sum_i (k_i + S) * cap <= 1024 by the capacity:
- * per dimension k_i - 1 send buckets, 1 receive bucket and S send slots
- * (a send holds its packet until it completes), each at most cap.
+ *      A rank is done once everything is closed, delivered and applied.
+ * Routing a chunk takes two passes (ropt.h, ROPT_DEFAULT_BATCH): a split
+ * into this rank's updates (local list) and the rest (the source's remote
+ * list), with no branch on where an update goes and the previous local
+ * list entering the pipeline meanwhile; then a scatter of the remote list
+ * into the buckets, in order, stopping at the first blocked one.  The
+ * pipeline prefetches an update's word when it enters and XORs it D
+ * entries later (ropt.h, ROPT_DEFAULT_LOOKAHEAD).
+ * Held updates <= lookahead + 2 batch + sum_i (k_i + S) * cap <= 1024 by
+ * the capacity: per dimension k_i - 1 send buckets, 1 receive bucket (its
+ * packet's unsplit rest plus its remote list) and S send slots (a send
+ * holds its packet until it completes), each at most cap; one local list
+ * and the generator's remote list, each at most a batch.
  * Deadlock freedom: an update in receive bucket d needs only buckets of
- * dimensions > d, and receive bucket d-1 (the last) needs none.
+ * dimensions > d, and receive bucket d-1 (the last) needs none; local
+ * updates never wait.
  * Cost per update (torusmodel's routed model): t_local + H * (t_hop +
  * (t_s + t_r) / fill), H = sum(1 - 1/k_i), fill <= cap.
  */
 #include "ropt.h"
+#include "torus_prefetch.h"
+#include "torus_ticks.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+const char *const ropt_time_names[ROPT_T_N] = {"generate", "route", "apply_recv", "send", "poll", "wait"};
 
 void ropt_params_defaults(ropt_params *p)
 {
     p->budget = ROPT_BUDGET;
     p->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+    p->batch = ROPT_DEFAULT_BATCH;
     p->outstanding = ROPT_DEFAULT_OUTSTANDING;
     p->shared_recv = 0;
 }
@@ -45,10 +63,10 @@ int ropt_buffers(const torus_shape *s, const ropt_params *p)
 int ropt_capacity(const torus_shape *s, const ropt_params *p)
 {
     int sum = ropt_buffers(s, p);
-    if (p->outstanding < 1 || p->lookahead < 0 || p->lookahead > p->budget)
+    if (p->outstanding < 1 || p->lookahead < 0 || p->batch < 1 || p->lookahead + 2 * p->batch > p->budget)
         return 0;
-    /* one rank alone holds nothing but its look-ahead: any capacity will do */
-    return sum > 0 ? (p->budget - p->lookahead) / sum : 1;
+    /* one rank alone holds nothing but its pipeline and local list */
+    return sum > 0 ? (p->budget - p->lookahead - 2 * p->batch) / sum : 1;
 }
 
 void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out)
@@ -89,16 +107,31 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->ndims = shape->ndims;
     memcpy(o->k, shape->k, sizeof o->k);
     o->cap = ropt_capacity(shape, p);
-    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD || p->outstanding < 1 ||
-        p->outstanding > ROPT_MAX_OUTSTANDING)
+    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD || p->batch < 1 ||
+        p->batch > ROPT_MAX_BATCH || p->outstanding < 1 || p->outstanding > ROPT_MAX_OUTSTANDING)
         return -2;
     o->nb = route->nbuckets;
-    o->bucket = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->bucket);
-    o->fill = calloc((size_t)(o->nb ? o->nb : 1), sizeof *o->fill);
-    if (!o->bucket || !o->fill)
+    size_t nbx = o->nb ? (size_t)o->nb : 1, chunk = (size_t)p->batch * sizeof(uint64_t) + 8;
+    int depth = p->lookahead > 0 ? p->lookahead : 1;
+    o->bucket = calloc(nbx, sizeof *o->bucket);
+    o->fill = calloc(nbx, sizeof *o->fill);
+    o->lim = calloc(nbx, sizeof *o->lim);
+    o->bdim = calloc(nbx, sizeof *o->bdim);
+    o->lbuf[0] = malloc(chunk);
+    o->lbuf[1] = malloc(chunk);
+    o->gr.v = malloc(chunk);
+    o->pptr = malloc((size_t)depth * sizeof *o->pptr);
+    o->pval = malloc((size_t)depth * sizeof *o->pval);
+    if (!o->bucket || !o->fill || !o->lim || !o->bdim || !o->lbuf[0] || !o->lbuf[1] || !o->gr.v || !o->pptr ||
+        !o->pval)
         return -1;
-    for (int b = 0; b < o->nb; b++)
+    for (int b = 0; b < o->nb; b++) {
+        o->bdim[b] = route->bucket_dim[b];
         if (route->peer[b] >= 0 && !(o->bucket[b] = malloc((size_t)o->cap * sizeof(uint64_t) + 8)))
+            return -1;
+    }
+    for (int d = 0; d < o->ndims; d++)
+        if (o->k[d] >= 2 && !(o->dr[d].v = malloc((size_t)o->cap * sizeof(uint64_t) + 8)))
             return -1;
     o->table = table;
     o->local_start = local_start;
@@ -106,6 +139,14 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->log2 = log2;
     o->gen = RA_GEN_LFSR; /* set per phase by ropt_start */
     o->td = td;
+    /* an update that arrives along the last dimension with more than one
+     * position has no hop left: it is this rank's */
+    o->lastd = -1;
+    for (int d = 0; d < o->ndims; d++)
+        if (o->k[d] >= 2)
+            o->lastd = d;
+    o->alone = o->lastd < 0;
+    torus_prefetch_init();
     return 0;
 }
 
@@ -114,24 +155,253 @@ void ropt_free(ropt *o)
     if (o->bucket)
         for (int b = 0; b < o->nb; b++)
             free(o->bucket[b]);
+    for (int d = 0; d < TORUS_MAX_DIMS; d++) {
+        free(o->dr[d].v);
+        o->dr[d].v = NULL;
+    }
     free(o->bucket);
     free(o->fill);
+    free(o->lim);
+    free(o->bdim);
+    free(o->lbuf[0]);
+    free(o->lbuf[1]);
+    free(o->gr.v);
+    free(o->pptr);
+    free(o->pval);
     o->bucket = NULL;
-    o->fill = NULL;
+    o->fill = o->lim = NULL;
+    o->bdim = NULL;
+    o->lbuf[0] = o->lbuf[1] = o->gr.v = o->pval = NULL;
+    o->pptr = NULL;
 }
 
-static inline void prefetch_if_local(const ropt *o, uint64_t v)
+/* ---- the apply pipeline ------------------------------------------------ */
+
+static void pipe_reset(ropt *o)
 {
-    uint64_t off = ra_gen_index(o->gen, v, o->log2) - o->local_start;
-    if (off < o->local_size)
-        __builtin_prefetch(&o->table[off], 1, 0);
+    for (int i = 0; i < o->prm.lookahead; i++) {
+        o->pptr[i] = &o->sink;
+        o->pval[i] = 0;
+    }
+    o->ph = o->pn = 0;
 }
 
-/* Received updates are prefetched this far ahead of the one being routed. */
-static inline int recv_ahead(const ropt *o)
+/* Applies every entry still in the pipeline (end of a phase). */
+static void pipe_flush(ropt *o)
 {
-    return o->prm.lookahead > 8 ? o->prm.lookahead : 8;
+    for (int i = 0; i < o->prm.lookahead; i++)
+        *o->pptr[i] ^= o->pval[i];
+    pipe_reset(o);
+    o->sink = 0;
 }
+
+/* ---- routing ----------------------------------------------------------- */
+
+/* A dimension with a full bucket blocks every update whose next hop lies
+ * along it.  The blocking is kept in lim[]: a bucket's limit is cap while
+ * its dimension is open and 0 while it is blocked, so that placing an
+ * update costs one comparison (fill < lim) whatever blocked it. */
+static void block_dim(ropt *o, int *lim, int b)
+{
+    int d = o->bdim[b];
+    o->full[d] = b;
+    o->nfull++;
+    for (int e = o->route->offset[d]; e < o->route->offset[d + 1]; e++)
+        lim[e] = 0;
+}
+
+static void open_dim(ropt *o, int d)
+{
+    for (int e = o->route->offset[d]; e < o->route->offset[d + 1]; e++)
+        o->lim[e] = o->route->peer[e] >= 0 ? o->cap : 0;
+}
+
+static void unblock_dim(ropt *o, int d)
+{
+    o->full[d] = -1;
+    o->nfull--;
+    open_dim(o, d);
+}
+
+/* The apply pipeline's cursor, held in locals while a chunk is split: a
+ * store through the pipeline's pointers could alias the ropt fields and
+ * make the compiler reload them every update. */
+typedef struct pipe_cursor {
+    uint64_t **pptr;
+    uint64_t *pval, *table;
+    uint64_t start;
+    int log2, D, h;
+} pipe_cursor;
+
+static inline pipe_cursor cursor_of(const ropt *o)
+{
+    return (pipe_cursor){.pptr = o->pptr, .pval = o->pval, .table = o->table, .start = o->local_start,
+                         .log2 = o->log2, .D = o->prm.lookahead, .h = o->ph};
+}
+
+/* x belongs to this rank's block: prefetch its word now, apply the entry
+ * it replaces (pushed D entries ago, so its line has had time to come).
+ * gen and pfw are constants where this is inlined (split_loop). */
+static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t x, ra_gen_kind gen, int pfw)
+{
+    uint64_t *w = c->table + (ra_gen_index(gen, x, c->log2) - c->start);
+    if (c->D == 0) {
+        *w ^= x;
+        return;
+    }
+    if (pfw)
+        torus_prefetch_write(w);
+    else
+        __builtin_prefetch(w, 1, 3);
+    int h = c->h;
+    *c->pptr[h] ^= c->pval[h];
+    c->pptr[h] = w;
+    c->pval[h] = x;
+    c->h = h + 1 == c->D ? 0 : h + 1;
+}
+
+/* The split of split_chunk, written once and specialised by the compiler
+ * for each constant gen (the index), from_gen (generator or array) and pfw
+ * (PREFETCHW): a branch per update on any of them cost about a fifth of
+ * the rate here.  Pushes old[0..nold) meanwhile, one per update split. */
+static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint64_t *src, int n, uint64_t *loc,
+                                                              int *nloc, ropt_rlist *rl, const uint64_t *old,
+                                                              int nold, pipe_cursor *c, ra_gen_kind gen,
+                                                              int from_gen, int pfw, int all_mine)
+{
+    const uint64_t lo = o->local_start, lsz = o->local_size;
+    uint64_t *const rem = rl->v;
+    const int log2 = o->log2;
+    int nl = 0, nr = rl->n;
+    uint64_t r = o->ran;
+    for (int i = 0; i < n; i++) {
+        if (i < nold)
+            push(c, old[i], gen, pfw);
+        uint64_t x;
+        if (from_gen)
+            x = r = ra_gen_next(gen, r);
+        else
+            x = src[i];
+        if (all_mine) {
+            loc[nl++] = x;
+            continue;
+        }
+        int mine = ra_gen_index(gen, x, log2) - lo < lsz;
+        loc[nl] = x;
+        rem[nr] = x;
+        nl += mine;
+        nr += !mine;
+    }
+    for (int j = n; j < nold; j++)
+        push(c, old[j], gen, pfw);
+    if (from_gen) {
+        o->ran = r;
+        o->remaining -= (uint64_t)n;
+        o->generated += (uint64_t)n;
+    }
+    *nloc = nl;
+    rl->n = nr;
+}
+
+#define SPLIT2(G, FG, M)                                                                                    \
+    (pfw ? split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, 1, M)                                 \
+         : split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, 0, M))
+#define SPLIT(G, FG) (all_mine ? SPLIT2(G, FG, 1) : SPLIT2(G, FG, 0))
+
+/* Splits n updates -- src[0..n), or n freshly generated ones when src is
+ * NULL -- into a new local list (this rank's) and the end of rl (the
+ * rest, in order), while pushing the previous local list into the
+ * pipeline, one entry per update split, so that this work runs while the
+ * pipeline's misses are in flight.  all_mine: every update is this rank's
+ * (a packet of the last dimension that has more than one rank, or a rank
+ * alone), so none is tested.  rl must have room for n more.  Held at any
+ * moment: the unpushed rest of the old list plus the new one, at most one
+ * chunk. */
+static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int all_mine)
+{
+    const uint64_t *old = o->lbuf[o->lcur];
+    int nold = o->lnum, nl = 0;
+    o->lcur ^= 1;
+    uint64_t *loc = o->lbuf[o->lcur];
+    pipe_cursor c = cursor_of(o);
+    const int pfw = torus_have_prefetchw > 0;
+    if (o->gen == RA_GEN_LFSR) {
+        if (src)
+            SPLIT(RA_GEN_LFSR, 0);
+        else
+            SPLIT(RA_GEN_LFSR, 1);
+    } else {
+        if (src)
+            SPLIT(RA_GEN_LCG, 0);
+        else
+            SPLIT(RA_GEN_LCG, 1);
+    }
+    o->ph = c.h;
+    o->pn = o->pn + nold < c.D ? o->pn + nold : c.D;
+    o->lnum = nl;
+}
+
+/* Scatters rl's waiting updates into the buckets of their next hops, in
+ * order, up to the first whose dimension is blocked.  Returns how many
+ * moved.  The bucket's count stays in a register while consecutive
+ * updates go to the same bucket: a count kept in memory would make every
+ * update wait for the previous one's store (a rank with one or two
+ * buckets sends nearly every update to the same one; with many, the
+ * changes of bucket are what the loop pays for instead). */
+static int scatter(ropt *o, ropt_rlist *rl)
+{
+    uint64_t **const restrict bucket = o->bucket;
+    int *const restrict fill = o->fill;
+    int *const restrict lim = o->lim;
+    const int32_t *const next = o->route->next;
+    const int shift = o->td->shift, log2 = o->log2;
+    const ra_gen_kind gen = o->gen;
+    int i = rl->pos, cur = -1, f = 0, l = 0;
+    uint64_t *bk = NULL;
+    for (; i < rl->n; i++) {
+        uint64_t x = rl->v[i], gi = ra_gen_index(gen, x, log2);
+        int b = next && shift >= 0 ? next[gi >> shift] : torus_route_next(o->route, (int)ra_dist_owner(o->td, gi));
+        if (b != cur) {
+            if (cur >= 0)
+                fill[cur] = f;
+            cur = b;
+            f = fill[b];
+            l = lim[b];
+            bk = bucket[b];
+        }
+        if (f >= l)
+            break;
+        bk[f++] = x;
+        if (__builtin_expect(f == l, 0)) {
+            fill[cur] = f;
+            block_dim(o, lim, cur);
+            l = 0;
+        }
+    }
+    if (cur >= 0)
+        fill[cur] = f;
+    int moved = i - rl->pos;
+    o->in_buckets += (uint64_t)moved;
+    if (i == rl->n)
+        rl->pos = rl->n = 0;
+    else
+        rl->pos = i;
+    return moved;
+}
+
+/* Pushes the local list and applies everything in the pipeline (end of a
+ * phase). */
+static void apply_all(ropt *o)
+{
+    pipe_cursor c = cursor_of(o);
+    for (int j = 0; j < o->lnum; j++)
+        push(&c, o->lbuf[o->lcur][j], o->gen, 0);
+    o->lnum = 0;
+    o->ph = c.h;
+    pipe_flush(o);
+}
+
+/* ---- one step ---------------------------------------------------------- */
 
 void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
 {
@@ -140,42 +410,40 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
         o->fill[b] = 0;
     for (int d = 0; d < o->ndims; d++) {
         o->full[d] = -1;
-        o->have[d] = 0;
+        open_dim(o, d);
+        o->have[d] = o->held[d] = 0;
+        o->dr[d].pos = o->dr[d].n = 0;
         o->closed[d] = 0;
         o->close_next[d] = 0;
         o->fin_recv[d] = 0;
     }
     o->nfull = 0;
     o->nheld = 0;
-    o->in_buckets = o->in_recv = 0;
+    o->in_buckets = 0;
     o->ran = ra_gen_jump(o->gen, start);
     o->remaining = count;
     o->generated = 0;
-    /* Fill the look-ahead ring: each value is generated once, prefetched
-     * if local, and routed lookahead steps later. */
-    o->ring_n = (uint64_t)o->prm.lookahead < count ? o->prm.lookahead : (int)count;
-    if (o->ring_n > ROPT_MAX_LOOKAHEAD)
-        o->ring_n = ROPT_MAX_LOOKAHEAD;
-    o->ring_h = 0;
-    for (int i = 0; i < o->ring_n; i++) {
-        o->ran = ra_gen_next(o->gen, o->ran);
-        o->ring[i] = o->ran;
-        prefetch_if_local(o, o->ran);
-    }
-    o->ahead_left = count - (uint64_t)o->ring_n;
+    o->gr.pos = o->gr.n = 0;
+    o->lcur = o->lnum = 0;
+    pipe_reset(o);
+    o->sink = 0;
     o->done = 0;
     memset(&o->st, 0, sizeof o->st);
+    memset(o->ticks, 0, sizeof o->ticks);
 }
 
 uint64_t ropt_held(const ropt *o)
 {
-    /* the ring holds what was generated and not yet routed (without a
-     * ring, each update is generated and routed in one go) */
-    uint64_t h = (o->ring_n ? o->remaining - o->ahead_left : 0) + o->in_buckets + o->in_recv;
-    if (o->tp->sending)
-        for (int d = 0; d < o->ndims; d++)
-            if (o->k[d] >= 2)
-                h += (uint64_t)o->tp->sending(o->tp->impl, d);
+    uint64_t h = (uint64_t)(o->gr.n - o->gr.pos) + (uint64_t)o->lnum + (uint64_t)o->pn + o->in_buckets;
+    for (int d = 0; d < o->ndims; d++) {
+        if (o->k[d] < 2)
+            continue;
+        h += (uint64_t)(o->dr[d].n - o->dr[d].pos);
+        if (o->held[d])
+            h += (uint64_t)(o->pkt[d].n - o->pos[d]);
+        if (o->tp->sending)
+            h += (uint64_t)o->tp->sending(o->tp->impl, d);
+    }
     return h;
 }
 
@@ -188,29 +456,15 @@ static inline void note_pending(ropt *o)
         o->st.max_pending = p;
 }
 
-/* Routes one update; 0 = done (applied or bucketed), 1 = blocked (the
- * dimension of its next hop already has a full bucket). */
-static inline int route_one(ropt *o, uint64_t v)
+/* --profile: charges the ticks since the last lap to activity a. */
+static inline void lap(ropt *o, uint64_t *last, int a)
 {
-    uint64_t gi = ra_gen_index(o->gen, v, o->log2);
-    uint64_t off = gi - o->local_start;
-    if (off < o->local_size) {
-        o->table[off] ^= v;
-        return 0;
+    if (o->profile) {
+        uint64_t t = torus_ticks();
+        o->ticks[a] += t - *last;
+        *last = t;
     }
-    int b = torus_route_next(o->route, (int)ra_dist_owner(o->td, gi));
-    int d = o->route->bucket_dim[b];
-    if (o->full[d] >= 0)
-        return 1;
-    o->bucket[b][o->fill[b]++] = v;
-    o->in_buckets++;
-    if (o->fill[b] == o->cap) {
-        o->full[d] = b;
-        o->nfull++;
-    }
-    return 0;
 }
-
 
 /* Sends bucket b (n updates) along dimension d; the caller checked can_send. */
 static void send_bucket(ropt *o, int d, int b, int last)
@@ -226,10 +480,8 @@ static void send_bucket(ropt *o, int d, int b, int last)
     }
     o->in_buckets -= (uint64_t)n;
     o->fill[b] = 0;
-    if (o->full[d] == b) {
-        o->full[d] = -1;
-        o->nfull--;
-    }
+    if (o->full[d] == b)
+        unblock_dim(o, d);
 }
 
 static int can_send(ropt *o, int d)
@@ -241,26 +493,38 @@ static int can_send(ropt *o, int d)
     return 0;
 }
 
-/* Routes what is left of receive bucket d; releases it when empty. */
+/* Routes what receive bucket d holds: its remote list first, then the
+ * packet's unsplit rest a chunk at a time; the packet goes back to the
+ * transport once split, the bucket is free once its remote list is empty
+ * too.  Returns 1 if anything moved. */
 static int drain_recv(ropt *o, int d)
 {
     torus_packet *pk = &o->pkt[d];
+    ropt_rlist *rl = &o->dr[d];
     int moved = 0;
-    const int la = recv_ahead(o);
-    while (o->pos[d] < pk->n) {
-        if (o->pos[d] + la < pk->n)
-            prefetch_if_local(o, pk->data[o->pos[d] + la]);
-        if (route_one(o, pk->data[o->pos[d]]))
+    for (;;) {
+        if (rl->n) {
+            moved |= scatter(o, rl) > 0;
+            if (rl->n)
+                break; /* blocked: the rest waits for its bucket */
+        }
+        if (!o->held[d])
             break;
-        o->pos[d]++;
-        o->in_recv--;
-        moved = 1;
+        if (o->pos[d] < pk->n) {
+            int m = pk->n - o->pos[d] < o->prm.batch ? pk->n - o->pos[d] : o->prm.batch;
+            split_chunk(o, pk->data + o->pos[d], m, rl, d == o->lastd);
+            o->pos[d] += m;
+            moved = 1;
+        }
+        if (o->pos[d] == pk->n) {
+            o->tp->release(o->tp->impl, d);
+            o->held[d] = 0;
+            moved = 1;
+        }
     }
-    if (o->pos[d] == pk->n) {
-        o->tp->release(o->tp->impl, d);
+    if (!o->held[d] && !rl->n) {
         o->have[d] = 0;
         o->nheld--;
-        moved = 1;
     }
     return moved;
 }
@@ -269,126 +533,159 @@ static int take_packet(ropt *o, int d)
 {
     if (!o->tp->poll(o->tp->impl, d, &o->pkt[d]))
         return 0;
-    o->have[d] = 1;
+    o->have[d] = o->held[d] = 1;
     o->nheld++;
     o->pos[d] = 0;
-    o->in_recv += (uint64_t)o->pkt[d].n;
-    /* the first recv_ahead updates of the packet: drain_recv prefetches
-     * only from there on */
-    int la = recv_ahead(o) < o->pkt[d].n ? recv_ahead(o) : o->pkt[d].n;
-    for (int i = 0; i < la; i++)
-        prefetch_if_local(o, o->pkt[d].data[i]);
     if (o->pkt[d].last)
         o->fin_recv[d]++;
     note_pending(o);
     return 1;
 }
 
-#define FORM_BATCH 256
+/* Step 2 under per-dimension receive buckets: poll and drain each one. */
+static int receive_step(ropt *o, uint64_t *last)
+{
+    int progress = 0;
+    for (int d = 0; d < o->ndims; d++) {
+        if (o->k[d] < 2)
+            continue;
+        for (;;) {
+            if (!o->have[d]) {
+                int got = take_packet(o, d);
+                lap(o, last, ROPT_T_POLL);
+                if (!got)
+                    break;
+            }
+            progress |= drain_recv(o, d);
+            lap(o, last, ROPT_T_APPLY_RECV);
+            if (o->have[d])
+                break;
+        }
+    }
+    return progress;
+}
+
+/* Step 2 with one receive bucket shared by all dimensions (Figure 3a). */
+static int receive_shared(ropt *o, uint64_t *last)
+{
+    int progress = 0;
+    for (int i = 0; i < o->ndims && !o->nheld; i++) {
+        int d = (o->rr + i) % o->ndims;
+        if (o->k[d] >= 2 && take_packet(o, d)) {
+            o->rr = d + 1;
+            progress = 1;
+        }
+    }
+    lap(o, last, ROPT_T_POLL);
+    for (int d = 0; d < o->ndims; d++)
+        if (o->have[d])
+            progress |= drain_recv(o, d);
+    lap(o, last, ROPT_T_APPLY_RECV);
+    return progress;
+}
+
+/* Chunks the generator makes in one step while no bucket fills: a step's
+ * own cost (the send, poll and finish checks) spread over about 256
+ * updates, as the look-ahead loop this replaced did. */
+#define FORM_UPDATES 256
+
+/* Step 3: the generator's waiting updates, then new chunks. */
+static int form_step(ropt *o, uint64_t *last)
+{
+    int moved = 0;
+    if (o->gr.n) {
+        moved = scatter(o, &o->gr) > 0;
+        lap(o, last, ROPT_T_ROUTE);
+        if (o->gr.n)
+            return moved;
+    }
+    for (int made = 0; made < FORM_UPDATES && o->remaining && !o->nfull && !o->gr.n;) {
+        int n = o->remaining < (uint64_t)o->prm.batch ? (int)o->remaining : o->prm.batch;
+        split_chunk(o, NULL, n, &o->gr, o->alone);
+        note_pending(o); /* the chunk's updates are all held, none sent yet */
+        lap(o, last, ROPT_T_GENERATE);
+        scatter(o, &o->gr);
+        lap(o, last, ROPT_T_ROUTE);
+        made += n;
+        moved = 1;
+    }
+    return moved;
+}
+
+/* Step 4: FinishLogic, then the pipeline once everything has arrived. */
+static int finish_step(ropt *o)
+{
+    int progress = 0, D = o->ndims;
+    for (int d = 0; d < D; d++) {
+        if (o->closed[d])
+            continue;
+        int ready = 1;
+        for (int e = 0; e < d; e++)
+            if (o->fin_recv[e] < o->k[e] - 1 || o->have[e])
+                ready = 0;
+        if (!ready)
+            break;
+        int me = o->route->my_coord[d];
+        while (o->close_next[d] < o->k[d]) {
+            int c = o->close_next[d];
+            if (c == me) {
+                o->close_next[d]++;
+                continue;
+            }
+            if (!can_send(o, d))
+                break;
+            send_bucket(o, d, o->route->offset[d] + c, 1);
+            o->close_next[d]++;
+            progress = 1;
+        }
+        if (o->close_next[d] < o->k[d])
+            break;
+        o->closed[d] = 1;
+        progress = 1;
+    }
+    for (int d = 0; d < D; d++)
+        if (!o->closed[d] || o->fin_recv[d] < o->k[d] - 1 || o->have[d])
+            return progress;
+    if (o->tp->quiescent(o->tp->impl)) {
+        apply_all(o);
+        o->done = 1;
+        progress = 1;
+    }
+    return progress;
+}
 
 int ropt_step(ropt *o)
 {
     int progress = 0;
-    int D = o->ndims;
+    uint64_t t0 = o->profile ? torus_ticks() : 0, last = t0, before[ROPT_T_N];
+    if (o->profile)
+        memcpy(before, o->ticks, sizeof before);
 
     /* 1. Send logic: at most one full bucket per dimension. */
-    for (int d = 0; d < D; d++)
+    for (int d = 0; d < o->ndims; d++)
         if (o->full[d] >= 0 && can_send(o, d)) {
             send_bucket(o, d, o->full[d], 0);
             progress = 1;
         }
+    lap(o, &last, ROPT_T_SEND);
 
     /* 2. Receive logic. */
-    if (!o->prm.shared_recv) {
-        for (int d = 0; d < D; d++) {
-            if (o->k[d] < 2)
-                continue;
-            for (;;) {
-                if (!o->have[d] && !take_packet(o, d))
-                    break;
-                progress |= drain_recv(o, d);
-                if (o->have[d])
-                    break;
-            }
-        }
-    } else {
-        /* One receive bucket shared by all dimensions (Figure 3a). */
-        for (int i = 0; i < D && !o->nheld; i++) {
-            int d = (o->rr + i) % D;
-            if (o->k[d] >= 2 && take_packet(o, d)) {
-                o->rr = d + 1;
-                progress = 1;
-            }
-        }
-        for (int d = 0; d < D; d++)
-            if (o->have[d])
-                progress |= drain_recv(o, d);
-    }
+    progress |= o->prm.shared_recv ? receive_shared(o, &last) : receive_step(o, &last);
 
     /* 3. Form new updates only when no bucket is full. */
-    if (o->remaining && !o->nfull) {
-        uint64_t n = o->remaining < FORM_BATCH ? o->remaining : FORM_BATCH, i = 0;
-        for (; i < n && !o->nfull; i++) {
-            uint64_t v;
-            if (o->ring_n == 0) {
-                o->ran = ra_gen_next(o->gen, o->ran);
-                v = o->ran;
-            } else {
-                v = o->ring[o->ring_h];
-                if (o->ahead_left) {
-                    o->ran = ra_gen_next(o->gen, o->ran);
-                    o->ring[o->ring_h] = o->ran;
-                    prefetch_if_local(o, o->ran);
-                    o->ahead_left--;
-                }
-                if (++o->ring_h == o->ring_n)
-                    o->ring_h = 0;
-            }
-            route_one(o, v);
-        }
-        o->remaining -= i;
-        o->generated += i;
-        note_pending(o);
-        progress = 1;
-    }
+    if ((o->remaining || o->gr.n) && !o->nfull)
+        progress |= form_step(o, &last);
 
     /* 4. FinishLogic. */
-    if (!o->remaining && !o->done) {
-        for (int d = 0; d < D; d++) {
-            if (o->closed[d])
-                continue;
-            int ready = 1;
-            for (int e = 0; e < d; e++)
-                if (o->fin_recv[e] < o->k[e] - 1 || o->have[e])
-                    ready = 0;
-            if (!ready)
-                break;
-            int me = o->route->my_coord[d];
-            while (o->close_next[d] < o->k[d]) {
-                int c = o->close_next[d];
-                if (c == me) {
-                    o->close_next[d]++;
-                    continue;
-                }
-                if (!can_send(o, d))
-                    break;
-                send_bucket(o, d, o->route->offset[d] + c, 1);
-                o->close_next[d]++;
-                progress = 1;
-            }
-            if (o->close_next[d] < o->k[d])
-                break;
-            o->closed[d] = 1;
-            progress = 1;
-        }
-        int all = 1;
-        for (int d = 0; d < D; d++)
-            if (!o->closed[d] || o->fin_recv[d] < o->k[d] - 1 || o->have[d])
-                all = 0;
-        if (all && o->tp->quiescent(o->tp->impl)) {
-            o->done = 1;
-            progress = 1;
-        }
+    if (!o->remaining && !o->gr.n && !o->done) {
+        progress |= finish_step(o);
+        lap(o, &last, ROPT_T_SEND);
+    }
+
+    /* a step that moved nothing was waiting, whatever it asked */
+    if (o->profile && !progress) {
+        memcpy(o->ticks, before, sizeof before);
+        o->ticks[ROPT_T_WAIT] += last - t0;
     }
     return progress;
 }

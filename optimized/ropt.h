@@ -14,8 +14,27 @@
  * simulation runs what ra_opt runs; the functional simulator's tests set
  * their own values on purpose (many slot counts and look-aheads). */
 #define ROPT_BUDGET 1024            /* HPCC: updates held per process, every form counted */
-#define ROPT_DEFAULT_LOOKAHEAD 64   /* generator prefetch distance (--lookahead) */
-#define ROPT_MAX_LOOKAHEAD 256      /* size of the look-ahead ring */
+/* The apply pipeline (--lookahead): every update bound for this rank's own
+ * table, generated here or received, is prefetched when it enters and
+ * XORed when it leaves, D entries later, so D misses stay in flight.  On
+ * the 2-core EPYC VM (32 MiB L3) a kernel that does only this reached 0.27
+ * GUPS per process at D = 128-256 against 0.24 for 256-update batches
+ * (prefetch all, then XOR all), which stall for one memory latency per
+ * batch (docs/ra_opt.md, "Speed on a node"). */
+#define ROPT_DEFAULT_LOOKAHEAD 192
+#define ROPT_MAX_LOOKAHEAD 512
+/* Updates split at once (--batch): a chunk of generated or received
+ * updates is split without a branch on where each goes -- this rank's own
+ * into a local list, the rest into the source's remote list, both counted
+ * in registers -- while the previous local list enters the pipeline, so
+ * that the splitting runs while the pipeline's misses are in flight; the
+ * remote list is then scattered into the buckets.  (A coin-flip branch per
+ * update costs a misprediction every other update at -n 2, and a per-bucket
+ * count kept in memory inside the pushing loop cost 15-20% here.)  The
+ * budget counts the batch twice: a local list and the generator's remote
+ * list waiting for a blocked bucket. */
+#define ROPT_DEFAULT_BATCH 32
+#define ROPT_MAX_BATCH 256
 /* Send slots per dimension (--outstanding).  Each slot costs a full packet
  * of the budget, so more slots mean smaller packets.  ra_opt over MPI: one
  * slot (320-update packets at 2 ranks).  On the quiet 2-core VM, MPICH
@@ -28,17 +47,45 @@
  * 4mx4mx2m / 8x8x8 against 0.0498 / 0.7517 with 1. */
 #define ROPT_DEFAULT_OUTSTANDING 1
 #define ROPT_TIMED_DEFAULT_OUTSTANDING 4
+/* The timed simulator has no memory model, so no pipeline: its 64 updates
+ * of look-ahead are a batch of 32 counted twice, which keeps the bucket
+ * capacity the BlueGene/L tables were made with ((1024 - 64) / buffers). */
+#define ROPT_TIMED_DEFAULT_LOOKAHEAD 0
+#define ROPT_TIMED_DEFAULT_BATCH 32
 #define ROPT_MAX_OUTSTANDING 64
 
 typedef struct ropt_params {
     int budget;      /* HPCC limit on updates held in any form: 1024 */
-    int lookahead;   /* generator prefetch distance, counted in the budget */
+    int lookahead;   /* apply pipeline depth D, counted in the budget */
+    int batch;       /* generation batch G, counted in the budget */
     int outstanding; /* send slots per dimension, each counted as a full
                         packet in the budget (a send holds its words until
                         it completes) */
     int shared_recv; /* 1: one receive bucket for all dimensions (paper 002
                         Figure 3a; can deadlock, kept to show why not) */
 } ropt_params;
+
+/* Where a rank's time goes (--profile): ticks per activity, from the
+ * cycle counter (torus_ticks.h) read once per chunk or packet, never per
+ * update. */
+enum {
+    ROPT_T_GENERATE = 0, /* generating and splitting chunks, and applying the
+                            local list meanwhile (the two interleave by design) */
+    ROPT_T_ROUTE,        /* scattering remote lists into the send buckets */
+    ROPT_T_APPLY_RECV,   /* splitting received packets and applying meanwhile */
+    ROPT_T_SEND,         /* may-I-send checks and sends (the copy into a ring) */
+    ROPT_T_POLL,         /* asking the transport for packets */
+    ROPT_T_WAIT,         /* steps that moved nothing, and backing off */
+    ROPT_T_N
+};
+extern const char *const ropt_time_names[ROPT_T_N];
+
+/* A source's remote list: updates split off a chunk whose next hop is
+ * another rank, waiting in order for their buckets (v[pos .. n)). */
+typedef struct ropt_rlist {
+    uint64_t *v;
+    int pos, n;
+} ropt_rlist;
 
 typedef struct ropt {
     /* wiring */
@@ -47,14 +94,22 @@ typedef struct ropt {
     ropt_params prm;
     int ndims, cap, nb;
     int k[TORUS_MAX_DIMS];
-    /* buckets: bucket[b] holds fill[b] updates; full[d] = the full bucket of dim d or -1 */
+    int lastd;  /* the last dimension of size >= 2 (-1: none): what arrives
+                   along it is all this rank's */
+    int alone;  /* no other rank: everything generated is this rank's */
+    /* send buckets: bucket[b] holds fill[b] updates, at most lim[b]: cap
+     * while b's dimension is open, 0 while it is blocked (it has a full
+     * bucket, full[d]); bdim[b] is b's dimension */
     uint64_t **bucket;
-    int *fill;
+    int *fill, *lim;
+    int16_t *bdim;
     int full[TORUS_MAX_DIMS];
     int nfull;
-    /* receive buckets */
+    /* receive buckets: dimension d is busy (have[d]) while its taken packet
+     * (held[d], split up to pos[d]) or its remote list dr[d] holds updates */
     torus_packet pkt[TORUS_MAX_DIMS];
-    int have[TORUS_MAX_DIMS], pos[TORUS_MAX_DIMS];
+    int have[TORUS_MAX_DIMS], held[TORUS_MAX_DIMS], pos[TORUS_MAX_DIMS];
+    ropt_rlist dr[TORUS_MAX_DIMS];
     int nheld, rr;
     /* table block and stream */
     uint64_t *table;
@@ -63,21 +118,33 @@ typedef struct ropt {
     ra_gen_kind gen;
     const ra_dist *td;
     uint64_t ran, remaining, generated;
-    uint64_t ring[ROPT_MAX_LOOKAHEAD]; /* the look-ahead: generated, prefetched, not yet routed */
-    int ring_n, ring_h;
-    uint64_t ahead_left; /* updates still to be generated into the ring */
+    ropt_rlist gr; /* the generator's remote list (nothing new while it waits) */
+    /* local lists: updates for this rank's table on their way into the
+     * pipeline; lbuf[lcur] holds lnum of them, pushed while the next chunk
+     * is split into the other list (ropt.c, split_chunk) */
+    uint64_t *lbuf[2];
+    int lcur, lnum;
+    /* apply pipeline: D entries (pointer into the table, value); an empty
+     * entry points at `sink` with value 0 */
+    uint64_t **pptr;
+    uint64_t *pval;
+    int ph, pn;
+    uint64_t sink;
     /* FinishLogic */
     int closed[TORUS_MAX_DIMS], close_next[TORUS_MAX_DIMS], fin_recv[TORUS_MAX_DIMS];
     int done;
-    /* accounting: updates in send buckets and in taken receive buckets
-     * (the look-ahead and the unfinished sends are counted from the ring
-     * and the transport, see ropt_held) */
-    uint64_t in_buckets, in_recv;
+    /* accounting: updates in send buckets (every other place is counted
+     * from its own state, see ropt_held) */
+    uint64_t in_buckets;
     ra_stats st;
+    /* --profile: ticks per activity (cycle counter or ns), 0 = off */
+    int profile;
+    uint64_t ticks[ROPT_T_N];
 } ropt;
 
-/* budget ROPT_BUDGET, look-ahead ROPT_DEFAULT_LOOKAHEAD, send slots
- * ROPT_DEFAULT_OUTSTANDING, per-dimension receive buckets. */
+/* budget ROPT_BUDGET, pipeline ROPT_DEFAULT_LOOKAHEAD, batch
+ * ROPT_DEFAULT_BATCH, send slots ROPT_DEFAULT_OUTSTANDING, per-dimension
+ * receive buckets. */
 void ropt_params_defaults(ropt_params *p);
 
 /* Packet buffers a rank may fill at once: over the dimensions of size
@@ -85,9 +152,10 @@ void ropt_params_defaults(ropt_params *p);
  * sends in flight each (size-1 dimensions hold nothing). */
 int ropt_buffers(const torus_shape *s, const ropt_params *p);
 
-/* Bucket (packet) capacity: floor((budget - lookahead) / ropt_buffers),
- * so that look-ahead + buckets + receive buckets + unfinished sends never
- * exceed the budget.  < 1: the options cannot meet the budget. */
+/* Bucket (packet) capacity: floor((budget - lookahead - 2 batch) /
+ * ropt_buffers), so that pipeline + local list + the generator's remote
+ * list + send buckets + receive buckets + unfinished sends never exceed
+ * the budget.  < 1: the options cannot meet the budget. */
 int ropt_capacity(const torus_shape *s, const ropt_params *p);
 
 /* ra_opt's "auto" over n ranks (or nodes, with per_node > 0 ranks each in
@@ -101,8 +169,8 @@ void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out
 /* Sets up one rank over its block of the table (td distributes the
  * table); the route and transport must outlive it.  Returns 0, -1 on out
  * of memory, -2 when the shape leaves no room (capacity < 1), the
- * look-ahead is outside 0..ROPT_MAX_LOOKAHEAD or the send slots outside
- * 1..ROPT_MAX_OUTSTANDING. */
+ * pipeline is outside 0..ROPT_MAX_LOOKAHEAD, the batch outside
+ * 1..ROPT_MAX_BATCH or the send slots outside 1..ROPT_MAX_OUTSTANDING. */
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
               const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
               int log2, const ra_dist *td);
@@ -114,13 +182,17 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count);
 
 /* One pass of the main loop (send, receive, form, finish).  Returns 1 if
  * anything moved, 0 if this rank is idle; o->done is set when this rank has
- * finished and every rank it talks to has told it so. */
+ * finished, applied everything in its pipeline, and every rank it talks to
+ * has told it so. */
 int ropt_step(ropt *o);
 
-/* Updates this rank holds now, in every form: look-ahead ring entries
- * (generated, not yet routed), send buckets, the unrouted rest of taken
- * receive packets, and the words of sends not yet completed (as the
- * transport knows them).  st.max_pending is its maximum over the run. */
+/* Updates this rank holds now, in every form: the generator's remote list
+ * (generated, waiting for a bucket), the local list and the pipeline
+ * (prefetched, not yet applied), send buckets, the unsplit rest of taken
+ * packets and their remote lists, and the words of sends not yet
+ * completed (as the transport knows them).  st.max_pending is its maximum
+ * over the run. */
 uint64_t ropt_held(const ropt *o);
+
 
 #endif

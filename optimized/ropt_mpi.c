@@ -5,15 +5,20 @@
 #include "ropt_mpi.h"
 #include "torus_cli.h"
 
+#include "torus_ticks.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->dims = "auto";
+    o->node_shm = 1;
     ropt_params_defaults(&o->prm);
 }
 
@@ -38,14 +43,15 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
         return TORUS_EXIT_USAGE;
     }
     if (ropt_capacity(&s->shape, &o->prm) < 1) {
+        int left = o->prm.budget - o->prm.lookahead - 2 * o->prm.batch;
         char sh[128];
         torus_shape_format(&s->shape, sh, sizeof sh);
         snprintf(err, errlen,
                  "shape %s with %d send slots per dimension needs %d packet buffers per rank, more than the %d updates "
-                 "left of the %d-update budget after a look-ahead of %d: use fewer --outstanding, a smaller --lookahead "
-                 "or more dimensions (e.g. --dims auto)",
-                 sh, o->prm.outstanding, ropt_buffers(&s->shape, &o->prm), o->prm.budget - o->prm.lookahead,
-                 o->prm.budget, o->prm.lookahead);
+                 "left of the %d-update budget after a pipeline of %d and twice a batch of %d: use fewer "
+                 "--outstanding, a smaller --lookahead or --batch, or more dimensions (e.g. --dims auto)",
+                 sh, o->prm.outstanding, ropt_buffers(&s->shape, &o->prm),
+                 left > 0 ? left : 0, o->prm.budget, o->prm.lookahead, o->prm.batch);
         return TORUS_EXIT_USAGE;
     }
     return 0;
@@ -94,26 +100,27 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     MPI_Comm_size(comm, &P);
     s->outstanding = o->prm.outstanding;
     if (o->prm.outstanding < 1 || o->prm.outstanding > ROPT_MAX_OUTSTANDING || o->prm.lookahead < 0 ||
-        o->prm.lookahead > ROPT_MAX_LOOKAHEAD) {
-        snprintf(err, errlen, "send slots must be 1..%d and the look-ahead 0..%d", ROPT_MAX_OUTSTANDING,
-                 ROPT_MAX_LOOKAHEAD);
+        o->prm.lookahead > ROPT_MAX_LOOKAHEAD || o->prm.batch < 1 || o->prm.batch > ROPT_MAX_BATCH) {
+        snprintf(err, errlen, "send slots must be 1..%d, the pipeline 0..%d and the batch 1..%d", ROPT_MAX_OUTSTANDING,
+                 ROPT_MAX_LOOKAHEAD, ROPT_MAX_BATCH);
         return TORUS_EXIT_USAGE;
     }
     if (o->mapfile && o->node_dim) {
         snprintf(err, errlen, "--map and --node-dim both given: use one of them");
         return TORUS_EXIT_USAGE;
     }
-    torus_node_info ni = {.comm = MPI_COMM_NULL, .nnodes = 1, .per_node = P, .local = me};
-    if (o->node_dim) {
-        if (o->node) {
-            ni = *o->node;
-        } else {
-            if (torus_node_discover(comm, &ni)) {
-                snprintf(err, errlen, "out of memory");
-                return TORUS_EXIT_RESOURCE;
-            }
-            torus_node_free(&ni);
+    s->node.comm = MPI_COMM_NULL;
+    if (o->node) {
+        s->node = *o->node;
+    } else {
+        if (torus_node_discover(comm, &s->node)) {
+            snprintf(err, errlen, "out of memory");
+            return TORUS_EXIT_RESOURCE;
         }
+        s->own_node = 1;
+    }
+    torus_node_info ni = s->node;
+    if (o->node_dim) {
         if (ni.per_node < 1 || ni.per_node * ni.nnodes != P) {
             snprintf(err, errlen,
                      "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);
@@ -134,14 +141,42 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     if (torus_mpi_create(&s->mpi, comm, &s->map, me, s->cap, o->prm.outstanding, err, errlen))
         return TORUS_EXIT_RESOURCE;
     torus_mpi_set_sync(s->mpi, o->sync);
-    torus_mpi_bind(s->mpi, &s->tp);
+    torus_mpi_bind(s->mpi, &s->net);
+    s->tp = s->net;
+    if (o->node_shm) {
+        if (torus_shm_create(&s->shm, comm, s->node.comm, &s->map, me, s->cap, o->prm.outstanding, &s->net, err,
+                             errlen))
+            return TORUS_EXIT_RESOURCE;
+        torus_shm_bind(s->shm, &s->tp);
+        s->shm_dims = torus_shm_count(s->shm);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    s->oversubscribed = cores > 0 && s->node.local_size > cores;
     int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, table, local_start, local_size, log2, td);
     s->have_core = 1; /* ropt_free copes with a partial init */
+    s->core.profile = o->profile;
     if (!torus_all_ok(comm, irc == 0)) {
         snprintf(err, errlen, "out of memory for the buckets");
         return TORUS_EXIT_RESOURCE;
     }
     return 0;
+}
+
+/* Nothing to do: let the core go.  Spinning a little first keeps the
+ * latency of a busy pair low; a node with more ranks than cores yields at
+ * once (MPICH's shared-memory progress and our rings both busy-wait
+ * otherwise), and a long wait sleeps so that it costs no core at all. */
+static void back_off(const ropt_mpi *s, int idle)
+{
+    if (idle <= TORUS_IDLE_POLLS && !s->oversubscribed)
+        return;
+    if (idle < 4096) {
+        sched_yield();
+        return;
+    }
+    int shift = (idle - 4096) / 1024;
+    struct timespec ts = {0, 1000L << (shift < 6 ? shift : 6)};
+    nanosleep(&ts, NULL);
 }
 
 void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
@@ -150,17 +185,22 @@ void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
     ropt *o = &s->core;
     ropt_start(o, gen, start, count);
     int idle = 0;
-    uint64_t next_tick = 1 << 16;
+    uint64_t next_tick = 1 << 16, waited = 0;
     while (!o->done) {
-        if (ropt_step(o))
+        if (ropt_step(o)) {
             idle = 0;
-        else if (++idle > TORUS_IDLE_POLLS)
-            sched_yield(); /* oversubscribed runs: let the peer run */
+        } else {
+            uint64_t t0 = o->profile ? torus_ticks() : 0;
+            back_off(s, ++idle);
+            if (o->profile)
+                waited += torus_ticks() - t0;
+        }
         if (tick && o->generated >= next_tick) {
             tick(ctx, o->generated);
             next_tick = o->generated + (1 << 16);
         }
     }
+    o->ticks[ROPT_T_WAIT] += waited;
     torus_mpi_reset(s->mpi);
 }
 
@@ -168,7 +208,10 @@ void ropt_mpi_free(ropt_mpi *s)
 {
     if (s->have_core)
         ropt_free(&s->core);
+    torus_shm_destroy(s->shm);
     torus_mpi_destroy(s->mpi);
+    if (s->own_node)
+        torus_node_free(&s->node);
     if (s->have_route)
         torus_route_free(&s->route);
     if (s->have_map)

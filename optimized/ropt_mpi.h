@@ -17,12 +17,16 @@ typedef struct ropt_mpi_options {
     const char *mapfile; /* mapping file, or NULL for XYZT order */
     int node_dim;        /* add a last, node-local dimension (ranks sharing a node) */
     int sync;            /* packets by MPI_Issend (see torus_mpi_set_sync) */
+    int node_shm;        /* 1: dimensions that stay on a node go through shared
+                            memory (torus_shm_create), 0: everything by MPI */
+    int profile;         /* --profile: the state machine's time shares */
     const torus_node_info *node; /* the node layout if the caller has it (ra_main
                                     finds it once), else NULL: found here */
     ropt_params prm;     /* budget, look-ahead, send slots per dimension */
 } ropt_mpi_options;
 
-/* ra_opt's defaults: auto shape, XYZT order, ROPT_DEFAULT_* values. */
+/* ra_opt's defaults: auto shape, XYZT order, ROPT_DEFAULT_* values, the
+ * node hop through shared memory. */
 void ropt_mpi_options_defaults(ropt_mpi_options *o);
 
 typedef struct ropt_mpi {
@@ -30,10 +34,16 @@ typedef struct ropt_mpi {
     torus_map map;
     torus_route route;
     torus_mpi *mpi;
-    torus_transport tp;
+    torus_transport net; /* the MPI transport */
+    torus_shm *shm;      /* the node hop, when node_shm */
+    torus_transport tp;  /* what the state machine talks to */
+    torus_node_info node; /* found here when the caller had none */
+    int own_node;
     ropt core;
-    int outstanding, cap;
+    int outstanding, cap, shm_dims;
     int have_map, have_route, have_core;
+    int oversubscribed;  /* more ranks on this node than cores: never spin */
+    double wait_s;       /* seconds spent backing off in the last run */
 } ropt_mpi;
 
 /* Collective over comm: builds everything for this rank's block of the
@@ -47,10 +57,12 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
                    size_t errlen);
 
 /* Runs one phase to the end on every rank: generates elements start+1 ..
- * start+count of gen's stream, routes and applies them; yields the core
- * after TORUS_IDLE_POLLS idle steps (oversubscribed runs).  tick, if not
- * NULL, is called every 65536 generated updates.  Leaves the transport
- * ready for the next phase. */
+ * start+count of gen's stream, routes and applies them.  A rank that finds
+ * nothing to do backs off: after TORUS_IDLE_POLLS idle steps it yields its
+ * core (at once when the node has more ranks than cores), and after many
+ * it sleeps, 1 us doubling to 64 us, so a waiting rank never takes the
+ * core its peer needs.  tick, if not NULL, is called every 65536 generated
+ * updates.  Leaves the transport ready for the next phase. */
 void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
                   void (*tick)(void *ctx, uint64_t generated), void *ctx);
 

@@ -13,6 +13,11 @@ typedef struct ropt_sim_config {
     uint64_t updates;   /* total; 0 = 4 * TableSize */
     ropt_params prm;     /* prm.outstanding is taken from tp.outstanding */
     torus_sim_params tp; /* cap is set from the algorithm */
+    int rings;           /* 1: every rank's packets go through the shared-memory
+                            ring protocol (torus_shm.h) laid out in plain
+                            memory, tp.delay_prob hiding waiting packets and
+                            tp.eager_prob refusing free send slots at random;
+                            0: the simulated MPI transport (torus_sim.h) */
 } ropt_sim_config;
 
 typedef struct ropt_sim_result {

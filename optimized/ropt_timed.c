@@ -36,7 +36,7 @@ void ropt_timed_defaults(ropt_timed_config *c)
 {
     memset(c, 0, sizeof *c);
     c->outstanding = ROPT_TIMED_DEFAULT_OUTSTANDING; /* BlueGene/L's model, see ropt.h */
-    c->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+    c->lookahead = ROPT_TIMED_DEFAULT_LOOKAHEAD; /* no memory model: no pipeline, see ropt.h */
 }
 
 typedef struct timed_run {
@@ -110,11 +110,12 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     ropt_params prm;
     ropt_params_defaults(&prm);
     prm.lookahead = c->lookahead;
+    prm.batch = ROPT_TIMED_DEFAULT_BATCH;
     prm.outstanding = c->outstanding;
     int cap = ropt_capacity(sh, &prm);
     if (cap < 1) {
         snprintf(err, errlen, "shape leaves no bucket capacity: %d packet buffers (sizes plus send slots per dimension) over a budget of %d",
-                 ropt_buffers(sh, &prm), prm.budget - prm.lookahead);
+                 ropt_buffers(sh, &prm), prm.budget - prm.lookahead - prm.batch);
         return -2;
     }
     int log2 = 20;

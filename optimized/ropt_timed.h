@@ -13,7 +13,7 @@
 
 /* The ranges ra_opt accepts (ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD). */
 #define ROPT_TIMED_MAX_OUTSTANDING 64
-#define ROPT_TIMED_MAX_LOOKAHEAD 256
+#define ROPT_TIMED_MAX_LOOKAHEAD 512
 
 typedef struct ropt_timed_config {
     torus_shape shape;
@@ -27,7 +27,8 @@ typedef struct ropt_timed_config {
      * header_bytes per bucket sent) */
     double chunk_bytes, packet_max_bytes, link_overhead_bytes;
     int outstanding;     /* send slots per dimension */
-    int lookahead;       /* generator look-ahead, counted in the budget */
+    int lookahead;       /* apply pipeline depth, counted in the budget (with a
+                            generation batch of ROPT_TIMED_DEFAULT_BATCH) */
     int link_gaps;       /* torus_timed_params.link_gaps: 0 free-at times, 1 idle gaps */
 } ropt_timed_config;
 

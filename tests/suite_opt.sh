@@ -1,27 +1,45 @@
 # suite_opt.sh - bin/ra_opt over MPI: exact at every process count and shape,
-# same fingerprint as ra_base and the sequential run; bad shapes and maps.
-# Every run's max_pending (every update a rank holds: look-ahead, buckets,
-# unfinished sends) must be <= 1024 (expect_exact checks it).
+# under both node transports (shared-memory rings and MPI), same fingerprint
+# as ra_base and the sequential run; bad shapes and maps.  Every run's
+# max_pending (every update a rank holds: pipeline, lists, buckets,
+# unfinished sends and packets in rings not yet taken) must be <= 1024
+# (expect_exact checks it).
 K=16
-for gen in lfsr lcg; do
-    exact_at_ranks bin/ra_opt $K $gen "--dims auto"
-    ref=$("$BUILD/tests/ra_seq" $K $gen)
-    for spec in "8 flat" "8 hypercube" "8 4x2" "8 2x2x2m" "8 2x4m" "6 3x2" "6 1x6" "4 2x2" "5 5x1" "7 7"; do
-        set -- $spec
-        run_mpi "$1" bin/ra_opt --log2-table $K --gen $gen --dims "$2" --quiet
-        expect_exact "ra_opt n=$1 $gen --dims $2" "$ref" $?
+for nt in shm mpi; do
+    for gen in lfsr lcg; do
+        exact_at_ranks bin/ra_opt $K $gen "--dims auto --node-transport $nt" --node-transport $nt
+        ref=$("$BUILD/tests/ra_seq" $K $gen)
+        for spec in "8 flat" "8 hypercube" "8 4x2" "8 2x2x2m" "8 2x4m" "6 3x2" "6 1x6" "4 2x2" "5 5x1" "7 7"; do
+            set -- $spec
+            run_mpi "$1" bin/ra_opt --log2-table $K --gen $gen --dims "$2" --node-transport $nt --quiet
+            expect_exact "ra_opt n=$1 $gen --dims $2 --node-transport $nt" "$ref" $?
+        done
     done
 done
+# the preamble says which road the node hop took
+run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2
+if grep -q "^# node transport: shm (2 of 2 dimensions through shared memory at rank 0)" "$TMP/out"; then
+    ok "ra_opt n=4 --dims 2x2: both dimensions through shared memory"
+else
+    bad "ra_opt n=4 node transport line: $(grep '^# node transport' "$TMP/out")"
+fi
+run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2 --node-transport mpi
+if grep -q "^# node transport: mpi (0 of 2 dimensions through shared memory at rank 0)" "$TMP/out"; then
+    ok "ra_opt n=4 --node-transport mpi: no dimension through shared memory"
+else
+    bad "ra_opt n=4 --node-transport mpi line: $(grep '^# node transport' "$TMP/out")"
+fi
+expect_fail "bad --node-transport" 2 "bad value 'tcp' for --node-transport: allowed shm or mpi" 2 bin/ra_opt --log2-table 10 --node-transport tcp
 ref=$("$BUILD/tests/ra_seq" $K lfsr)
 run_mpi 4 bin/ra_opt --log2-table $K --node-dim --quiet
 expect_exact "ra_opt n=4 --node-dim (shape $(key shape))" "$ref" $?
 run_mpi 8 bin/ra_opt --log2-table $K --outstanding 1 --lookahead 0 --dims 2x2x2 --quiet
 expect_exact "ra_opt n=8 one send slot, no look-ahead" "$ref" $?
 # The budget holds at the largest option values too, and with synchronous sends.
-for spec in "2 2 64 256" "8 hypercube 64 256" "8 flat 16 64" "6 3x2 8 0" "3 3 64 0"; do
+for spec in "2 2 64 256 64" "8 hypercube 64 256 32" "8 flat 16 64 256" "6 3x2 8 0 1" "3 3 64 0 128" "2 2 1 512 128"; do
     set -- $spec
-    run_mpi "$1" bin/ra_opt --log2-table $K --dims "$2" --outstanding "$3" --lookahead "$4" --quiet
-    expect_exact "ra_opt n=$1 --dims $2 --outstanding $3 --lookahead $4" "$ref" $?
+    run_mpi "$1" bin/ra_opt --log2-table $K --dims "$2" --outstanding "$3" --lookahead "$4" --batch "$5" --quiet
+    expect_exact "ra_opt n=$1 --dims $2 --outstanding $3 --lookahead $4 --batch $5" "$ref" $?
 done
 run_mpi 4 bin/ra_opt --log2-table $K --sync-sends --quiet
 expect_exact "ra_opt n=4 --sync-sends" "$ref" $?

@@ -29,6 +29,27 @@ void torus_mpi_destroy(torus_mpi *tm);
  * receiver's MPI queue uncounted); 0 (the default): MPI_Isend. */
 void torus_mpi_set_sync(torus_mpi *tm, int sync);
 
+/* ---- the node hop through shared memory (transport_shm.c) ------------ */
+
+typedef struct torus_shm torus_shm;
+
+/* Collective over comm (and node, the node's communicator from
+ * torus_node_discover).  The packet interface of a map whose dimensions
+ * take two roads: a dimension whose every line through this rank stays on
+ * its node goes through single-writer rings in an MPI-3 shared window
+ * (torus_shm.h; no MPI call per packet), the others through net, an MPI
+ * transport over the same map and cap (torus_mpi_create with `slots` send
+ * slots), which must outlive this one.  The message interface is net's.
+ * Returns 0, or -1 with err set (on every rank). */
+int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_map *m, int me, int cap,
+                     int slots, const torus_transport *net, char *err, size_t errlen);
+/* Fills t with the functions of this transport. */
+void torus_shm_bind(torus_shm *s, torus_transport *t);
+/* How many of this rank's dimensions go through shared memory. */
+int torus_shm_count(const torus_shm *s);
+/* Collective over the node (the window is freed). */
+void torus_shm_destroy(torus_shm *s);
+
 /* ---- node layout (node.c) -------------------------------------------- */
 
 /* The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED). */

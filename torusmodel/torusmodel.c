@@ -67,7 +67,9 @@ static void usage(FILE *f)
             "                         drained several times over; 64x32x32 takes ~10 min)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d: BlueGene/L's model; ra_opt over MPI uses 1)\n"
-            "  --sim-lookahead L      generator look-ahead in --simulate (default %d, ra_opt's --lookahead)\n"
+            "  --sim-lookahead L      apply pipeline depth in --simulate, 0..512 (default %d: no memory\n"
+            "                         model, so no pipeline; ra_opt's --lookahead; a generation batch\n"
+            "                         of 64 is counted beside it)\n"
             "  --sim-links M          free-at: a packet starts when its whole path is free after every\n"
             "                         earlier booking; gaps: in the earliest window its whole path is\n"
             "                         idle, gaps before earlier bookings included (default free-at)\n"
@@ -247,7 +249,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
             break;
         case OPT_SIM_LOOKAHEAD:
             if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &c->sim_lookahead)) {
-                torus_cli_bad_value(err, errlen, "sim-lookahead", optarg, "an integer 0..256");
+                torus_cli_bad_value(err, errlen, "sim-lookahead", optarg, "an integer 0..512");
                 return CLI_BAD;
             }
             break;

@@ -4,8 +4,9 @@
  * flags), 16x16x16 and the 2^12 hypercube, under many scheduler seeds; the
  * final table must equal the sequential run, max_pending must stay within
  * 1024, and the run must terminate.  max_pending counts every update a
- * rank holds (look-ahead ring, send and receive buckets, sends not yet
- * completed): the bound holds at every option value the budget admits,
+ * rank holds (generation batch, apply pipeline, send and receive buckets,
+ * sends not yet completed): the bound holds at every option value the
+ * budget admits,
  * and the rest are refused.  Also: a single shared receive bucket
  * deadlocks under the scheduler (paper 002 Figure 3a), per-dimension
  * buckets never do.
@@ -30,23 +31,27 @@ static uint64_t seq_fp(int log2, ra_gen_kind g, uint64_t upd)
 }
 
 static int bad_runs;
+static int g_batch = 16; /* generation batch of the runs below */
+static int g_rings;      /* 1: the shared-memory ring protocol instead of the simulated MPI transport */
 
 /* One run; returns its max_pending (0 after a failure, counted). */
 static uint64_t check_la(const torus_shape *s, int log2, ra_gen_kind g, uint64_t seed, int outstanding,
                          int lookahead, double eager, uint64_t want)
 {
     ropt_sim_config c = {.shape = *s, .log2_table = log2, .gen = g,
-                         .prm = {.budget = 1024, .lookahead = lookahead, .shared_recv = 0},
+                         .prm = {.budget = 1024, .lookahead = lookahead, .batch = g_batch, .shared_recv = 0},
                          .tp = {.outstanding = outstanding, .eager_prob = eager, .eager_queue = 4,
-                                .delay_prob = 0.3, .seed = seed}};
+                                .delay_prob = 0.3, .seed = seed},
+                         .rings = g_rings};
     ropt_sim_result r;
     int rc = ropt_sim_run(&c, &r);
     char name[128];
     torus_shape_format(s, name, sizeof name);
     if (rc || r.deadlock || r.fingerprint != want || r.stats.max_pending > 1024) {
         bad_runs++;
-        fprintf(stderr, "shape %s seed %llu S=%d L=%d eager=%.1f: rc=%d deadlock=%d fp=%016llx want=%016llx max_pending=%llu\n",
-                name, (unsigned long long)seed, outstanding, lookahead, eager, rc, r.deadlock,
+        fprintf(stderr, "%sshape %s seed %llu S=%d L=%d G=%d eager=%.1f: rc=%d deadlock=%d fp=%016llx want=%016llx max_pending=%llu\n",
+                g_rings ? "rings: " : "", name, (unsigned long long)seed, outstanding, lookahead, g_batch, eager, rc,
+                r.deadlock,
                 (unsigned long long)r.fingerprint, (unsigned long long)want, (unsigned long long)r.stats.max_pending);
         return 0;
     }
@@ -69,31 +74,46 @@ static void option_grid(void)
     const char *shapes[] = {"2", "8", "4x2", "2x2x2", "3x5"};
     int ns[] = {2, 8, 8, 8, 15};
     const int slots[] = {1, 2, 3, 4, 8, 16, 64};
-    const int las[] = {0, 64, 256};
+    const int las[] = {0, 64, 256, 512};
+    const int batches[] = {1, 64, 256};
     uint64_t want = seq_fp(10, RA_GEN_LFSR, 4ULL << 10);
-    int runs = 0, over_buckets = 0;
+    int runs = 0, over_buckets = 0, refused = 0;
     for (int i = 0; i < 5; i++) {
         torus_shape s;
         ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &s, err, sizeof err), 0);
         for (int a = 0; a < 7; a++)
-            for (int b = 0; b < 3; b++) {
-                ropt_params p = {.budget = 1024, .lookahead = las[b], .outstanding = slots[a]};
+            for (int b = 0; b < 4; b++) {
+                g_batch = batches[(a + b + i) % 3];
+                ropt_params p = {.budget = 1024, .lookahead = las[b], .batch = g_batch, .outstanding = slots[a]};
                 int cap = ropt_capacity(&s, &p);
-                ASSERT_TRUE(cap >= 1 ? las[b] + (uint64_t)ropt_buffers(&s, &p) * (uint64_t)cap <= 1024 : 1);
-                uint64_t mp = check_la(&s, 10, RA_GEN_LFSR, (uint64_t)(a * 3 + b + 1), slots[a], las[b], 0.0, want);
+                ASSERT_TRUE(cap >= 1 ? las[b] + 2 * g_batch + (uint64_t)ropt_buffers(&s, &p) * (uint64_t)cap <= 1024
+                                     : 1);
+                if (cap < 1) {
+                    /* more than the budget holds: refused, not run */
+                    ropt_sim_config c = {.shape = s, .log2_table = 10, .gen = RA_GEN_LFSR, .prm = p,
+                                         .tp = {.outstanding = slots[a], .seed = 1}};
+                    ropt_sim_result r;
+                    ASSERT_EQ_INT(ropt_sim_run(&c, &r), -2);
+                    refused++;
+                    continue;
+                }
+                uint64_t mp = check_la(&s, 10, RA_GEN_LFSR, (uint64_t)(a * 4 + b + 1), slots[a], las[b], 0.0, want);
                 runs++;
                 /* 2 ranks: one send bucket and one receive bucket of cap */
-                if (i == 0 && mp > (uint64_t)las[b] + 2 * (uint64_t)cap)
+                if (i == 0 && mp > (uint64_t)las[b] + 2 * (uint64_t)g_batch + 2 * (uint64_t)cap)
                     over_buckets++;
             }
     }
-    printf("option grid: %d runs, %d on 2 ranks held more than look-ahead + buckets (sends counted)\n", runs,
-           over_buckets);
+    g_batch = 16;
+    printf("option grid: %d runs, %d refused by the budget, %d on 2 ranks held more than pipeline + lists + buckets "
+           "(sends counted)\n",
+           runs, refused, over_buckets);
+    ASSERT_TRUE(refused > 0);
     ASSERT_TRUE(over_buckets > 0);
     /* options the budget cannot hold are refused, not run */
     torus_shape flat;
     ASSERT_EQ_INT(torus_shape_parse("flat", 1000, &flat, err, sizeof err), 0);
-    ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = 1};
+    ropt_params p = {.budget = 1024, .lookahead = 64, .batch = 64, .outstanding = 1};
     ASSERT_EQ_INT(ropt_buffers(&flat, &p), 1001);
     ASSERT_EQ_INT(ropt_capacity(&flat, &p), 0);
     ropt_sim_config c = {.shape = flat, .log2_table = 12, .gen = RA_GEN_LFSR, .prm = p,
@@ -103,9 +123,16 @@ static void option_grid(void)
     torus_shape two;
     ASSERT_EQ_INT(torus_shape_parse("2", 2, &two, err, sizeof err), 0);
     p.lookahead = 0;
+    p.batch = 1;
     p.outstanding = 64;
-    ASSERT_EQ_INT(ropt_capacity(&two, &p), 1024 / 66);
+    ASSERT_EQ_INT(ropt_capacity(&two, &p), 1023 / 66);
     p.outstanding = 0;
+    ASSERT_EQ_INT(ropt_capacity(&two, &p), 0);
+    p.outstanding = 1;
+    p.batch = 0;
+    ASSERT_EQ_INT(ropt_capacity(&two, &p), 0);
+    p.batch = 512;
+    p.lookahead = 513;
     ASSERT_EQ_INT(ropt_capacity(&two, &p), 0);
 }
 
@@ -160,7 +187,9 @@ static void auto_shapes(void)
                {256, 1, "16x16"},  {512, 1, "8x8x8"},    {4096, 1, "8x8x8x8"},   {65536, 1, "16x8x8x8x8"},
                {512, 4, "32x16"},  {4096, 4, "16x16x16"}, {65536, 4, "16x16x16x16"}};
     for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
-        ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = pin[i].slots};
+        /* the pins were made with 64 updates of look-ahead in all: a
+         * pipeline of 62 and a batch of 1, counted twice */
+        ropt_params p = {.budget = 1024, .lookahead = 62, .batch = 1, .outstanding = pin[i].slots};
         torus_shape s;
         char name[64];
         ropt_auto_shape(pin[i].n, &p, 0, &s);
@@ -172,7 +201,7 @@ static void auto_shapes(void)
     }
     for (int n = 2; n <= 70000; n = n * 3 / 2 + 1)
         for (int slots = 1; slots <= 64; slots *= 4) {
-            ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = slots};
+            ropt_params p = {.budget = 1024, .lookahead = 32, .batch = 32, .outstanding = slots};
             torus_shape s;
             ropt_auto_shape(n, &p, 0, &s);
             ASSERT_EQ_INT(s.n, n);
@@ -180,7 +209,7 @@ static void auto_shapes(void)
                 ASSERT_TRUE(ropt_capacity(&s, &p) >= 1);
         }
     /* with a node-local dimension of 2 ranks per node its buffers count too */
-    ropt_params p = {.budget = 1024, .lookahead = 64, .outstanding = 1};
+    ropt_params p = {.budget = 1024, .lookahead = 32, .batch = 32, .outstanding = 1};
     torus_shape s;
     ropt_auto_shape(4, &p, 2, &s);
     ASSERT_EQ_INT(s.n, 4);
@@ -205,6 +234,23 @@ int main(void)
     }
     printf("simulated %d shapes\n", nshapes);
     ASSERT_EQ_INT(bad_runs, 0);
+
+    /* The shared-memory ring protocol (torus_shm.h), the same code the node
+     * hop runs, under the random scheduler with waiting packets hidden and
+     * free send slots refused at random: every shape up to 32 ranks, both
+     * generators. */
+    g_rings = 1;
+    int before = nshapes;
+    for (int g = 0; g < 2; g++) {
+        uint64_t want = seq_fp(10, (ra_gen_kind)g, 4ULL << 10);
+        for (int n = 2; n <= 32; n++) {
+            torus_shape cur = {0};
+            factorisations(n, n, &cur, 0, 10, (ra_gen_kind)g, want, 2);
+        }
+    }
+    printf("rings: simulated %d shapes\n", nshapes - before);
+    ASSERT_EQ_INT(bad_runs, 0);
+    g_rings = 0;
     option_grid();
     ASSERT_EQ_INT(bad_runs, 0);
 
@@ -219,10 +265,24 @@ int main(void)
     uint64_t mp = check_la(&big, 16, RA_GEN_LFSR, 5, ROPT_DEFAULT_OUTSTANDING, ROPT_DEFAULT_LOOKAHEAD, 0.0, want16);
     printf("16x16x16, S=%d, L=%d, rendezvous: max_pending %llu\n", ROPT_DEFAULT_OUTSTANDING, ROPT_DEFAULT_LOOKAHEAD,
            (unsigned long long)mp);
+    /* the ring protocol at 4096 virtual ranks, ra_opt's defaults */
+    g_rings = 1;
+    g_batch = ROPT_DEFAULT_BATCH;
+    for (uint64_t seed = 11; seed <= 12; seed++) {
+        mp = check_la(&big, 16, RA_GEN_LFSR, seed, ROPT_DEFAULT_OUTSTANDING,
+                      ROPT_DEFAULT_LOOKAHEAD, seed == 11 ? 0.0 : 0.5, want16);
+        printf("rings 16x16x16, seed %llu: max_pending %llu\n", (unsigned long long)seed, (unsigned long long)mp);
+        ASSERT_TRUE(mp > 0 && mp <= 1024);
+    }
+    g_rings = 0;
+    g_batch = 16;
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 4096, &big, err, sizeof err), 0);
     ASSERT_EQ_INT(big.ndims, 12);
     check(&big, 16, RA_GEN_LFSR, 3, 1, 0.0, want16);
     check_la(&big, 16, RA_GEN_LFSR, 4, 4, 64, 0.0, want16);
+    g_rings = 1;
+    check_la(&big, 16, RA_GEN_LFSR, 5, 2, 64, 0.3, want16);
+    g_rings = 0;
     ASSERT_EQ_INT(bad_runs, 0);
 
     /* Figure 3a: one shared receive bucket can deadlock; per-dimension
@@ -236,7 +296,7 @@ int main(void)
         uint64_t want = seq_fp(12, RA_GEN_LFSR, 4ULL << 12);
         for (uint64_t seed = 1; seed <= 6; seed++) {
             ropt_sim_config c = {.shape = s, .log2_table = 12, .gen = RA_GEN_LFSR,
-                                 .prm = {.budget = 1024, .lookahead = 0, .shared_recv = 1},
+                                 .prm = {.budget = 1024, .lookahead = 0, .batch = 16, .shared_recv = 1},
                                  .tp = {.outstanding = 1, .eager_prob = 0.0, .eager_queue = 0,
                                         .delay_prob = 0.2, .seed = seed}};
             ropt_sim_result r;

@@ -1,0 +1,225 @@
+/*
+ * transport_shm.c - the node hop through shared memory (torus_mpi.h): the
+ * rings of torus_shm.h laid out in one MPI-3 shared window over the ranks
+ * of a node (MPI_Win_allocate_shared, each rank's incoming area in its own
+ * segment), every dimension that leaves the node sent by the MPI transport.
+ *
+ * Which dimensions: d goes through shared memory at a rank when every rank
+ * of its line along d is on its node; the ranks of that line all see the
+ * same line, so they agree.  A rank's area is laid out for its own set of
+ * such dimensions; the ranks of a node exchange those sets (one
+ * MPI_Allgather of a word) so that a sender finds its ring in a peer's
+ * area.  The window lives until torus_shm_destroy; MPI owns the segment,
+ * so a job that dies leaves nothing behind that MPI would not clean up.
+ */
+#include "torus_mpi.h"
+#include "torus_shm.h"
+#include "mpi_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct torus_shm {
+    torus_shm_core *core;
+    torus_transport net;
+    MPI_Win win;
+    int have_win;
+    int on[TORUS_MAX_DIMS];
+    int count;
+    int *node_rank;      /* comm rank -> rank in the node communicator, or MPI_UNDEFINED */
+    unsigned *node_mask; /* node rank -> the dimensions its area holds */
+    char **node_area;    /* node rank -> its area in my address space */
+};
+
+static void *area_of(void *ctx, int rank, unsigned *mask)
+{
+    torus_shm *s = ctx;
+    int nr = s->node_rank[rank];
+    if (nr == MPI_UNDEFINED)
+        return NULL;
+    *mask = s->node_mask[nr];
+    return s->node_area[nr];
+}
+
+/* ---- the transport: shared memory where on[d], else the network -------- */
+
+static int shm_can_send(void *impl, int d)
+{
+    torus_shm *s = impl;
+    return s->on[d] ? torus_shm_can_send(s->core, d) : s->net.can_send(s->net.impl, d);
+}
+
+static int shm_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
+{
+    torus_shm *s = impl;
+    return s->on[d] ? torus_shm_send(s->core, d, to, *buf, n, last) : s->net.send(s->net.impl, d, to, buf, n, last);
+}
+
+static int shm_poll(void *impl, int d, torus_packet *pkt)
+{
+    torus_shm *s = impl;
+    return s->on[d] ? torus_shm_poll(s->core, d, pkt) : s->net.poll(s->net.impl, d, pkt);
+}
+
+static void shm_release(void *impl, int d)
+{
+    torus_shm *s = impl;
+    if (s->on[d])
+        torus_shm_release(s->core, d);
+    else
+        s->net.release(s->net.impl, d);
+}
+
+static int shm_quiescent(void *impl)
+{
+    torus_shm *s = impl;
+    return torus_shm_quiescent(s->core) && s->net.quiescent(s->net.impl);
+}
+
+static int shm_sending(void *impl, int d)
+{
+    torus_shm *s = impl;
+    if (s->on[d])
+        return torus_shm_sending(s->core, d);
+    return s->net.sending ? s->net.sending(s->net.impl, d) : 0;
+}
+
+/* The message interface is the network's. */
+static int shm_isend(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r)
+{
+    torus_shm *s = impl;
+    return s->net.isend(s->net.impl, dest, buf, bytes, tag, r);
+}
+
+static int shm_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
+{
+    torus_shm *s = impl;
+    return s->net.irecv(s->net.impl, src, buf, bytes, tag, r);
+}
+
+static int shm_test(void *impl, torus_req *r)
+{
+    torus_shm *s = impl;
+    return s->net.test(s->net.impl, r);
+}
+
+void torus_shm_bind(torus_shm *s, torus_transport *t)
+{
+    *t = (torus_transport){.impl = s,
+                           .can_send = shm_can_send,
+                           .send = shm_send,
+                           .poll = shm_poll,
+                           .release = shm_release,
+                           .quiescent = shm_quiescent,
+                           .sending = shm_sending,
+                           .isend = s->net.isend ? shm_isend : NULL,
+                           .irecv = s->net.irecv ? shm_irecv : NULL,
+                           .test = s->net.test ? shm_test : NULL};
+}
+
+int torus_shm_count(const torus_shm *s)
+{
+    return s->count;
+}
+
+/* Which dimensions stay on the node at this rank. */
+static void node_dims(torus_shm *s, const torus_map *m, int me)
+{
+    const torus_shape *sh = &m->shape;
+    const int *my = &m->coords[(size_t)me * (size_t)sh->ndims];
+    for (int d = 0; d < sh->ndims; d++) {
+        s->on[d] = sh->k[d] >= 2;
+        int cc[TORUS_MAX_DIMS];
+        memcpy(cc, my, (size_t)sh->ndims * sizeof(int));
+        for (int x = 0; x < sh->k[d] && s->on[d]; x++) {
+            cc[d] = x;
+            if (s->node_rank[m->rank_of[torus_map_linear(sh, cc)]] == MPI_UNDEFINED)
+                s->on[d] = 0;
+        }
+        s->count += s->on[d];
+    }
+}
+
+int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_map *m, int me, int cap,
+                     int slots, const torus_transport *net, char *err, size_t errlen)
+{
+    *out = NULL;
+    int n, nn;
+    TORUS_MPI_CHECK(MPI_Comm_size(comm, &n));
+    TORUS_MPI_CHECK(MPI_Comm_size(node, &nn));
+    torus_shm *s = calloc(1, sizeof *s);
+    int *all = malloc((size_t)n * sizeof *all);
+    int ok = s && all;
+    if (ok) {
+        s->net = *net;
+        s->node_rank = malloc((size_t)n * sizeof *s->node_rank);
+        s->node_mask = calloc((size_t)nn, sizeof *s->node_mask);
+        s->node_area = calloc((size_t)nn, sizeof *s->node_area);
+        ok = s->node_rank && s->node_mask && s->node_area;
+    }
+    if (!torus_all_ok(comm, ok)) {
+        snprintf(err, errlen, "out of memory for the shared-memory transport");
+        free(all);
+        torus_shm_destroy(s);
+        return -1;
+    }
+    MPI_Group g, gn;
+    for (int r = 0; r < n; r++)
+        all[r] = r;
+    TORUS_MPI_CHECK(MPI_Comm_group(comm, &g));
+    TORUS_MPI_CHECK(MPI_Comm_group(node, &gn));
+    TORUS_MPI_CHECK(MPI_Group_translate_ranks(g, n, all, gn, s->node_rank));
+    TORUS_MPI_CHECK(MPI_Group_free(&g));
+    TORUS_MPI_CHECK(MPI_Group_free(&gn));
+    free(all);
+    node_dims(s, m, me);
+    unsigned mask = 0;
+    for (int d = 0; d < m->shape.ndims; d++)
+        mask |= (unsigned)s->on[d] << d;
+    TORUS_MPI_CHECK(MPI_Allgather(&mask, 1, MPI_UNSIGNED, s->node_mask, 1, MPI_UNSIGNED, node));
+
+    size_t bytes = torus_shm_area_bytes(&m->shape, s->on, cap, slots);
+    MPI_Info info;
+    TORUS_MPI_CHECK(MPI_Info_create(&info));
+    /* each rank's area on pages of its own (first touch near its core) */
+    TORUS_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    void *base = NULL;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 64, info, node, &base, &s->win);
+    TORUS_MPI_CHECK(MPI_Info_free(&info));
+    s->have_win = rc == MPI_SUCCESS;
+    if (!torus_all_ok(comm, s->have_win)) {
+        snprintf(err, errlen, "the shared window of %zu bytes per rank could not be made", bytes);
+        torus_shm_destroy(s);
+        return -1;
+    }
+    torus_shm_area_init(base, bytes);
+    for (int r = 0; r < nn; r++) {
+        MPI_Aint sz;
+        int disp;
+        TORUS_MPI_CHECK(MPI_Win_shared_query(s->win, r, &sz, &disp, &s->node_area[r]));
+    }
+    /* every area zeroed before anyone writes into a peer's */
+    TORUS_MPI_CHECK(MPI_Barrier(node));
+    s->core = torus_shm_core_create(m, me, s->on, cap, slots, area_of, s);
+    if (!torus_all_ok(comm, s->core != NULL)) {
+        snprintf(err, errlen, "out of memory for the shared-memory rings");
+        torus_shm_destroy(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void torus_shm_destroy(torus_shm *s)
+{
+    if (!s)
+        return;
+    torus_shm_core_destroy(s->core);
+    if (s->have_win)
+        MPI_Win_free(&s->win);
+    free(s->node_rank);
+    free(s->node_mask);
+    free(s->node_area);
+    free(s);
+}
