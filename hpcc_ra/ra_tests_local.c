@@ -55,25 +55,24 @@ static int single_rank(MPI_Comm comm, int rank, int P)
  * more than the run itself. */
 #define CEIL_TRIAL (1ULL << 22)
 
-/* Every kind at every depth, on every rank at once; the setting with the
- * largest rate summed over ranks (the same on every rank) goes into res. */
-static void ceiling_trials(ra_run *run, int log2, ra_gen_kind gen, uint64_t upd, ra_result *res)
+void ra_ceiling_pick(MPI_Comm comm, uint64_t *t, int log2, ra_gen_kind gen, uint64_t upd,
+                     double trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS], int *kind, int *depth)
 {
     uint64_t n = 1ULL << log2, tu = upd < CEIL_TRIAL ? upd : CEIL_TRIAL;
     double best = -1;
     for (int k = 0; k < RA_CEIL_NKINDS; k++)
         for (int i = 0; i < RA_CEIL_NDEPTHS; i++) {
-            ra_table_init(run->table, n, 0);
-            RA_MPI_CHECK(MPI_Barrier(run->comm));
+            ra_table_init(t, n, 0);
+            RA_MPI_CHECK(MPI_Barrier(comm));
             double t0 = MPI_Wtime();
-            ra_ceiling_run(run->table, log2, gen, tu, (ra_ceil_kind)k, ra_ceil_depths[i]);
-            double t = MPI_Wtime() - t0, g = t > 0 ? 1e-9 * (double)tu / t : 0, sum;
-            RA_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
-            res->ceil_trials[k][i] = sum;
+            ra_ceiling_run(t, log2, gen, tu, (ra_ceil_kind)k, ra_ceil_depths[i]);
+            double secs = MPI_Wtime() - t0, g = secs > 0 ? 1e-9 * (double)tu / secs : 0, sum;
+            RA_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+            trials[k][i] = sum;
             if (sum > best) {
                 best = sum;
-                res->ceil_kind = k;
-                res->ceil_depth = ra_ceil_depths[i];
+                *kind = k;
+                *depth = ra_ceil_depths[i];
             }
         }
 }
@@ -102,7 +101,7 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
     res->huge_pages = huge;
     res->node_selected = who;
     if (kind == RA_TEST_CEILING)
-        ceiling_trials(run, log2, gen, upd, res);
+        ra_ceiling_pick(run->comm, run->table, log2, gen, upd, res->ceil_trials, &res->ceil_kind, &res->ceil_depth);
 
     if (active)
         ra_table_init(run->table, n, 0);

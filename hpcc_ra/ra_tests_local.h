@@ -14,4 +14,12 @@
  * returns RA_EXIT_OK. */
 int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, ra_test_kind kind, ra_result *res);
 
+/* Collective over comm: a short trial (at most 2^22 of upd updates) of
+ * every ceiling kernel at every depth on every rank at once, each rank on
+ * its own table t of 2^log2 words (each trial starts from T[i] = i); the
+ * trial rates summed over ranks go into trials, the best setting (the
+ * same on every rank) into *kind and *depth. */
+void ra_ceiling_pick(MPI_Comm comm, uint64_t *t, int log2, ra_gen_kind gen, uint64_t upd,
+                     double trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS], int *kind, int *depth);
+
 #endif

@@ -120,10 +120,8 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->lbuf[0] = malloc(chunk);
     o->lbuf[1] = malloc(chunk);
     o->gr.v = malloc(chunk);
-    o->pptr = malloc((size_t)depth * sizeof *o->pptr);
     o->pval = malloc((size_t)depth * sizeof *o->pval);
-    if (!o->bucket || !o->fill || !o->lim || !o->bdim || !o->lbuf[0] || !o->lbuf[1] || !o->gr.v || !o->pptr ||
-        !o->pval)
+    if (!o->bucket || !o->fill || !o->lim || !o->bdim || !o->lbuf[0] || !o->lbuf[1] || !o->gr.v || !o->pval)
         return -1;
     for (int b = 0; b < o->nb; b++) {
         o->bdim[b] = route->bucket_dim[b];
@@ -166,33 +164,30 @@ void ropt_free(ropt *o)
     free(o->lbuf[0]);
     free(o->lbuf[1]);
     free(o->gr.v);
-    free(o->pptr);
     free(o->pval);
     o->bucket = NULL;
     o->fill = o->lim = NULL;
     o->bdim = NULL;
     o->lbuf[0] = o->lbuf[1] = o->gr.v = o->pval = NULL;
-    o->pptr = NULL;
 }
 
 /* ---- the apply pipeline ------------------------------------------------ */
 
 static void pipe_reset(ropt *o)
 {
-    for (int i = 0; i < o->prm.lookahead; i++) {
-        o->pptr[i] = &o->sink;
-        o->pval[i] = 0;
-    }
     o->ph = o->pn = 0;
 }
 
-/* Applies every entry still in the pipeline (end of a phase). */
+/* Applies every entry still in the pipeline (end of a phase): the entries
+ * 0..pn-1 until it first fills, then all of them. */
 static void pipe_flush(ropt *o)
 {
-    for (int i = 0; i < o->prm.lookahead; i++)
-        *o->pptr[i] ^= o->pval[i];
+    uint64_t *const table = o->table;
+    for (int i = 0; i < o->pn; i++) {
+        uint64_t v = o->pval[i];
+        table[ra_gen_index(o->gen, v, o->log2) - o->local_start] ^= v;
+    }
     pipe_reset(o);
-    o->sink = 0;
 }
 
 /* ---- routing ----------------------------------------------------------- */
@@ -224,24 +219,30 @@ static void unblock_dim(ropt *o, int d)
 }
 
 /* The apply pipeline's cursor, held in locals while a chunk is split: a
- * store through the pipeline's pointers could alias the ropt fields and
- * make the compiler reload them every update. */
+ * store through a table pointer could alias the ropt fields and make the
+ * compiler reload them every update. */
 typedef struct pipe_cursor {
-    uint64_t **pptr;
     uint64_t *pval, *table;
     uint64_t start;
-    int log2, D, h;
+    int log2, D, h, n;
 } pipe_cursor;
 
 static inline pipe_cursor cursor_of(const ropt *o)
 {
-    return (pipe_cursor){.pptr = o->pptr, .pval = o->pval, .table = o->table, .start = o->local_start,
-                         .log2 = o->log2, .D = o->prm.lookahead, .h = o->ph};
+    return (pipe_cursor){.pval = o->pval, .table = o->table, .start = o->local_start, .log2 = o->log2,
+                         .D = o->prm.lookahead, .h = o->ph, .n = o->pn};
 }
 
-/* x belongs to this rank's block: prefetch its word now, apply the entry
- * it replaces (pushed D entries ago, so its line has had time to come).
- * gen and pfw are constants where this is inlined (split_loop). */
+static inline void cursor_back(ropt *o, const pipe_cursor *c)
+{
+    o->ph = c->h;
+    o->pn = c->n;
+}
+
+/* x belongs to this rank's block: prefetch its word now and apply the
+ * entry it replaces, pushed D entries ago, so that its line has had time
+ * to come (until the pipeline first fills there is none).  gen and pfw are
+ * constants where this is inlined (split_loop). */
 static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t x, ra_gen_kind gen, int pfw)
 {
     uint64_t *w = c->table + (ra_gen_index(gen, x, c->log2) - c->start);
@@ -254,8 +255,12 @@ static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t 
     else
         __builtin_prefetch(w, 1, 3);
     int h = c->h;
-    *c->pptr[h] ^= c->pval[h];
-    c->pptr[h] = w;
+    if (__builtin_expect(c->n == c->D, 1)) {
+        uint64_t v = c->pval[h];
+        c->table[ra_gen_index(gen, v, c->log2) - c->start] ^= v;
+    } else {
+        c->n++;
+    }
     c->pval[h] = x;
     c->h = h + 1 == c->D ? 0 : h + 1;
 }
@@ -283,7 +288,8 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
         else
             x = src[i];
         if (all_mine) {
-            loc[nl++] = x;
+            /* nothing to split: straight into the pipeline */
+            push(c, x, gen, pfw);
             continue;
         }
         int mine = ra_gen_index(gen, x, log2) - lo < lsz;
@@ -336,8 +342,7 @@ static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int
         else
             SPLIT(RA_GEN_LCG, 1);
     }
-    o->ph = c.h;
-    o->pn = o->pn + nold < c.D ? o->pn + nold : c.D;
+    cursor_back(o, &c);
     o->lnum = nl;
 }
 
@@ -397,7 +402,7 @@ static void apply_all(ropt *o)
     for (int j = 0; j < o->lnum; j++)
         push(&c, o->lbuf[o->lcur][j], o->gen, 0);
     o->lnum = 0;
-    o->ph = c.h;
+    cursor_back(o, &c);
     pipe_flush(o);
 }
 
@@ -426,7 +431,6 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
     o->gr.pos = o->gr.n = 0;
     o->lcur = o->lnum = 0;
     pipe_reset(o);
-    o->sink = 0;
     o->done = 0;
     memset(&o->st, 0, sizeof o->st);
     memset(o->ticks, 0, sizeof o->ticks);

@@ -124,12 +124,10 @@ typedef struct ropt {
      * is split into the other list (ropt.c, split_chunk) */
     uint64_t *lbuf[2];
     int lcur, lnum;
-    /* apply pipeline: D entries (pointer into the table, value); an empty
-     * entry points at `sink` with value 0 */
-    uint64_t **pptr;
+    /* apply pipeline: D entries, pn of them used (pn < D only until it
+     * first fills), the next one at ph */
     uint64_t *pval;
     int ph, pn;
-    uint64_t sink;
     /* FinishLogic */
     int closed[TORUS_MAX_DIMS], close_next[TORUS_MAX_DIMS], fin_recv[TORUS_MAX_DIMS];
     int done;

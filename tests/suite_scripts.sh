@@ -86,11 +86,11 @@ rc=$?
 # the same once numbers and times are set aside.
 timeout -k 10 300 run_scripts/compare.sh -n 2 -k 14 --keep "$TMP/cmp" >"$TMP/cmpout" 2>&1
 rc=$?
-want="star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|fingerprint \(both\): [0-9a-f]{16}, errors 0$|# model: ra_calibrate --quick at 2 ranks, table 2\^14|ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
+want="ceiling \(sum over ranks\) |star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ceiling: [0-9.]+$|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|ratio star/ceiling: [0-9.]+$|# ceiling: (batch|roll) kernel at depth [0-9]+, the best of its trials$|fingerprint \(both\): [0-9a-f]{16}, errors 0$|# model: ra_calibrate --quick at 2 ranks, table 2\^14|ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
 have_hpcc=0
 if command -v hpcc >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1; then
     have_hpcc=1
-    want="$want|hpcc \(standard\) +[0-9.]+ +[0-9.]+ +- +-$|ratio ra_opt/hpcc \(standard\): [0-9.]+$|ratio hpcc \(standard\)/star: [0-9.]+$"
+    want="$want|hpcc \(standard\) +[0-9.]+ +[0-9.]+ +- +-$|ratio ra_opt/hpcc \(standard\): [0-9.]+$|ratio hpcc \(standard\)/star: [0-9.]+$|ratio hpcc \(standard\)/ceiling: [0-9.]+$"
 fi
 missing=""
 IFS='|' read -r -a pats <<<"$want"
@@ -99,7 +99,7 @@ for p in "${pats[@]}"; do grep -qE "^$p" "$TMP/cmpout" || missing="$missing [$p]
 above=$(sed -n '/^# model: ra_calibrate/,$p' "$TMP/cmpout" | awk '$NF ~ /^(cpu|network|memory)$/ && !($(NF-3) > 0 && $(NF-3) <= $(NF-1)) { print }')
 [ -n "$above" ] && missing="$missing [prediction above bound: $above]"
 if [ $rc = 0 ] && [ -z "$missing" ]; then
-    ok "compare.sh -n 2 -k 14: star, ra_base, ra_opt$([ $have_hpcc = 1 ] && echo ", HPCC's own MPIRandomAccess") rows and ratios, the model's prediction <= bound for both"
+    ok "compare.sh -n 2 -k 14: ceiling, star, ra_base, ra_opt$([ $have_hpcc = 1 ] && echo ", HPCC's own MPIRandomAccess") rows and ratios, the model's prediction <= bound for both"
 else
     bad "compare.sh -n 2 -k 14: rc=$rc missing:$missing"
     sed 's/^/    /' "$TMP/cmpout" | tail -12

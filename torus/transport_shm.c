@@ -11,18 +11,32 @@
  * MPI_Allgather of a word) so that a sender finds its ring in a peer's
  * area.  The window lives until torus_shm_destroy; MPI owns the segment,
  * so a job that dies leaves nothing behind that MPI would not clean up.
+ *
+ * Polling on a budget: the rings cost a load to look at, MPI_Test a trip
+ * through the library's progress engine (100-300 ns here), and a rank
+ * whose node hop is busy would otherwise test its network dimensions
+ * between every two packets.  A network dimension is asked at most once
+ * per TORUS_NET_POLL_NS (a "no" in between), which bounds the latency it
+ * adds and leaves the node hop its core.
  */
 #include "torus_mpi.h"
 #include "torus_shm.h"
+#include "torus_ticks.h"
 #include "mpi_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Nanoseconds between two looks at a network dimension. */
+#define TORUS_NET_POLL_NS 2000
+
 struct torus_shm {
     torus_shm_core *core;
     torus_transport net;
+    uint64_t budget;                    /* TORUS_NET_POLL_NS in ticks */
+    uint64_t last_poll[TORUS_MAX_DIMS]; /* ticks of the last MPI look per dimension */
+    uint64_t last_send[TORUS_MAX_DIMS];
     MPI_Win win;
     int have_win;
     int on[TORUS_MAX_DIMS];
@@ -44,10 +58,22 @@ static void *area_of(void *ctx, int rank, unsigned *mask)
 
 /* ---- the transport: shared memory where on[d], else the network -------- */
 
+/* 1 when a network dimension's last look (*last) is a budget ago. */
+static int due(const torus_shm *s, uint64_t *last)
+{
+    uint64_t now = torus_ticks();
+    if (now - *last < s->budget)
+        return 0;
+    *last = now;
+    return 1;
+}
+
 static int shm_can_send(void *impl, int d)
 {
     torus_shm *s = impl;
-    return s->on[d] ? torus_shm_can_send(s->core, d) : s->net.can_send(s->net.impl, d);
+    if (s->on[d])
+        return torus_shm_can_send(s->core, d);
+    return due(s, &s->last_send[d]) && s->net.can_send(s->net.impl, d);
 }
 
 static int shm_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
@@ -59,7 +85,9 @@ static int shm_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
 static int shm_poll(void *impl, int d, torus_packet *pkt)
 {
     torus_shm *s = impl;
-    return s->on[d] ? torus_shm_poll(s->core, d, pkt) : s->net.poll(s->net.impl, d, pkt);
+    if (s->on[d])
+        return torus_shm_poll(s->core, d, pkt);
+    return due(s, &s->last_poll[d]) && s->net.poll(s->net.impl, d, pkt);
 }
 
 static void shm_release(void *impl, int d)
@@ -153,6 +181,7 @@ int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_
     int ok = s && all;
     if (ok) {
         s->net = *net;
+        s->budget = (uint64_t)(torus_ticks_per_second() * TORUS_NET_POLL_NS * 1e-9);
         s->node_rank = malloc((size_t)n * sizeof *s->node_rank);
         s->node_mask = calloc((size_t)nn, sizeof *s->node_mask);
         s->node_area = calloc((size_t)nn, sizeof *s->node_area);

@@ -14,7 +14,10 @@
  *   nodes = ceil(N / ranks_per_node), W = nodes * min(ranks per node,
  *   cores_per_node): ranks beyond the cores time-share them.  Paper 002
  *   folds memory into t_local, which holds for one rank per node; ranks
- *   sharing a node share its memory system, whose rate Star measures.
+ *   sharing a node share its memory system, whose rate the ceiling kernel
+ *   measures (hpcc_ra/ra_ceiling.c: HPCC's stream on every rank at once,
+ *   prefetched within the 1024-update look-ahead; HPCC's Star kernel,
+ *   without prefetches, gives less than the memory does and is no bound).
  *   Prediction (see torusmodel.h): the CPU bound's work per update plus
  *   t_wait (what a calibration run of the algorithm lost beyond it), else
  *   the local update at the node's rate plus the routing or message work on

@@ -43,7 +43,7 @@ static const key_def keys[] = {
     NUM(chunk_bytes, "--simulate: packets are whole chunks of this many bytes (0 = any size)"),
     NUM(packet_max_bytes, "--simulate: largest packet, header included (0 = no limit)"),
     NUM(link_overhead_bytes, "--simulate: link protocol bytes per packet and link"),
-    {"node_gups", 0, 0, "node random-update rate, GUPS: G, or R:G pairs per ranks on the node"},
+    {"node_gups", 0, 0, "node random-update rate, GUPS (the ceiling kernel on every rank of a node): G, or R:G pairs per ranks on the node"},
     {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
     {"shape", 0, 0, "one shape, e.g. 8x8x16 (m suffix = mesh dimension)"},

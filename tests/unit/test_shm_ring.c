@@ -1,0 +1,229 @@
+/*
+ * test_shm_ring.c - the shared-memory ring protocol (torus_shm.h) on its
+ * own: the send-slot limit, who counts a packet when (sender until taken,
+ * then receiver), the layout every rank agrees on, bad arguments refused;
+ * then real concurrency: one thread per rank of a 4-rank line and of a
+ * 2x2x2 shape, 20000 packets each way with every word checked, in order
+ * per sender, finish marks last, every send taken at the end.  (The same
+ * code under the functional simulator's adversarial schedules at 4096
+ * virtual ranks is in test_ropt_sim.)
+ */
+#include "../test.h"
+#include "torus_shm.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct world {
+    torus_map map;
+    char **area;
+    unsigned mask;
+    int cap, slots;
+} world;
+
+static void *area_of(void *ctx, int rank, unsigned *mask)
+{
+    world *w = ctx;
+    *mask = w->mask;
+    return w->area[rank];
+}
+
+static int world_init(world *w, const char *shape, int n, int cap, int slots)
+{
+    char err[128];
+    torus_shape s;
+    if (torus_shape_parse(shape, n, &s, err, sizeof err) || torus_map_xyzt(&w->map, &s))
+        return -1;
+    int on[TORUS_MAX_DIMS];
+    w->mask = 0;
+    for (int d = 0; d < s.ndims; d++) {
+        on[d] = 1;
+        w->mask |= 1u << d;
+    }
+    w->cap = cap;
+    w->slots = slots;
+    size_t bytes = torus_shm_area_bytes(&s, on, cap, slots);
+    w->area = calloc((size_t)n, sizeof *w->area);
+    for (int r = 0; r < n; r++) {
+        w->area[r] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        torus_shm_area_init(w->area[r], bytes);
+    }
+    return 0;
+}
+
+static void world_free(world *w)
+{
+    for (int r = 0; r < w->map.shape.n; r++)
+        free(w->area[r]);
+    free(w->area);
+    torus_map_free(&w->map);
+}
+
+static torus_shm_core *core_of(world *w, int r)
+{
+    int on[TORUS_MAX_DIMS];
+    for (int d = 0; d < TORUS_MAX_DIMS; d++)
+        on[d] = 1;
+    return torus_shm_core_create(&w->map, r, on, w->cap, w->slots, area_of, w);
+}
+
+/* One thread, two ranks of "2": the protocol step by step. */
+static void protocol(void)
+{
+    world w;
+    ASSERT_EQ_INT(world_init(&w, "2", 2, 8, 2), 0);
+    torus_shm_core *a = core_of(&w, 0), *b = core_of(&w, 1);
+    ASSERT_TRUE(a && b);
+    ASSERT_TRUE(torus_shm_on(a, 0));
+    uint64_t buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    torus_packet p;
+    ASSERT_EQ_INT(torus_shm_poll(b, 0, &p), 0);
+    /* two send slots: two packets out, the third must wait */
+    ASSERT_TRUE(torus_shm_can_send(a, 0));
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 1, buf, 8, 0), 0);
+    ASSERT_TRUE(torus_shm_can_send(a, 0));
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 1, buf + 3, 5, 1), 0);
+    ASSERT_TRUE(!torus_shm_can_send(a, 0));
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 1, buf, 1, 0), -1);
+    ASSERT_EQ_INT(torus_shm_sending(a, 0), 13);
+    ASSERT_TRUE(!torus_shm_quiescent(a));
+    /* taking a packet moves its count to the receiver: a slot frees */
+    ASSERT_EQ_INT(torus_shm_poll(b, 0, &p), 1);
+    ASSERT_EQ_INT(p.n, 8);
+    ASSERT_EQ_INT(p.last, 0);
+    ASSERT_EQ_U64(p.data[7], 8);
+    ASSERT_EQ_INT(torus_shm_sending(a, 0), 5);
+    ASSERT_TRUE(torus_shm_can_send(a, 0));
+    /* a held packet is returned again until it is released */
+    torus_packet q;
+    ASSERT_EQ_INT(torus_shm_poll(b, 0, &q), 1);
+    ASSERT_TRUE(q.data == p.data);
+    torus_shm_release(b, 0);
+    ASSERT_EQ_INT(torus_shm_poll(b, 0, &p), 1);
+    ASSERT_EQ_INT(p.n, 5);
+    ASSERT_EQ_INT(p.last, 1);
+    ASSERT_EQ_U64(p.data[0], 4);
+    torus_shm_release(b, 0);
+    ASSERT_TRUE(torus_shm_quiescent(a));
+    ASSERT_EQ_INT(torus_shm_sending(a, 0), 0);
+    /* bad arguments: to itself, out of range, too long */
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 0, buf, 1, 0), -1);
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 2, buf, 1, 0), -1);
+    ASSERT_EQ_INT(torus_shm_send(a, 0, 1, buf, 9, 0), -1);
+    /* many more packets than slots: the ring wraps */
+    for (int i = 0; i < 1000; i++) {
+        buf[0] = (uint64_t)i;
+        ASSERT_EQ_INT(torus_shm_send(a, 0, 1, buf, 1 + i % 8, 0), 0);
+        ASSERT_EQ_INT(torus_shm_poll(b, 0, &p), 1);
+        if (p.data[0] != (uint64_t)i || p.n != 1 + i % 8)
+            ASSERT_TRUE(0);
+        torus_shm_release(b, 0);
+    }
+    torus_shm_core_destroy(a);
+    torus_shm_core_destroy(b);
+    world_free(&w);
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+#define PACKETS 20000
+
+typedef struct rank_job {
+    world *w;
+    int r;
+    torus_shm_core *c;
+    long bad;
+} rank_job;
+
+static void *rank_main(void *arg)
+{
+    rank_job *j = arg;
+    const torus_shape *s = &j->w->map.shape;
+    const int *my = &j->w->map.coords[(size_t)j->r * (size_t)s->ndims];
+    int D = s->ndims, cap = j->w->cap;
+    /* per dimension: packets sent to each coordinate, expected next from each */
+    int sent[TORUS_MAX_DIMS][8] = {{0}}, next[TORUS_MAX_DIMS][8] = {{0}}, fin[TORUS_MAX_DIMS] = {0};
+    int nextdest[TORUS_MAX_DIMS] = {0};
+    uint64_t buf[64];
+    for (;;) {
+        int moved = 0, all = 1;
+        for (int d = 0; d < D; d++) {
+            int k = s->k[d];
+            /* send: round robin over the other coordinates */
+            for (int tries = 0; tries < k; tries++) {
+                int x = nextdest[d];
+                nextdest[d] = (x + 1) % k;
+                if (x == my[d] || sent[d][x] > PACKETS)
+                    continue;
+                if (!torus_shm_can_send(j->c, d))
+                    break;
+                int n = 1 + (j->r * 7 + sent[d][x]) % cap, last = sent[d][x] == PACKETS;
+                for (int i = 0; i < n; i++)
+                    buf[i] = ((uint64_t)j->r << 48) | ((uint64_t)sent[d][x] << 16) | (uint64_t)i;
+                if (torus_shm_send(j->c, d, x, buf, n, last))
+                    j->bad++;
+                sent[d][x]++;
+                moved = 1;
+                break;
+            }
+            /* receive: check every word and the order per sender */
+            torus_packet p;
+            if (torus_shm_poll(j->c, d, &p)) {
+                int from = (int)(p.data[0] >> 48), fc = j->w->map.coords[(size_t)from * (size_t)D + (size_t)d];
+                for (int i = 0; i < p.n; i++)
+                    if (p.data[i] != (((uint64_t)from << 48) | ((uint64_t)next[d][fc] << 16) | (uint64_t)i))
+                        j->bad++;
+                if (p.n != 1 + (from * 7 + next[d][fc]) % cap || p.last != (next[d][fc] == PACKETS))
+                    j->bad++;
+                next[d][fc]++;
+                fin[d] += p.last;
+                torus_shm_release(j->c, d);
+                moved = 1;
+            }
+            for (int x = 0; x < k; x++)
+                if (x != my[d] && (sent[d][x] <= PACKETS || next[d][x] <= PACKETS))
+                    all = 0;
+        }
+        if (all && torus_shm_quiescent(j->c))
+            break;
+        if (!moved)
+            sched_yield();
+    }
+    for (int d = 0; d < D; d++)
+        if (fin[d] != s->k[d] - 1)
+            j->bad++;
+    return NULL;
+}
+
+static void threads(const char *shape, int n, int cap, int slots)
+{
+    world w;
+    ASSERT_EQ_INT(world_init(&w, shape, n, cap, slots), 0);
+    rank_job jobs[8];
+    pthread_t th[8];
+    for (int r = 0; r < n; r++) {
+        jobs[r] = (rank_job){.w = &w, .r = r, .c = core_of(&w, r)};
+        ASSERT_TRUE(jobs[r].c != NULL);
+    }
+    for (int r = 0; r < n; r++)
+        ASSERT_EQ_INT(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
+    long bad = 0;
+    for (int r = 0; r < n; r++) {
+        pthread_join(th[r], NULL);
+        bad += jobs[r].bad;
+        torus_shm_core_destroy(jobs[r].c);
+    }
+    printf("threads on %s, cap %d, %d slot(s): %d packets each way, %ld bad\n", shape, cap, slots, PACKETS + 1, bad);
+    ASSERT_EQ_INT(bad, 0);
+    world_free(&w);
+}
+
+int main(void)
+{
+    protocol();
+    threads("4", 4, 13, 1);
+    threads("2x2x2", 8, 64, 3);
+    TEST_MAIN_END("test_shm_ring");
+}
