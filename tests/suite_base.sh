@@ -97,7 +97,7 @@ expect_fail "--updates -5" 2 "allowed a whole number >= 1" 2 bin/ra_base --updat
 expect_fail "--mem 0" 2 "bad value '0' for --mem: allowed a positive byte count" 2 bin/ra_base --mem 0
 expect_fail "--mem -1G" 2 "bad value '-1G' for --mem: allowed a positive byte count" 2 bin/ra_base --mem -1G
 expect_fail "--time-bound -1" 2 "allowed seconds" 2 bin/ra_base --time-bound -1
-expect_fail "--suite bogus" 2 "allowed mpi, star, single, all" 2 bin/ra_base --suite bogus
+expect_fail "--suite bogus" 2 "allowed mpi, star, single, ceiling, all" 2 bin/ra_base --suite bogus
 expect_fail "missing value" 2 "needs a value" 2 bin/ra_base --log2-table
 expect_fail "ambiguous prefix (--no-verify, --no-progress)" 2 "option '--no' is ambiguous: could be --no-verify, --no-progress (see --help)" 2 bin/ra_base --no
 expect_fail "a word after --" 2 "unexpected argument 'x' (see --help)" 2 bin/ra_base --log2-table 10 -- x

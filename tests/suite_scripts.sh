@@ -86,7 +86,7 @@ rc=$?
 # the same once numbers and times are set aside.
 timeout -k 10 300 run_scripts/compare.sh -n 2 -k 14 --keep "$TMP/cmp" >"$TMP/cmpout" 2>&1
 rc=$?
-want="ceiling \(sum over ranks\) |star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ceiling: [0-9.]+$|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|ratio star/ceiling: [0-9.]+$|# ceiling: (batch|roll) kernel at depth [0-9]+, the best of its trials$|fingerprint \(both\): [0-9a-f]{16}, errors 0$|# model: ra_calibrate --quick at 2 ranks, table 2\^14|ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
+want="ceiling \(sum over ranks\) |star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ceiling: [0-9.]+$|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|ratio star/ceiling: [0-9.]+$|# ceiling: [a-z]+ kernel at depth [0-9]+, the best of its trials$|fingerprint \(both\): [0-9a-f]{16}, errors 0$|# model: ra_calibrate --quick at 2 ranks, table 2\^14|ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
 have_hpcc=0
 if command -v hpcc >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1; then
     have_hpcc=1

@@ -27,7 +27,7 @@ static void simulate(void)
         ropt_timed_config c;
         ropt_timed_defaults(&c);
         ASSERT_EQ_INT(c.outstanding, ROPT_TIMED_DEFAULT_OUTSTANDING);
-        ASSERT_EQ_INT(c.lookahead, ROPT_DEFAULT_LOOKAHEAD);
+        ASSERT_EQ_INT(c.lookahead, ROPT_TIMED_DEFAULT_LOOKAHEAD);
         ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &c.shape, err, sizeof err), 0);
         c.updates_per_rank = 2048;
         c.t_update_s = T_LOCAL;
