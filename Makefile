@@ -70,7 +70,7 @@ BUILD := build/fuzz-$(MPI)
 WARN += -Wno-unknown-pragmas -Wno-source-uses-openmp
 endif
 CFLAGS ?= $(OPT) -g
-# Layers, bottom to top (ARCHITECTURE.md): a folder compiles with its own
+# Layers, bottom to top (docs/architecture.md): a folder compiles with its own
 # headers and those of the layers below it, nothing above.  torusmodel/ sees
 # optimized/ only for its one narrow --simulate entry (ropt_timed.h), which
 # `make check-layers` (tests/check_layers.sh) holds it to.
@@ -224,7 +224,7 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 # side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
 # puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
 # the MPI program tests/suite_pmpi.sh runs with and without it;
-# tests/tools/pmpi_overhead.c times what it adds to a call (README).
+# tests/tools/pmpi_overhead.c times what it adds to a call (docs/mpi-adapter.md).
 INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
 PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
 PIC_LIBTORUS := $(BUILD)/pic/libtorus.a

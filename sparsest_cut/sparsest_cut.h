@@ -60,9 +60,9 @@ void sc_graph_free(sc_graph *g);
  * position c0 + k0*(c1 + k1*(...)). */
 int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t errlen);
 
-/* Plain-text edge list (see README "Graph files") or METIS graph format.
+/* Plain-text edge list (see docs/model.md, "Graph files") or METIS graph format.
  * 0, or -2 bad input / -3 out of memory with one line in err.  Limits
- * (README "Reliability"): node ids below SC_FILE_MAX_NODES, at most
+ * (docs/reliability.md): node ids below SC_FILE_MAX_NODES, at most
  * SC_FILE_MAX_LINKS links (METIS: edges), lines of SC_LINE_MAX bytes
  * (METIS vertex lines SC_METIS_LINE_MAX), files of SC_FILE_MAX_BYTES. */
 #define SC_FILE_MAX_NODES (1 << 26)

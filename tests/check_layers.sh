@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/check_layers.sh ROOT - fails when a file includes a header from a
-# layer above its own (ARCHITECTURE.md).  Layers, bottom to top:
+# layer above its own (docs/architecture.md).  Layers, bottom to top:
 #   torus < hpcc_ra < baseline, optimized;  torus < sparsest_cut < torusmodel;
 #   torusmodel may use optimized/ only through ropt_timed.h (--simulate);
 #   tools/ and tests/ sit on top.  torus/coll/ sits on torus/, torus/pmpi/

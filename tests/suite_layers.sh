@@ -1,4 +1,4 @@
-# tests/suite_layers.sh - the layers of ARCHITECTURE.md hold: every include
+# tests/suite_layers.sh - the layers of docs/architecture.md hold: every include
 # points down, and `make check-layers` fails on a file that includes a
 # header of a layer above it (sourced by run_tests.sh).
 

@@ -139,7 +139,7 @@ static void set_value(void *buf, size_t i, const tinfo *t, int r, MPI_Op op)
         /* min and max with the top bit clear: MPICH 4.0.2 (pmodels/mpich#6083)
          * and Open MPI 4.1.2-4.1.4 (open-mpi/ompi#10525) compare unsigned
          * values as signed there, and the adapter's correct answer would
-         * differ from theirs (README) */
+         * differ from theirs (docs/mpi-adapter.md) */
         if (op == MPI_MIN || op == MPI_MAX)
             w &= ~(uint64_t)0 >> (65 - 8 * t->size);
         if (t->size == 1)

@@ -1,5 +1,5 @@
 /*
- * pmpi_overhead.c - what libtorus_pmpi.so costs a call, for README's
+ * pmpi_overhead.c - what libtorus_pmpi.so costs a call, for docs/mpi-adapter.md's
  * figure: times CALLS calls of a few small collectives, ROUNDS times, and
  * prints the fastest round per call (ns), one line per case:
  *

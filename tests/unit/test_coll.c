@@ -308,7 +308,7 @@ static void shapes_of(int n, int left, torus_shape *cur, int ones)
     }
 }
 
-/* The algorithms issue 11 and ARCHITECTURE.md name, all registered. */
+/* The algorithms issue 11 and docs/architecture.md name, all registered. */
 static void registry_complete(void)
 {
     static const char *const want[TORUS_COLL_NCOLL][8] = {

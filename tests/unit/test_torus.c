@@ -122,9 +122,9 @@ static void grammar(void)
         ASSERT_EQ_INT(torus_shape_parse(txt, 0, &b, err, sizeof err), 0);
         ASSERT_EQ_INT(memcmp(&a, &b, sizeof a), 0);
     }
-    /* The README's auto-shape table, row by row: shape, sum of sizes (the
+    /* The auto-shape table of docs/ra_opt.md, row by row: shape, sum of sizes (the
      * buckets per rank) and fill = floor(TORUS_AUTO_BUDGET / sum).  A change
-     * of the model's constants must change the README with this table. */
+     * of the model's constants must change docs/ra_opt.md with this table. */
     static const struct {
         int n;
         const char *name;

@@ -42,7 +42,7 @@
  * against 8.1 ns/byte (about 430 bytes); on this machine's MPICH shared
  * memory 0.3-1.5 us against 0.2-0.5 ns/byte (1-5 KiB).  1 KiB lies
  * between: on the model it picks routed for transpose's 64-rank columns at
- * 512-byte blocks, where direct is 1.6x faster (README, Multisend). */
+ * 512-byte blocks, where direct is 1.6x faster (docs/multisend.md). */
 #define MS_ALPHA_BYTES 1024.0
 /* Packing and unpacking a byte against sending it: two memcpy of cached
  * data against a transport's copy in and out (shared memory) or a wire:

@@ -7,7 +7,7 @@
  * run it, record the algorithm, bytes and time (pmpi_stats.c), or count the
  * reason and hand the call to PMPI_ unchanged.  The checks are a few
  * comparisons and one table scan: a call that falls through costs well
- * under a microsecond more than calling the library directly (README has
+ * under a microsecond more than calling the library directly (docs/mpi-adapter.md has
  * the measurement).
  */
 #include "pmpi_impl.h"

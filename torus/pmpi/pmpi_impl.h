@@ -15,7 +15,7 @@
  * ranks take the same path without talking.  The one exception MPI allows
  * is a bcast/alltoall(v) whose ranks pass different datatypes of the same
  * signature (a derived type on one, a predefined one on another): such a
- * program must run with TORUS_COLL=off (README).
+ * program must run with TORUS_COLL=off (docs/mpi-adapter.md).
  */
 #ifndef TORUS_PMPI_IMPL_H
 #define TORUS_PMPI_IMPL_H

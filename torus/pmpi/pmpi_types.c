@@ -16,7 +16,7 @@
  * is exact) but not for sum (the library rounds to float at every step), so
  * a float sum falls through.  MPI_DOUBLE sums are combined in the torus
  * algorithm's fixed order, which may differ from the library's in the last
- * bits (README).  Everything else (MPI_PROD, the logical and bitwise and/or
+ * bits (docs/mpi-adapter.md).  Everything else (MPI_PROD, the logical and bitwise and/or
  * ops, MAXLOC/MINLOC, long double, complex) falls through.
  */
 #include "pmpi_impl.h"

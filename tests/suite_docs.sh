@@ -1,0 +1,164 @@
+# tests/suite_docs.sh - the front door holds (issue 24): README.md and
+# docs/*.md point only at what the repository has (tests/check_docs.sh),
+# and the checker catches each kind of broken reference; the README stays
+# one screen of essentials (at most 200 lines) and maps every docs page;
+# nothing refers outside the repository; every paper cited by number is in
+# docs/papers.md; and the README's commands run as written: every command
+# of its fenced sh blocks is listed below as run here (cheap) or not run
+# (heavy, or needing a cluster), and the cheap ones must exit 0.
+# Sourced by run_tests.sh (helpers: tests/lib.sh).
+# shellcheck disable=SC2016 # backticks in strings here are markdown, not expansions
+
+if out=$(bash tests/check_docs.sh . 2>&1); then
+    ok "$out"
+else
+    bad "README/docs references that do not resolve:"
+    printf '%s\n' "$out" | sed 's/^/    /'
+fi
+
+# The checker itself: a copy of the pages with one broken reference of each kind.
+dd=$TMP/docs_check
+mkdir -p "$dd"
+cp -r README.md LICENSE Makefile docs baseline hpcc_ra optimized torus sparsest_cut torusmodel tools tests run_scripts "$dd/"
+for d in bin lib build; do [ -e "$d" ] && ln -s "$PWD/$d" "$dd/$d"; done
+# All six kinds in one page, one run of the checker; each must be named.
+cat >>"$dd/docs/running.md" <<'BROKEN'
+
+[x](nowhere.md) [y](model.md#no-such-heading) `run_scripts/no_such.sh`
+`no_such_file.c` `../shared/design/HPCC_RULES.md` `bin/no_such_binary --help`
+BROKEN
+if dout=$(bash tests/check_docs.sh "$dd" 2>&1); then drc=0; else drc=$?; fi
+check_broken() {
+    local desc=$1 want=$2
+    if [ "$drc" != 0 ] && printf '%s\n' "$dout" | grep -q -- "$want"; then
+        ok "check_docs.sh catches $desc: $(printf '%s\n' "$dout" | grep -m1 -- "$want")"
+    else
+        bad "check_docs.sh missed $desc (exit $drc): $dout"
+    fi
+}
+check_broken "a link to a missing page" "link 'nowhere.md': no docs/nowhere.md"
+check_broken "a link to a missing heading" "no heading '#no-such-heading' in docs/model.md"
+check_broken "a missing repository path" "'run_scripts/no_such.sh' is not in the repository"
+check_broken "a missing file name" "no file named 'no_such_file.c'"
+check_broken "a path outside the repository" "'../shared/design/HPCC_RULES.md' points outside the repository"
+check_broken "a binary make does not build" "'bin/no_such_binary' is not built"
+n=$(printf '%s\n' "$dout" | grep -c '^check-docs: ')
+if [ "$n" = 6 ]; then ok "check_docs.sh names those six and nothing else"; else bad "check_docs.sh reported $n problems on the copy, want 6: $dout"; fi
+
+n=$(wc -l <README.md)
+if [ "$n" -le 200 ]; then ok "README.md is $n lines (at most 200)"; else bad "README.md is $n lines: at most 200"; fi
+
+missing=""
+npages=0
+for p in docs/*.md; do
+    npages=$((npages + 1))
+    grep -q "](${p})" README.md || missing="$missing $p"
+done
+if [ -z "$missing" ]; then ok "the README's map links every docs page ($npages pages)"; else bad "docs pages the README does not link:$missing"; fi
+
+# No reference to folders outside the repository (the design notes and
+# papers now live in docs/).
+outside=$(grep -rlE '\.\./shared/|/work/shared' --include='*.[ch]' --include='*.sh' --include='*.md' \
+    --include='*.sbatch' --include=Makefile --exclude-dir=build --exclude-dir=.git . 2>/dev/null | grep -v '^./tests/suite_docs.sh$')
+if [ -z "$outside" ]; then ok "no file refers to ../shared or /work/shared"; else bad "files referring outside the repository: $outside"; fi
+
+# Every "paper 00N" the code and the pages cite has its row in docs/papers.md.
+cited=$(grep -rhoiE 'papers? 00[0-9]( and 00[0-9])?' --include='*.[ch]' --include='*.sh' --include='*.md' \
+    --exclude-dir=build --exclude-dir=.git . | grep -oE '00[0-9]' | sort -u | tr '\n' ' ')
+nocite=""
+for p in $cited; do grep -q "^| $p |" docs/papers.md || nocite="$nocite $p"; done
+if [ -n "$cited" ] && [ -z "$nocite" ]; then ok "docs/papers.md names every paper cited: $cited"; else bad "papers cited but not in docs/papers.md:${nocite:- (none cited?)}"; fi
+
+# The README's commands.  Commands are the lines of its ```sh blocks, with
+# continuation lines joined and comments cut.  Run as written, from the
+# checkout, except that `mpirun` is this suite's launcher ($MPIRUN with its
+# flags) and lib/mpich/ the adapter of the MPI under test.
+DOC_RUN=(
+    "mpirun -n 4 bin/ra_opt --log2-table 20"
+    "mpirun -n 4 bin/ra_base --log2-table 20"
+    "bin/sparsest_cut 64x32x32 --link-bw 175e6 --bytes-per-update 78"
+    "bin/torusmodel --preset bgl-routed --shape 8x8x8"
+    "mpirun -n 2 bin/collbench --op allreduce --sizes 8:64K"
+    "mpirun -n 4 env LD_PRELOAD=\$PWD/lib/mpich/libtorus_pmpi.so TORUS_COLL_STATS=1 bin/ra_opt --log2-table 16"
+)
+DOC_NOT_RUN=(
+    "make run"                                     # a 1 GiB table: minutes
+    "make test"                                    # this suite is part of it
+    "printf 'node01 slots=32\\nnode02 slots=32\\n' > hosts"  # a hostfile for the cluster line
+    "mpirun -n 64 --hostfile hosts --map-by core --bind-to core bin/ra_opt --node-dim --mem 2G"
+    "srun -n 64 --cpu-bind=cores --distribution=block:block bin/ra_opt --node-dim --mem 2G"
+    "sbatch --nodes=4 --ntasks-per-node=32 run_scripts/slurm/ra_opt.sbatch"
+    "sbatch --nodes=8 --ntasks-per-node=32 --export=ALL,MEM=2G run_scripts/slurm/hpcc_submission.sbatch"
+    "run_scripts/hpcc_submission.sh -n 2 -m 1G -o sub"  # minutes; a tiny one is in suite_scripts.sh
+    "run_scripts/sweep.sh -o sweep/sweep.csv -p \"1 2 4 8\" -k \"22 24\""  # minutes; suite_scripts.sh
+    "run_scripts/plot.sh sweep/sweep.csv"          # needs the sweep's CSV; suite_scripts.sh
+)
+readme_cmds=$(awk '
+    /^```sh/ { sh = 1; next }
+    /^```/ { sh = 0; next }
+    sh {
+        line = cont $0
+        if (line ~ /\\$/) { sub(/\\$/, "", line); cont = line; next }
+        cont = ""
+        sub(/[ \t]+#.*$/, "", line); sub(/[ \t]+$/, "", line)
+        if (line != "") print line
+    }' README.md)
+listed() {
+    local c
+    for c in "${DOC_RUN[@]}" "${DOC_NOT_RUN[@]}"; do [ "$c" = "$1" ] && return 0; done
+    return 1
+}
+unlisted=""
+while IFS= read -r c; do listed "$c" || unlisted="$unlisted
+    $c"; done <<<"$readme_cmds"
+stale=""
+for c in "${DOC_RUN[@]}" "${DOC_NOT_RUN[@]}"; do
+    grep -qxF -- "$c" <<<"$readme_cmds" || stale="$stale
+    $c"
+done
+if [ -z "$unlisted$stale" ]; then
+    ok "every README command is classified: ${#DOC_RUN[@]} run here, ${#DOC_NOT_RUN[@]} not (heavy or cluster-only)"
+else
+    bad "README commands and suite_docs.sh's lists differ; in the README only:${unlisted:- none}; in the lists only:${stale:- none}"
+fi
+
+for c in "${DOC_RUN[@]}"; do
+    run=$c
+    [[ $run == "mpirun "* ]] && run="$MPIRUN $MPIRUN_FLAGS ${run#mpirun }"
+    run=${run//lib\/mpich\//lib\/$MPI\/}
+    timeout -k 10 120 bash -c "$run" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ $rc = 0 ]; then
+        ok "README command runs: $c"
+    else
+        bad "README command '$c' (run as '$run'): exit $rc; $(head -c 300 "$TMP/err")"
+    fi
+    case $c in
+    *"bin/ra_opt --log2-table 20") fp_opt=$(key fingerprint) ;;
+    *"bin/ra_base --log2-table 20") fp_base=$(key fingerprint) ;;
+    *TORUS_COLL_STATS=1*)
+        if grep -q '^torus_pmpi: stats over 4 ranks' "$TMP/out" "$TMP/err"; then ok "the README's adapter line prints the adapter's stats"; else bad "the README's adapter line printed no stats"; fi
+        ;;
+    esac
+done
+if [ -n "${fp_opt:-}" ] && [ "$fp_opt" = "${fp_base:-}" ]; then
+    ok "the README's ra_opt and ra_base runs print the same fingerprint, as it says ($fp_opt)"
+else
+    bad "the README's ra_opt and ra_base runs differ: '${fp_opt:-}' and '${fp_base:-}'"
+fi
+
+# Every program of the README's table answers --help (binaries) or -h (scripts).
+while read -r prog; do
+    case $prog in
+    bin/*) timeout 30 "$prog" --help >"$TMP/out" 2>&1 ;;
+    run_scripts/*.sh) timeout 30 "$prog" -h >"$TMP/out" 2>&1 ;;
+    lib/*) [ -f "${prog//<mpi>/$MPI}" ] ;;
+    *) continue ;;
+    esac
+    rc=$?
+    if [ $rc = 0 ] && { [[ $prog == lib/* ]] || grep -q 'usage' "$TMP/out"; }; then
+        ok "README table: $prog $([[ $prog == lib/* ]] && echo "is built for $MPI" || echo "prints its usage")"
+    else
+        bad "README table: $prog: exit $rc, $(head -c 200 "$TMP/out")"
+    fi
+done < <(grep -oE '^\| `(bin|run_scripts|lib)/[^`]*`(, `[^`]*`)*' README.md | grep -oE '`[^`]*`' | tr -d '`' | grep -v '\*')
