@@ -21,13 +21,30 @@
  * stores and one atomic add on the sender; two acquire loads, the slot's
  * lines (prefetched as the packet is taken) and two release stores on the
  * receiver.  No system call, no MPI call.
+ *
+ * Sleeping (torus_shm_sleep): a node with more ranks than cores cannot
+ * afford ranks that spin or merely yield while their peer waits for a
+ * core, so an idle rank may sleep on the first word of its area (a futex
+ * in shared memory).  It sets the word, fences, looks once more for a
+ * packet or a taken send, and only then sleeps; whoever publishes a packet
+ * to it or takes one of its packets fences after doing so and, finding the
+ * word set, clears it and wakes it.  Either the sleeper's second look sees
+ * the event or the waker sees the word: no wake-up is lost.  A timeout
+ * bounds the sleep for what the rings cannot signal (MPI dimensions).
  */
+#define _GNU_SOURCE /* syscall() for the futex */
 #include "torus_shm.h"
 #include "torus_prefetch.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define LINE 64
 
@@ -40,6 +57,7 @@ typedef struct shm_fly {
 typedef struct shm_dimc {
     int on, k, mc;
     char **out, **in;            /* k: the rings me -> c and c -> me (NULL at mc) */
+    _Atomic uint32_t **sleep_of; /* k: the sleep word of the rank at c */
     uint64_t *out_head, *in_taken; /* k: my copies of the indices I write */
     _Atomic uint64_t *bell;      /* my doorbell along d */
     _Atomic uint64_t **bell_to;  /* k: the receivers' doorbells */
@@ -54,6 +72,7 @@ typedef struct shm_dimc {
 struct torus_shm_core {
     int ndims, cap, slots, nslots;
     size_t slot_b, ring_b;
+    _Atomic uint32_t *sleep; /* this rank's sleep word */
     shm_dimc dim[TORUS_MAX_DIMS];
 };
 
@@ -77,13 +96,14 @@ static size_t dim_bytes(int k, int cap, int slots)
     return LINE + (size_t)(k - 1) * ring_bytes(cap, slots);
 }
 
+/* An area: the sleep line, then the dimensions'. */
 size_t torus_shm_area_bytes(const torus_shape *s, const int *on, int cap, int slots)
 {
-    size_t b = 0;
+    size_t b = LINE;
     for (int d = 0; d < s->ndims; d++)
         if (on[d] && s->k[d] >= 2)
             b += dim_bytes(s->k[d], cap, slots);
-    return b ? b : LINE;
+    return b;
 }
 
 void torus_shm_area_init(void *area, size_t bytes)
@@ -118,7 +138,7 @@ static char *ring_slot(const torus_shm_core *c, char *r, uint64_t i)
  * lines along those differ), so a sender uses its receiver's mask. */
 static size_t dim_offset(const torus_shape *s, unsigned mask, int d, int cap, int slots)
 {
-    size_t off = 0;
+    size_t off = LINE; /* the sleep line */
     for (int e = 0; e < d; e++)
         if ((mask >> e & 1) && s->k[e] >= 2)
             off += dim_bytes(s->k[e], cap, slots);
@@ -144,6 +164,7 @@ void torus_shm_core_destroy(torus_shm_core *c)
         free(dc->out_head);
         free(dc->in_taken);
         free(dc->bell_to);
+        free(dc->sleep_of);
         free(dc->fly);
     }
     free(c);
@@ -167,6 +188,11 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
     const int *my = &m->coords[(size_t)me * (size_t)s->ndims];
     unsigned my_mask = 0, peer_mask = 0;
     char *mine = area_of(ctx, me, &my_mask);
+    if (!mine) {
+        free(c);
+        return NULL;
+    }
+    c->sleep = (_Atomic uint32_t *)(void *)mine;
     for (int d = 0; d < s->ndims; d++) {
         shm_dimc *dc = &c->dim[d];
         int k = s->k[d];
@@ -181,12 +207,9 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
         dc->out_head = calloc((size_t)k, sizeof *dc->out_head);
         dc->in_taken = calloc((size_t)k, sizeof *dc->in_taken);
         dc->bell_to = calloc((size_t)k, sizeof *dc->bell_to);
+        dc->sleep_of = calloc((size_t)k, sizeof *dc->sleep_of);
         dc->fly = calloc((size_t)slots, sizeof *dc->fly);
-        if (!dc->out || !dc->in || !dc->out_head || !dc->in_taken || !dc->bell_to || !dc->fly) {
-            torus_shm_core_destroy(c);
-            return NULL;
-        }
-        if (!mine) {
+        if (!dc->out || !dc->in || !dc->out_head || !dc->in_taken || !dc->bell_to || !dc->sleep_of || !dc->fly) {
             torus_shm_core_destroy(c);
             return NULL;
         }
@@ -207,6 +230,7 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
             size_t poff = dim_offset(s, peer_mask, d, cap, slots);
             dc->out[x] = ring_at(c, parea, poff, dc->mc, x);
             dc->bell_to[x] = (_Atomic uint64_t *)(void *)(parea + poff);
+            dc->sleep_of[x] = (_Atomic uint32_t *)(void *)parea;
             dc->in[x] = ring_at(c, mine, doff, x, dc->mc);
         }
     }
@@ -216,6 +240,19 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
 int torus_shm_on(const torus_shm_core *c, int d)
 {
     return d >= 0 && d < c->ndims && c->dim[d].on;
+}
+
+/* After an event another rank may sleep on: wakes it if it does.  The
+ * fence orders the event's stores before the look at the word (see the
+ * file header). */
+static void wake(_Atomic uint32_t *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(w, memory_order_relaxed) && atomic_exchange_explicit(w, 0, memory_order_relaxed)) {
+#if defined(__linux__)
+        syscall(SYS_futex, (uint32_t *)(uintptr_t)w, FUTEX_WAKE, 1, NULL, NULL, 0);
+#endif
+    }
 }
 
 /* Drops the sends the receivers have taken from the in-flight list. */
@@ -275,6 +312,7 @@ int torus_shm_send(torus_shm_core *c, int d, int to, const uint64_t *buf, int n,
     dc->fly[dc->nfly++] = (shm_fly){.to = to, .seq = h, .words = n};
     dc->sending += n;
     atomic_fetch_add_explicit(dc->bell_to[to], 1, memory_order_release);
+    wake(dc->sleep_of[to]);
     return 0;
 }
 
@@ -293,6 +331,7 @@ static void take(torus_shm_core *c, shm_dimc *dc, int x, uint64_t t)
         torus_prefetch_read(slot + LINE + b);
     dc->in_taken[x] = t + 1;
     atomic_store_explicit(ring_taken(dc->in[x]), t + 1, memory_order_release);
+    wake(dc->sleep_of[x]); /* its sender may sleep until a slot frees */
     dc->bell_seen++;
     dc->held = 1;
     dc->held_c = x;
@@ -341,6 +380,42 @@ int torus_shm_quiescent(torus_shm_core *c)
         if (dc->nfly)
             return 0;
     }
+    return 1;
+}
+
+/* 1 when a packet waits to be taken or one of this rank's sends has been
+ * taken since it last looked: work the caller has not seen. */
+static int news(torus_shm_core *c)
+{
+    for (int d = 0; d < c->ndims; d++) {
+        shm_dimc *dc = &c->dim[d];
+        if (!dc->on)
+            continue;
+        if (!dc->held && atomic_load_explicit(dc->bell, memory_order_acquire) != dc->bell_seen)
+            return 1;
+        for (int i = 0; i < dc->nfly; i++)
+            if (atomic_load_explicit(ring_taken(dc->out[dc->fly[i].to]), memory_order_acquire) > dc->fly[i].seq)
+                return 1;
+    }
+    return 0;
+}
+
+int torus_shm_sleep(torus_shm_core *c, long timeout_ns)
+{
+    atomic_store_explicit(c->sleep, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (news(c)) {
+        atomic_store_explicit(c->sleep, 0, memory_order_relaxed);
+        return 0;
+    }
+#if defined(__linux__)
+    struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
+    syscall(SYS_futex, (uint32_t *)(uintptr_t)c->sleep, FUTEX_WAIT, 1, &ts, NULL, 0);
+#else
+    struct timespec ts = {0, timeout_ns < 50000 ? timeout_ns : 50000};
+    nanosleep(&ts, NULL);
+#endif
+    atomic_store_explicit(c->sleep, 0, memory_order_relaxed);
     return 1;
 }
 

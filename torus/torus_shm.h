@@ -32,8 +32,9 @@
 /* ---- the core: layout and protocol ------------------------------------ */
 
 /* Bytes of one rank's incoming area for the dimensions flagged in on[]
- * (1: through shared memory): per such dimension a doorbell line and
- * k_d - 1 rings of S+1 slots of cap words.  Every rank of a line computes
+ * (1: through shared memory): a line whose first word it sleeps on, then
+ * per such dimension a doorbell line and k_d - 1 rings of S+1 slots of cap
+ * words.  Every rank of a line computes
  * the same layout from (shape, on, cap, slots). */
 size_t torus_shm_area_bytes(const torus_shape *s, const int *on, int cap, int slots);
 
@@ -65,6 +66,11 @@ int torus_shm_quiescent(torus_shm_core *c);
 int torus_shm_sending(torus_shm_core *c, int d);
 /* 1 if dimension d goes through shared memory. */
 int torus_shm_on(const torus_shm_core *c, int d);
+
+/* Sleeps until a packet is published to this rank or one of its packets
+ * is taken (or timeout_ns pass), unless one already was: for an idle rank
+ * on a node with more ranks than cores.  Returns 1 if it slept. */
+int torus_shm_sleep(torus_shm_core *c, long timeout_ns);
 
 /* Binds a transport that runs every dimension through the core: the
  * functional simulator's use (every virtual rank "on one node").  No

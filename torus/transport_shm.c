@@ -40,7 +40,7 @@ struct torus_shm {
     MPI_Win win;
     int have_win;
     int on[TORUS_MAX_DIMS];
-    int count;
+    int count, ndims; /* dimensions through shared memory, of all with k >= 2 */
     int *node_rank;      /* comm rank -> rank in the node communicator, or MPI_UNDEFINED */
     unsigned *node_mask; /* node rank -> the dimensions its area holds */
     char **node_area;    /* node rank -> its area in my address space */
@@ -151,6 +151,14 @@ int torus_shm_count(const torus_shm *s)
     return s->count;
 }
 
+int torus_shm_idle(torus_shm *s, long timeout_ns)
+{
+    /* a network dimension is only looked at when asked: bound the sleep */
+    if (s->count < s->ndims && timeout_ns > 4 * TORUS_NET_POLL_NS)
+        timeout_ns = 4 * TORUS_NET_POLL_NS;
+    return torus_shm_sleep(s->core, timeout_ns);
+}
+
 /* Which dimensions stay on the node at this rank. */
 static void node_dims(torus_shm *s, const torus_map *m, int me)
 {
@@ -166,6 +174,7 @@ static void node_dims(torus_shm *s, const torus_map *m, int me)
                 s->on[d] = 0;
         }
         s->count += s->on[d];
+        s->ndims += sh->k[d] >= 2;
     }
 }
 

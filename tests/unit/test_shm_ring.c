@@ -4,7 +4,9 @@
  * then receiver), the layout every rank agrees on, bad arguments refused;
  * then real concurrency: one thread per rank of a 4-rank line and of a
  * 2x2x2 shape, 20000 packets each way with every word checked, in order
- * per sender, finish marks last, every send taken at the end.  (The same
+ * per sender, finish marks last, every send taken at the end; and the same
+ * with idle threads asleep on the rings (torus_shm_sleep), every wake-up
+ * arriving.  (The same
  * code under the functional simulator's adversarial schedules at 4096
  * virtual ranks is in test_ropt_sim.)
  */
@@ -15,6 +17,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct world {
     torus_map map;
@@ -129,13 +132,24 @@ static void protocol(void)
 /* ---- threads ---------------------------------------------------------- */
 
 #define PACKETS 20000
+#define SLEEPY_PACKETS 1000
 
 typedef struct rank_job {
     world *w;
     int r;
     torus_shm_core *c;
     long bad;
+    int sleepy;      /* idle: sleep on the rings (1 s at most) instead of yielding */
+    int packets;     /* each way, plus the last */
+    long slept, timeouts;
 } rank_job;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void *rank_main(void *arg)
 {
@@ -146,7 +160,7 @@ static void *rank_main(void *arg)
     /* per dimension: packets sent to each coordinate, expected next from each */
     int sent[TORUS_MAX_DIMS][8] = {{0}}, next[TORUS_MAX_DIMS][8] = {{0}}, fin[TORUS_MAX_DIMS] = {0};
     int nextdest[TORUS_MAX_DIMS] = {0};
-    uint64_t buf[64];
+    uint64_t buf[256];
     for (;;) {
         int moved = 0, all = 1;
         for (int d = 0; d < D; d++) {
@@ -155,15 +169,18 @@ static void *rank_main(void *arg)
             for (int tries = 0; tries < k; tries++) {
                 int x = nextdest[d];
                 nextdest[d] = (x + 1) % k;
-                if (x == my[d] || sent[d][x] > PACKETS)
+                if (x == my[d] || sent[d][x] > j->packets)
                     continue;
                 if (!torus_shm_can_send(j->c, d))
                     break;
-                int n = 1 + (j->r * 7 + sent[d][x]) % cap, last = sent[d][x] == PACKETS;
+                int n = 1 + (j->r * 7 + sent[d][x]) % cap, last = sent[d][x] == j->packets;
                 for (int i = 0; i < n; i++)
                     buf[i] = ((uint64_t)j->r << 48) | ((uint64_t)sent[d][x] << 16) | (uint64_t)i;
-                if (torus_shm_send(j->c, d, x, buf, n, last))
+                if (torus_shm_send(j->c, d, x, buf, n, last)) {
                     j->bad++;
+                    fprintf(stderr, "rank %d: send %d to %d refused\n", j->r, sent[d][x], x);
+                    return NULL;
+                }
                 sent[d][x]++;
                 moved = 1;
                 break;
@@ -173,9 +190,13 @@ static void *rank_main(void *arg)
             if (torus_shm_poll(j->c, d, &p)) {
                 int from = (int)(p.data[0] >> 48), fc = j->w->map.coords[(size_t)from * (size_t)D + (size_t)d];
                 for (int i = 0; i < p.n; i++)
-                    if (p.data[i] != (((uint64_t)from << 48) | ((uint64_t)next[d][fc] << 16) | (uint64_t)i))
+                    if (p.data[i] != (((uint64_t)from << 48) | ((uint64_t)next[d][fc] << 16) | (uint64_t)i)) {
                         j->bad++;
-                if (p.n != 1 + (from * 7 + next[d][fc]) % cap || p.last != (next[d][fc] == PACKETS))
+                        fprintf(stderr, "rank %d: packet %d from %d word %d: %016llx\n", j->r, next[d][fc], from, i,
+                                (unsigned long long)p.data[i]);
+                        return NULL;
+                    }
+                if (p.n != 1 + (from * 7 + next[d][fc]) % cap || p.last != (next[d][fc] == j->packets))
                     j->bad++;
                 next[d][fc]++;
                 fin[d] += p.last;
@@ -183,13 +204,20 @@ static void *rank_main(void *arg)
                 moved = 1;
             }
             for (int x = 0; x < k; x++)
-                if (x != my[d] && (sent[d][x] <= PACKETS || next[d][x] <= PACKETS))
+                if (x != my[d] && (sent[d][x] <= j->packets || next[d][x] <= j->packets))
                     all = 0;
         }
         if (all && torus_shm_quiescent(j->c))
             break;
-        if (!moved)
+        if (!moved && j->sleepy) {
+            /* a wake-up the protocol lost would show as a sleep that ran
+             * its whole second while the other threads still had work */
+            double t0 = now_s();
+            j->slept += torus_shm_sleep(j->c, 1000000000L);
+            j->timeouts += now_s() - t0 > 0.9;
+        } else if (!moved) {
             sched_yield();
+        }
     }
     for (int d = 0; d < D; d++)
         if (fin[d] != s->k[d] - 1)
@@ -197,33 +225,42 @@ static void *rank_main(void *arg)
     return NULL;
 }
 
-static void threads(const char *shape, int n, int cap, int slots)
+static void threads(const char *shape, int n, int cap, int slots, int sleepy)
 {
     world w;
     ASSERT_EQ_INT(world_init(&w, shape, n, cap, slots), 0);
     rank_job jobs[8];
     pthread_t th[8];
     for (int r = 0; r < n; r++) {
-        jobs[r] = (rank_job){.w = &w, .r = r, .c = core_of(&w, r)};
+        jobs[r] = (rank_job){.w = &w, .r = r, .c = core_of(&w, r), .sleepy = sleepy,
+                             .packets = sleepy ? SLEEPY_PACKETS : PACKETS};
         ASSERT_TRUE(jobs[r].c != NULL);
     }
     for (int r = 0; r < n; r++)
         ASSERT_EQ_INT(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
-    long bad = 0;
+    long bad = 0, slept = 0, timeouts = 0;
     for (int r = 0; r < n; r++) {
         pthread_join(th[r], NULL);
         bad += jobs[r].bad;
+        slept += jobs[r].slept;
+        timeouts += jobs[r].timeouts;
         torus_shm_core_destroy(jobs[r].c);
     }
-    printf("threads on %s, cap %d, %d slot(s): %d packets each way, %ld bad\n", shape, cap, slots, PACKETS + 1, bad);
+    printf("threads on %s, cap %d, %d slot(s)%s: %d packets each way, %ld bad, %ld sleeps, %ld ran out\n", shape, cap,
+           slots, sleepy ? ", idle ones asleep" : "", jobs[0].packets + 1, bad, slept, timeouts);
     ASSERT_EQ_INT(bad, 0);
+    ASSERT_EQ_INT(timeouts, 0);
     world_free(&w);
 }
 
 int main(void)
 {
     protocol();
-    threads("4", 4, 13, 1);
-    threads("2x2x2", 8, 64, 3);
+    threads("4", 4, 13, 1, 0);
+    threads("2x2x2", 8, 64, 3, 0);
+    /* idle ranks asleep: every wake-up arrives (none waits out its second) */
+    threads("2", 2, 200, 1, 1);
+    threads("4", 4, 13, 1, 1);
+    threads("2x2x2", 8, 64, 3, 1);
     TEST_MAIN_END("test_shm_ring");
 }
