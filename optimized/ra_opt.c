@@ -33,6 +33,19 @@ static int int_option(const ra_config *cfg, const char *name, int def, int lo, i
     return 0;
 }
 
+/* --lookahead: 0 or a power of two 2..ROPT_MAX_LOOKAHEAD. */
+static int lookahead_option(const ra_config *cfg, int *out, char *err, size_t errlen)
+{
+    const char *v = ra_algo_option(cfg, "lookahead");
+    long x = ROPT_DEFAULT_LOOKAHEAD;
+    if (v && (torus_cli_long(v, 0, ROPT_MAX_LOOKAHEAD, &x) || !ropt_lookahead_ok((int)x))) {
+        torus_cli_bad_value(err, errlen, "lookahead", v, "0 or a power of two 2..512");
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
 static int opt_setup(ra_run *run, char *err, size_t errlen)
 {
     ropt_mpi *s = calloc(1, sizeof *s);
@@ -46,7 +59,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     ropt_mpi_options_defaults(&o);
     if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.prm.outstanding, err,
                    errlen) ||
-        int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD, 0, ROPT_MAX_LOOKAHEAD, &o.prm.lookahead, err, errlen) ||
+        lookahead_option(cfg, &o.prm.lookahead, err, errlen) ||
         int_option(cfg, "batch", ROPT_DEFAULT_BATCH, 1, ROPT_MAX_BATCH, &o.prm.batch, err, errlen)) {
         /* the driver calls teardown only after a successful setup */
         free(s);
@@ -141,7 +154,7 @@ static const ra_option_def opt_options[] = {
      "ranks in the key block and JSON)"},
     {"lookahead", 1, STR(ROPT_DEFAULT_LOOKAHEAD),
      "apply pipeline: updates for this rank's table are prefetched this many entries before they are applied, "
-     "counted in the 1024 budget (0.." STR(ROPT_MAX_LOOKAHEAD) ")"},
+     "counted in the 1024 budget (0 = none, or a power of two 2.." STR(ROPT_MAX_LOOKAHEAD) ")"},
     {"batch", 1, STR(ROPT_DEFAULT_BATCH),
      "updates split at once between this rank's table and the buckets, counted twice in the 1024 budget (1.." STR(
          ROPT_MAX_BATCH) ")"},

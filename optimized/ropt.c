@@ -51,6 +51,11 @@ void ropt_params_defaults(ropt_params *p)
     p->shared_recv = 0;
 }
 
+int ropt_lookahead_ok(int d)
+{
+    return d == 0 || (d >= 2 && d <= ROPT_MAX_LOOKAHEAD && (d & (d - 1)) == 0);
+}
+
 int ropt_buffers(const torus_shape *s, const ropt_params *p)
 {
     int sum = 0;
@@ -107,8 +112,8 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->ndims = shape->ndims;
     memcpy(o->k, shape->k, sizeof o->k);
     o->cap = ropt_capacity(shape, p);
-    if (o->cap < 1 || p->lookahead < 0 || p->lookahead > ROPT_MAX_LOOKAHEAD || p->batch < 1 ||
-        p->batch > ROPT_MAX_BATCH || p->outstanding < 1 || p->outstanding > ROPT_MAX_OUTSTANDING)
+    if (o->cap < 1 || !ropt_lookahead_ok(p->lookahead) || p->batch < 1 || p->batch > ROPT_MAX_BATCH ||
+        p->outstanding < 1 || p->outstanding > ROPT_MAX_OUTSTANDING)
         return -2;
     o->nb = route->nbuckets;
     size_t nbx = o->nb ? (size_t)o->nb : 1, chunk = (size_t)p->batch * sizeof(uint64_t) + 8;
@@ -144,6 +149,14 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
         if (o->k[d] >= 2)
             o->lastd = d;
     o->alone = o->lastd < 0;
+    /* a rank with one bucket in all (one dimension of 2, the rest 1)
+     * splits what it generates straight into it */
+    o->solo = -1;
+    for (int b = 0; b < o->nb; b++)
+        if (route->peer[b] >= 0)
+            o->solo = o->solo == -1 ? b : -2;
+    if (o->solo < 0)
+        o->solo = -1;
     torus_prefetch_init();
     return 0;
 }
@@ -173,19 +186,47 @@ void ropt_free(ropt *o)
 
 /* ---- the apply pipeline ------------------------------------------------ */
 
+/* A word no update of the run changes on its own: the pipeline starts
+ * full of D copies of a value whose word is this rank's first one, and D
+ * is even, so every copy applied (each is, once: pushed out or flushed)
+ * leaves that word as it was.  No branch per push for the empty start. */
+static uint64_t pipe_dummy(const ropt *o)
+{
+    return o->gen == RA_GEN_LFSR ? o->local_start : o->local_start << (64 - o->log2);
+}
+
 static void pipe_reset(ropt *o)
 {
+    uint64_t v0 = pipe_dummy(o);
+    for (int i = 0; i < o->prm.lookahead; i++)
+        o->pval[i] = v0;
     o->ph = o->pn = 0;
 }
 
-/* Applies every entry still in the pipeline (end of a phase): the entries
- * 0..pn-1 until it first fills, then all of them. */
+/* The index of x in the global table, its mask or shift taken once. */
+typedef struct idx_fn {
+    uint64_t mask;
+    int sh;
+} idx_fn;
+
+static inline idx_fn idx_of(int log2)
+{
+    return (idx_fn){.mask = (1ULL << log2) - 1, .sh = 64 - log2};
+}
+
+static inline __attribute__((always_inline)) uint64_t idx(idx_fn f, ra_gen_kind gen, uint64_t x)
+{
+    return gen == RA_GEN_LFSR ? x & f.mask : x >> f.sh;
+}
+
+/* Applies every entry still in the pipeline (end of a phase), the start's
+ * copies of the dummy among them. */
 static void pipe_flush(ropt *o)
 {
-    uint64_t *const table = o->table;
-    for (int i = 0; i < o->pn; i++) {
+    idx_fn f = idx_of(o->log2);
+    for (int i = 0; i < o->prm.lookahead; i++) {
         uint64_t v = o->pval[i];
-        table[ra_gen_index(o->gen, v, o->log2) - o->local_start] ^= v;
+        o->table[idx(f, o->gen, v) - o->local_start] ^= v;
     }
     pipe_reset(o);
 }
@@ -218,88 +259,100 @@ static void unblock_dim(ropt *o, int d)
     open_dim(o, d);
 }
 
-/* The apply pipeline's cursor, held in locals while a chunk is split: a
- * store through a table pointer could alias the ropt fields and make the
+/* How a chunk applies this rank's updates: straight (no pipeline), or
+ * through the pipeline with PREFETCHW or with a plain prefetch. */
+enum { APPLY_NOW = 0, APPLY_PFW, APPLY_PF };
+
+/* The pipeline's cursor, held in locals while a chunk is split: a store
+ * through a table pointer could alias the ropt fields and make the
  * compiler reload them every update. */
 typedef struct pipe_cursor {
     uint64_t *pval, *table;
     uint64_t start;
-    int log2, D, h, n;
+    idx_fn f;
+    int dmask, h;
 } pipe_cursor;
 
 static inline pipe_cursor cursor_of(const ropt *o)
 {
-    return (pipe_cursor){.pval = o->pval, .table = o->table, .start = o->local_start, .log2 = o->log2,
-                         .D = o->prm.lookahead, .h = o->ph, .n = o->pn};
-}
-
-static inline void cursor_back(ropt *o, const pipe_cursor *c)
-{
-    o->ph = c->h;
-    o->pn = c->n;
+    return (pipe_cursor){.pval = o->pval, .table = o->table, .start = o->local_start, .f = idx_of(o->log2),
+                         .dmask = o->prm.lookahead - 1, .h = o->ph};
 }
 
 /* x belongs to this rank's block: prefetch its word now and apply the
  * entry it replaces, pushed D entries ago, so that its line has had time
- * to come (until the pipeline first fills there is none).  gen and pfw are
- * constants where this is inlined (split_loop). */
-static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t x, ra_gen_kind gen, int pfw)
+ * to come (APPLY_NOW: apply it at once).  Everything it needs comes in as
+ * values, not through a pointer to the cursor: the compiler then keeps
+ * them in registers, where a pointer would make it reload them after
+ * every store into the table.  gen and how are constants where this is
+ * inlined; returns the next slot. */
+static inline __attribute__((always_inline)) int push_at(uint64_t *table, uint64_t *pval, uint64_t start, idx_fn f,
+                                                          int dmask, int h, uint64_t x, ra_gen_kind gen, int how)
 {
-    uint64_t *w = c->table + (ra_gen_index(gen, x, c->log2) - c->start);
-    if (c->D == 0) {
+    uint64_t *w = table + (idx(f, gen, x) - start);
+    if (how == APPLY_NOW) {
         *w ^= x;
-        return;
+        return h;
     }
-    if (pfw)
+    if (how == APPLY_PFW)
         torus_prefetch_write(w);
     else
         __builtin_prefetch(w, 1, 3);
-    int h = c->h;
-    if (__builtin_expect(c->n == c->D, 1)) {
-        uint64_t v = c->pval[h];
-        c->table[ra_gen_index(gen, v, c->log2) - c->start] ^= v;
-    } else {
-        c->n++;
-    }
-    c->pval[h] = x;
-    c->h = h + 1 == c->D ? 0 : h + 1;
+    uint64_t v = pval[h];
+    table[idx(f, gen, v) - start] ^= v;
+    pval[h] = x;
+    return (h + 1) & dmask;
+}
+
+static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t x, ra_gen_kind gen, int how)
+{
+    c->h = push_at(c->table, c->pval, c->start, c->f, c->dmask, c->h, x, gen, how);
 }
 
 /* The split of split_chunk, written once and specialised by the compiler
- * for each constant gen (the index), from_gen (generator or array) and pfw
- * (PREFETCHW): a branch per update on any of them cost about a fifth of
- * the rate here.  Pushes old[0..nold) meanwhile, one per update split. */
+ * for each constant gen (the index), from_gen (generator or array), how
+ * (the pipeline) and all_mine: a branch per update on any of them cost
+ * about a fifth of the rate here.  Pushes old[0..nold) meanwhile, one per
+ * update split. */
 static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint64_t *src, int n, uint64_t *loc,
                                                               int *nloc, ropt_rlist *rl, const uint64_t *old,
                                                               int nold, pipe_cursor *c, ra_gen_kind gen,
-                                                              int from_gen, int pfw, int all_mine)
+                                                              int from_gen, int how, int all_mine)
 {
     const uint64_t lo = o->local_start, lsz = o->local_size;
-    uint64_t *const rem = rl->v;
-    const int log2 = o->log2;
-    int nl = 0, nr = rl->n;
+    uint64_t *const table = c->table, *const pval = c->pval, *const rem = rl->v;
+    const uint64_t start = c->start;
+    const idx_fn f = c->f;
+    const int dmask = c->dmask;
+    int h = c->h, nl = 0, nr = rl->n, i = 0, both = n < nold ? n : nold;
     uint64_t r = o->ran;
-    for (int i = 0; i < n; i++) {
-        if (i < nold)
-            push(c, old[i], gen, pfw);
-        uint64_t x;
-        if (from_gen)
-            x = r = ra_gen_next(gen, r);
-        else
-            x = src[i];
-        if (all_mine) {
-            /* nothing to split: straight into the pipeline */
-            push(c, x, gen, pfw);
-            continue;
+    /* the first `both` updates push an old one each, the rest do not: two
+     * loops instead of a test per update */
+    for (int pass = 0; pass < 2; pass++) {
+        int end = pass == 0 ? both : n;
+        for (; i < end; i++) {
+            if (pass == 0)
+                h = push_at(table, pval, start, f, dmask, h, old[i], gen, how);
+            uint64_t x;
+            if (from_gen)
+                x = r = ra_gen_next(gen, r);
+            else
+                x = src[i];
+            if (all_mine) {
+                /* nothing to split: straight into the pipeline */
+                h = push_at(table, pval, start, f, dmask, h, x, gen, how);
+                continue;
+            }
+            int mine = idx(f, gen, x) - lo < lsz;
+            loc[nl] = x;
+            rem[nr] = x;
+            nl += mine;
+            nr += !mine;
         }
-        int mine = ra_gen_index(gen, x, log2) - lo < lsz;
-        loc[nl] = x;
-        rem[nr] = x;
-        nl += mine;
-        nr += !mine;
     }
     for (int j = n; j < nold; j++)
-        push(c, old[j], gen, pfw);
+        h = push_at(table, pval, start, f, dmask, h, old[j], gen, how);
+    c->h = h;
     if (from_gen) {
         o->ran = r;
         o->remaining -= (uint64_t)n;
@@ -309,10 +362,16 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
     rl->n = nr;
 }
 
+#define SPLIT3(G, FG, M, H) split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, H, M)
 #define SPLIT2(G, FG, M)                                                                                    \
-    (pfw ? split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, 1, M)                                 \
-         : split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, 0, M))
+    (how == APPLY_PFW ? SPLIT3(G, FG, M, APPLY_PFW) : how == APPLY_PF ? SPLIT3(G, FG, M, APPLY_PF)          \
+                                                                       : SPLIT3(G, FG, M, APPLY_NOW))
 #define SPLIT(G, FG) (all_mine ? SPLIT2(G, FG, 1) : SPLIT2(G, FG, 0))
+
+static int apply_how(const ropt *o)
+{
+    return o->prm.lookahead == 0 ? APPLY_NOW : torus_have_prefetchw > 0 ? APPLY_PFW : APPLY_PF;
+}
 
 /* Splits n updates -- src[0..n), or n freshly generated ones when src is
  * NULL -- into a new local list (this rank's) and the end of rl (the
@@ -320,9 +379,9 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
  * pipeline, one entry per update split, so that this work runs while the
  * pipeline's misses are in flight.  all_mine: every update is this rank's
  * (a packet of the last dimension that has more than one rank, or a rank
- * alone), so none is tested.  rl must have room for n more.  Held at any
- * moment: the unpushed rest of the old list plus the new one, at most one
- * chunk. */
+ * alone), so none is tested and each goes straight into the pipeline.  rl
+ * must have room for n more.  Held at any moment: the unpushed rest of the
+ * old list plus the new one, at most one chunk. */
 static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int all_mine)
 {
     const uint64_t *old = o->lbuf[o->lcur];
@@ -330,7 +389,7 @@ static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int
     o->lcur ^= 1;
     uint64_t *loc = o->lbuf[o->lcur];
     pipe_cursor c = cursor_of(o);
-    const int pfw = torus_have_prefetchw > 0;
+    const int how = apply_how(o);
     if (o->gen == RA_GEN_LFSR) {
         if (src)
             SPLIT(RA_GEN_LFSR, 0);
@@ -342,7 +401,9 @@ static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int
         else
             SPLIT(RA_GEN_LCG, 1);
     }
-    cursor_back(o, &c);
+    o->ph = c.h;
+    o->pushed += (uint64_t)nold + (all_mine ? (uint64_t)n : 0);
+    o->pn = o->pushed < (uint64_t)o->prm.lookahead ? (int)o->pushed : o->prm.lookahead;
     o->lnum = nl;
 }
 
@@ -359,35 +420,37 @@ static int scatter(ropt *o, ropt_rlist *rl)
     int *const restrict fill = o->fill;
     int *const restrict lim = o->lim;
     const int32_t *const next = o->route->next;
-    const int shift = o->td->shift, log2 = o->log2;
+    const int shift = o->td->shift, fast = next && shift >= 0, n = rl->n;
+    const idx_fn f = idx_of(o->log2);
     const ra_gen_kind gen = o->gen;
-    int i = rl->pos, cur = -1, f = 0, l = 0;
+    const uint64_t *const v = rl->v;
+    int i = rl->pos, cur = -1, fl = 0, l = 0;
     uint64_t *bk = NULL;
-    for (; i < rl->n; i++) {
-        uint64_t x = rl->v[i], gi = ra_gen_index(gen, x, log2);
-        int b = next && shift >= 0 ? next[gi >> shift] : torus_route_next(o->route, (int)ra_dist_owner(o->td, gi));
+    for (; i < n; i++) {
+        uint64_t x = v[i], gi = idx(f, gen, x);
+        int b = fast ? next[gi >> shift] : torus_route_next(o->route, (int)ra_dist_owner(o->td, gi));
         if (b != cur) {
             if (cur >= 0)
-                fill[cur] = f;
+                fill[cur] = fl;
             cur = b;
-            f = fill[b];
+            fl = fill[b];
             l = lim[b];
             bk = bucket[b];
         }
-        if (f >= l)
+        if (fl >= l)
             break;
-        bk[f++] = x;
-        if (__builtin_expect(f == l, 0)) {
-            fill[cur] = f;
+        bk[fl++] = x;
+        if (__builtin_expect(fl == l, 0)) {
+            fill[cur] = fl;
             block_dim(o, lim, cur);
             l = 0;
         }
     }
     if (cur >= 0)
-        fill[cur] = f;
+        fill[cur] = fl;
     int moved = i - rl->pos;
     o->in_buckets += (uint64_t)moved;
-    if (i == rl->n)
+    if (i == n)
         rl->pos = rl->n = 0;
     else
         rl->pos = i;
@@ -399,10 +462,15 @@ static int scatter(ropt *o, ropt_rlist *rl)
 static void apply_all(ropt *o)
 {
     pipe_cursor c = cursor_of(o);
-    for (int j = 0; j < o->lnum; j++)
-        push(&c, o->lbuf[o->lcur][j], o->gen, 0);
+    const uint64_t *loc = o->lbuf[o->lcur];
+    for (int j = 0; j < o->lnum; j++) {
+        if (o->prm.lookahead)
+            push(&c, loc[j], o->gen, APPLY_PF);
+        else
+            push(&c, loc[j], o->gen, APPLY_NOW);
+    }
     o->lnum = 0;
-    cursor_back(o, &c);
+    o->ph = c.h;
     pipe_flush(o);
 }
 
@@ -431,6 +499,7 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
     o->gr.pos = o->gr.n = 0;
     o->lcur = o->lnum = 0;
     pipe_reset(o);
+    o->pushed = 0;
     o->done = 0;
     memset(&o->st, 0, sizeof o->st);
     memset(o->ticks, 0, sizeof o->ticks);
@@ -605,6 +674,23 @@ static int form_step(ropt *o, uint64_t *last)
     }
     for (int made = 0; made < FORM_UPDATES && o->remaining && !o->nfull && !o->gr.n;) {
         int n = o->remaining < (uint64_t)o->prm.batch ? (int)o->remaining : o->prm.batch;
+        if (o->solo >= 0) {
+            /* one bucket for everything that leaves: split straight into
+             * it, no remote list and no scatter (at most its room) */
+            int b = o->solo, room = o->cap - o->fill[b];
+            ropt_rlist direct = {.v = o->bucket[b], .pos = 0, .n = o->fill[b]};
+            n = n < room ? n : room;
+            split_chunk(o, NULL, n, &direct, 0);
+            o->in_buckets += (uint64_t)(direct.n - o->fill[b]);
+            o->fill[b] = direct.n;
+            if (direct.n == o->cap)
+                block_dim(o, o->lim, b);
+            note_pending(o);
+            lap(o, last, ROPT_T_GENERATE);
+            made += n;
+            moved = 1;
+            continue;
+        }
         split_chunk(o, NULL, n, &o->gr, o->alone);
         note_pending(o); /* the chunk's updates are all held, none sent yet */
         lap(o, last, ROPT_T_GENERATE);

@@ -21,7 +21,7 @@
  * GUPS per process at D = 128-256 against 0.24 for 256-update batches
  * (prefetch all, then XOR all), which stall for one memory latency per
  * batch (docs/ra_opt.md, "Speed on a node"). */
-#define ROPT_DEFAULT_LOOKAHEAD 192
+#define ROPT_DEFAULT_LOOKAHEAD 256
 #define ROPT_MAX_LOOKAHEAD 512
 /* Updates split at once (--batch): a chunk of generated or received
  * updates is split without a branch on where each goes -- this rank's own
@@ -97,6 +97,7 @@ typedef struct ropt {
     int lastd;  /* the last dimension of size >= 2 (-1: none): what arrives
                    along it is all this rank's */
     int alone;  /* no other rank: everything generated is this rank's */
+    int solo;   /* the one send bucket when there is exactly one, else -1 */
     /* send buckets: bucket[b] holds fill[b] updates, at most lim[b]: cap
      * while b's dimension is open, 0 while it is blocked (it has a full
      * bucket, full[d]); bdim[b] is b's dimension */
@@ -124,10 +125,12 @@ typedef struct ropt {
      * is split into the other list (ropt.c, split_chunk) */
     uint64_t *lbuf[2];
     int lcur, lnum;
-    /* apply pipeline: D entries, pn of them used (pn < D only until it
-     * first fills), the next one at ph */
+    /* apply pipeline: D entries (0 or a power of two), the next one at
+     * ph; pn of them hold updates (the rest, until it first fills, copies
+     * of a harmless dummy, see ropt.c), pushed counts what went in */
     uint64_t *pval;
     int ph, pn;
+    uint64_t pushed;
     /* FinishLogic */
     int closed[TORUS_MAX_DIMS], close_next[TORUS_MAX_DIMS], fin_recv[TORUS_MAX_DIMS];
     int done;
@@ -144,6 +147,11 @@ typedef struct ropt {
  * ROPT_DEFAULT_BATCH, send slots ROPT_DEFAULT_OUTSTANDING, per-dimension
  * receive buckets. */
 void ropt_params_defaults(ropt_params *p);
+
+/* 1 when d is a pipeline depth ropt takes: 0 (none) or a power of two
+ * 2..ROPT_MAX_LOOKAHEAD (a mask wraps it, and an even depth lets its
+ * start be filled with copies of one harmless update). */
+int ropt_lookahead_ok(int d);
 
 /* Packet buffers a rank may fill at once: over the dimensions of size
  * k_i >= 2, k_i - 1 send buckets, 1 receive bucket and `outstanding`

@@ -99,10 +99,10 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
     s->outstanding = o->prm.outstanding;
-    if (o->prm.outstanding < 1 || o->prm.outstanding > ROPT_MAX_OUTSTANDING || o->prm.lookahead < 0 ||
-        o->prm.lookahead > ROPT_MAX_LOOKAHEAD || o->prm.batch < 1 || o->prm.batch > ROPT_MAX_BATCH) {
-        snprintf(err, errlen, "send slots must be 1..%d, the pipeline 0..%d and the batch 1..%d", ROPT_MAX_OUTSTANDING,
-                 ROPT_MAX_LOOKAHEAD, ROPT_MAX_BATCH);
+    if (o->prm.outstanding < 1 || o->prm.outstanding > ROPT_MAX_OUTSTANDING || !ropt_lookahead_ok(o->prm.lookahead) ||
+        o->prm.batch < 1 || o->prm.batch > ROPT_MAX_BATCH) {
+        snprintf(err, errlen, "send slots must be 1..%d, the pipeline 0 or a power of two 2..%d and the batch 1..%d",
+                 ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD, ROPT_MAX_BATCH);
         return TORUS_EXIT_USAGE;
     }
     if (o->mapfile && o->node_dim) {

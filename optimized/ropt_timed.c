@@ -96,8 +96,10 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
         return -2;
     }
     if (!(c->link_bw > 0) || c->updates_per_rank < 1 || c->outstanding < 1 ||
-        c->outstanding > ROPT_MAX_OUTSTANDING || c->lookahead < 0 || c->lookahead > ROPT_MAX_LOOKAHEAD) {
-        snprintf(err, errlen, "--simulate: link bandwidth > 0, updates >= 1, send slots 1..%d and look-ahead 0..%d required",
+        c->outstanding > ROPT_MAX_OUTSTANDING || !ropt_lookahead_ok(c->lookahead)) {
+        snprintf(err, errlen,
+                 "--simulate: link bandwidth > 0, updates >= 1, send slots 1..%d and a pipeline of 0 or a power of two "
+                 "2..%d required",
                  ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD);
         return -2;
     }
@@ -115,7 +117,7 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     int cap = ropt_capacity(sh, &prm);
     if (cap < 1) {
         snprintf(err, errlen, "shape leaves no bucket capacity: %d packet buffers (sizes plus send slots per dimension) over a budget of %d",
-                 ropt_buffers(sh, &prm), prm.budget - prm.lookahead - prm.batch);
+                 ropt_buffers(sh, &prm), prm.budget - prm.lookahead - 2 * prm.batch);
         return -2;
     }
     int log2 = 20;

@@ -68,7 +68,8 @@ static void usage(FILE *f)
             "                         drained several times over; 64x32x32 takes ~10 min)\n"
             "  --sim-latency S        per-link latency in seconds (default 1e-7)\n"
             "  --sim-outstanding S    send slots per dimension in --simulate (default %d: BlueGene/L's model; ra_opt over MPI uses 1)\n"
-            "  --sim-lookahead L      apply pipeline depth in --simulate, 0..512 (default %d: no memory\n"
+            "  --sim-lookahead L      apply pipeline depth in --simulate, 0 or a power of two 2..512\n"
+            "                         (default %d: no memory\n"
             "                         model, so no pipeline; ra_opt's --lookahead; a generation batch\n"
             "                         of 64 is counted beside it)\n"
             "  --sim-links M          free-at: a packet starts when its whole path is free after every\n"
@@ -249,8 +250,9 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
             }
             break;
         case OPT_SIM_LOOKAHEAD:
-            if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &c->sim_lookahead)) {
-                torus_cli_bad_value(err, errlen, "sim-lookahead", optarg, "an integer 0..512");
+            if (torus_cli_long(optarg, 0, ROPT_TIMED_MAX_LOOKAHEAD, &c->sim_lookahead) ||
+                (c->sim_lookahead && (c->sim_lookahead < 2 || (c->sim_lookahead & (c->sim_lookahead - 1))))) {
+                torus_cli_bad_value(err, errlen, "sim-lookahead", optarg, "0 or a power of two 2..512");
                 return CLI_BAD;
             }
             break;
