@@ -73,13 +73,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     o.sync = ra_algo_option(cfg, "sync-sends") != NULL;
     o.profile = ra_algo_option(cfg, "profile") != NULL;
     const char *nt = ra_algo_option(cfg, "node-transport");
-    if (nt && strcmp(nt, "shm") && strcmp(nt, "mpi")) {
-        torus_cli_bad_value(err, errlen, "node-transport", nt, "shm or mpi");
+    if (nt && strcmp(nt, "shm") && strcmp(nt, "mpi") && strcmp(nt, "auto")) {
+        torus_cli_bad_value(err, errlen, "node-transport", nt, "auto, shm or mpi");
         free(s);
         run->algo_state = NULL;
         return RA_EXIT_USAGE;
     }
-    o.node_shm = !nt || !strcmp(nt, "shm");
+    o.node_shm = !nt || !strcmp(nt, "auto") ? -1 : !strcmp(nt, "shm");
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
@@ -96,11 +96,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     if (run->rank == 0 && !cfg->quiet)
         printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
                "expected hops %.3f\n"
-               "# node transport: %s (%d of %d dimension%s through shared memory at rank 0)\n",
+               "# node transport: %s%s (%d of %d dimension%s through shared memory at rank 0; %d rank%s on %d core%s on "
+               "rank 0's node)\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
                s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
-               o.prm.batch, torus_expected_hops(&s->shape), o.node_shm ? "shm" : "mpi", s->shm_dims,
-               s->shape.ndims, s->shape.ndims == 1 ? "" : "s");
+               o.prm.batch, torus_expected_hops(&s->shape), s->node_shm ? "shm" : "mpi",
+               o.node_shm < 0 ? ", chosen by auto" : "", s->shm_dims, s->shape.ndims, s->shape.ndims == 1 ? "" : "s",
+               s->node.local_size, s->node.local_size == 1 ? "" : "s", s->node_cores, s->node_cores == 1 ? "" : "s");
     return RA_EXIT_OK;
 }
 
@@ -146,9 +148,10 @@ static const ra_option_def opt_options[] = {
     {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING),
      "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 budget"},
     {"sync-sends", 0, "off", "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
-    {"node-transport", 1, "shm",
-     "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per packet) "
-     "or mpi (MPI_Isend/Irecv); dimensions that leave the node always use MPI"},
+    {"node-transport", 1, "auto",
+     "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per packet), "
+     "mpi (MPI_Isend/Irecv), or auto (shm unless a node has more ranks than cores); dimensions that leave the node "
+     "always use MPI"},
     {"profile", 0, "off",
      "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
      "ranks in the key block and JSON)"},

@@ -18,7 +18,7 @@ void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->dims = "auto";
-    o->node_shm = 1;
+    o->node_shm = -1;
     ropt_params_defaults(&o->prm);
 }
 
@@ -143,15 +143,21 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     torus_mpi_set_sync(s->mpi, o->sync);
     torus_mpi_bind(s->mpi, &s->net);
     s->tp = s->net;
-    if (o->node_shm) {
+    /* auto: the rings unless a node has more ranks than cores.  There a
+     * rank waits for its peer to get a core after every S packets, since a
+     * packet in a ring counts against its sender's 1024 until taken; MPI's
+     * eager sends complete at once and buffer outside the count (the MPI
+     * transport's documented exception), which measured faster there */
+    s->node_cores = torus_node_cores(&s->node);
+    s->oversubscribed = s->node.local_size > s->node_cores;
+    s->node_shm = o->node_shm >= 0 ? o->node_shm : torus_all_ok(comm, !s->oversubscribed);
+    if (s->node_shm) {
         if (torus_shm_create(&s->shm, comm, s->node.comm, &s->map, me, s->cap, o->prm.outstanding, &s->net, err,
                              errlen))
             return TORUS_EXIT_RESOURCE;
         torus_shm_bind(s->shm, &s->tp);
         s->shm_dims = torus_shm_count(s->shm);
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    s->oversubscribed = cores > 0 && s->node.local_size > cores;
     int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, table, local_start, local_size, log2, td);
     s->have_core = 1; /* ropt_free copes with a partial init */
     s->core.profile = o->profile;

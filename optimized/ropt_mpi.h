@@ -18,7 +18,9 @@ typedef struct ropt_mpi_options {
     int node_dim;        /* add a last, node-local dimension (ranks sharing a node) */
     int sync;            /* packets by MPI_Issend (see torus_mpi_set_sync) */
     int node_shm;        /* 1: dimensions that stay on a node go through shared
-                            memory (torus_shm_create), 0: everything by MPI */
+                            memory (torus_shm_create), 0: everything by MPI,
+                            -1 (auto): shared memory unless some node has
+                            more ranks than cores */
     int profile;         /* --profile: the state machine's time shares */
     const torus_node_info *node; /* the node layout if the caller has it (ra_main
                                     finds it once), else NULL: found here */
@@ -43,6 +45,8 @@ typedef struct ropt_mpi {
     int outstanding, cap, shm_dims;
     int have_map, have_route, have_core;
     int oversubscribed;  /* more ranks on this node than cores: never spin */
+    int node_cores;      /* the cores this node's ranks run on */
+    int node_shm;        /* the node hop's road, once auto is decided */
     double wait_s;       /* seconds spent backing off in the last run */
 } ropt_mpi;
 

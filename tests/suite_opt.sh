@@ -16,20 +16,32 @@ for nt in shm mpi; do
         done
     done
 done
-# the preamble says which road the node hop took
-run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2
-if grep -q "^# node transport: shm (2 of 2 dimensions through shared memory at rank 0)" "$TMP/out"; then
-    ok "ra_opt n=4 --dims 2x2: both dimensions through shared memory"
+# the preamble says which road the node hop took, and why auto chose it
+# (the ranks against the cores their affinity masks give the node)
+cores=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' | awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2 --node-transport shm
+if grep -qE "^# node transport: shm \(2 of 2 dimensions through shared memory at rank 0; 4 ranks on [0-9]+ cores? on rank 0's node\)" "$TMP/out"; then
+    ok "ra_opt n=4 --dims 2x2 --node-transport shm: both dimensions through shared memory"
 else
     bad "ra_opt n=4 node transport line: $(grep '^# node transport' "$TMP/out")"
 fi
 run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2 --node-transport mpi
-if grep -q "^# node transport: mpi (0 of 2 dimensions through shared memory at rank 0)" "$TMP/out"; then
+if grep -qE "^# node transport: mpi \(0 of 2 dimensions through shared memory at rank 0;" "$TMP/out"; then
     ok "ra_opt n=4 --node-transport mpi: no dimension through shared memory"
 else
     bad "ra_opt n=4 --node-transport mpi line: $(grep '^# node transport' "$TMP/out")"
 fi
-expect_fail "bad --node-transport" 2 "bad value 'tcp' for --node-transport: allowed shm or mpi" 2 bin/ra_opt --log2-table 10 --node-transport tcp
+for n in 1 2 4; do
+    want=shm
+    [ "$n" -gt "${cores:-0}" ] && want=mpi
+    run_mpi $n bin/ra_opt --log2-table 12
+    if grep -qE "^# node transport: $want, chosen by auto \(.*; $n ranks? on ${cores:-?} cores? on rank 0's node\)" "$TMP/out"; then
+        ok "ra_opt n=$n on $cores cores: auto takes $want"
+    else
+        bad "ra_opt n=$n on $cores cores: want auto -> $want, got: $(grep '^# node transport' "$TMP/out")"
+    fi
+done
+expect_fail "bad --node-transport" 2 "bad value 'tcp' for --node-transport: allowed auto, shm or mpi" 2 bin/ra_opt --log2-table 10 --node-transport tcp
 ref=$("$BUILD/tests/ra_seq" $K lfsr)
 run_mpi 4 bin/ra_opt --log2-table $K --node-dim --quiet
 expect_exact "ra_opt n=4 --node-dim (shape $(key shape))" "$ref" $?

@@ -4,10 +4,13 @@
  * per node, default sizing) and by the routed algorithm's node-local last
  * dimension (paper 002 sec. 6.2, the virtual-node hop).
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "torus_mpi.h"
 #include "mpi_check.h"
 
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int torus_all_ok(MPI_Comm comm, int ok)
 {
@@ -58,4 +61,27 @@ void torus_node_free(torus_node_info *ni)
     if (ni->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ni->comm);
     ni->comm = MPI_COMM_NULL;
+}
+
+int torus_node_cores(const torus_node_info *ni)
+{
+    /* the union of the node's ranks' affinity masks: ranks bound one per
+     * core count each core once, unbound ranks count the whole machine */
+    enum { W = CPU_SETSIZE / 64 };
+    uint64_t mine[W] = {0}, all[W];
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                mine[c / 64] |= 1ULL << (c % 64);
+    } else {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+            mine[c / 64] |= 1ULL << (c % 64);
+    }
+    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, W, MPI_UINT64_T, MPI_BOR, ni->comm));
+    int n = 0;
+    for (int i = 0; i < W; i++)
+        n += __builtin_popcountll(all[i]);
+    return n > 0 ? n : 1;
 }

@@ -69,6 +69,9 @@ typedef struct torus_node_info {
 
 /* Collective over comm.  Returns 0, or -1 on out of memory (on every rank). */
 int torus_node_discover(MPI_Comm comm, torus_node_info *ni);
+/* Collective over the node: the cores its ranks may run on (the union of
+ * their affinity masks).  local_size above it: the node is oversubscribed. */
+int torus_node_cores(const torus_node_info *ni);
 void torus_node_free(torus_node_info *ni);
 
 /* 1 when ok is non-zero on every rank of comm, else 0 (collective): how
