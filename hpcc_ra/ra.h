@@ -56,6 +56,7 @@ typedef struct ra_config {
     int progress;         /* -1 auto (stderr is a tty), 0 off, 1 on */
     int quiet;            /* no preamble */
     int dry_run;          /* --dry-run: check every option and input, run nothing */
+    int dry_ranks;        /* --dry-run=P: the ranks a run will have, 0 unknown */
     int papi;             /* --papi given */
     const char *papi_events; /* its comma list, NULL = the default set */
     int n_algo_opts;
@@ -104,8 +105,9 @@ typedef struct ra_algorithm {
     /* Optional, before MPI starts, on every process alike (no MPI, no
      * communication): checks what the options alone can tell, e.g. a
      * shape's grammar; with files != 0 (--dry-run, one process) also that
-     * the files they name can be read.  RA_EXIT_OK, else RA_EXIT_USAGE with
-     * one line in err, printed as setup's are. */
+     * the files they name can be read, and with cfg->dry_ranks > 0 what
+     * setup would check against that many ranks.  RA_EXIT_OK, else
+     * RA_EXIT_USAGE with one line in err, printed as setup's are. */
     int (*check)(const ra_config *cfg, int files, char *err, size_t errlen);
     int (*update)(ra_run *run);  /* RA_EXIT_OK or RA_EXIT_RESOURCE */
     void (*teardown)(ra_run *run);

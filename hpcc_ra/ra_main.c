@@ -80,6 +80,17 @@ static int ilog2_floor(uint64_t v)
     return k;
 }
 
+/* Every rank needs a word of the table: RA_EXIT_OK, else the one line
+ * (said when say is 0) and RA_EXIT_USAGE. */
+static int table_covers(int k, int P, int say)
+{
+    if ((1ULL << k) >= (uint64_t)P)
+        return RA_EXIT_OK;
+    say0(say, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here", k, P,
+         ilog2_floor((uint64_t)P - 1) + 1);
+    return RA_EXIT_USAGE;
+}
+
 static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
 
 #define RA_MAX_RESULTS 8 /* 2 generators x (MPI, Star, Single, Ceiling) */
@@ -446,8 +457,10 @@ static int parse_options(driver *d, int argc, char **argv)
     if (!dry)
         return RA_EXIT_OK;
     /* --dry-run: one process checks what a run's rank 0 would before it
-     * starts (probe_outputs), and nothing is left behind */
-    if (probe_files(cfg, say))
+     * starts (probe_outputs), and nothing is left behind; with P ranks
+     * given, the table against them as size_table does */
+    if ((cfg->dry_ranks > 0 && cfg->log2_table >= 0 && table_covers(cfg->log2_table, cfg->dry_ranks, say)) ||
+        probe_files(cfg, say))
         return RA_EXIT_USAGE;
     return STEP_DONE;
 }
@@ -496,11 +509,8 @@ static int size_table(driver *d)
     }
     run->log2_table = k;
     run->table_size = 1ULL << k;
-    if (run->table_size < (uint64_t)P) {
-        say0(rank, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here",
-             k, P, ilog2_floor((uint64_t)P - 1) + 1);
+    if (table_covers(k, P, rank))
         return RA_EXIT_USAGE;
-    }
     ra_dist_init(&run->table_dist, run->table_size, P);
     run->local_start = ra_dist_start(&run->table_dist, rank);
     run->local_size = ra_dist_count(&run->table_dist, rank);

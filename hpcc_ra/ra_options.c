@@ -90,10 +90,12 @@ static const torus_opt harness_opts[H_COUNT + 1] = {
      .help = "never print the progress line"},
     {.name = "quiet", .type = TORUS_OPT_FLAG, .id = H_QUIET, .defval = "off",
      .help = "omit the preamble, print only the key block"},
-    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = H_DRY_RUN, .defval = "off",
-     .help = "check every option, the result files' folders and the memory the table needs, then exit 0 without "
-             "running, printing or writing anything (exit 2 or 3 as the run would); the run scripts call it before "
-             "they launch anything"},
+    {.name = "dry-run", .type = TORUS_OPT_LONG, .id = H_DRY_RUN, .meta = "P", .optional = 1, .lo = 1,
+     .hi = 1 << 30, .defval = "off",
+     .help = "check every option, the input files and the result files' folders without starting MPI, then exit 0 "
+             "without running, printing or writing anything (exit 2 as the run would); with P, also what a run of P "
+             "ranks checks at its start (the table against the ranks; ra_opt: the shape and the mapping file). The "
+             "run scripts call it before they launch anything"},
     {.name = "help", .type = TORUS_OPT_FLAG, .id = H_HELP, .help = "show this help"},
     {.name = "version", .type = TORUS_OPT_FLAG, .id = H_VERSION, .help = "print the version"},
     {0},
@@ -183,9 +185,12 @@ static int take(void *ctxp, const torus_opt *o, const torus_opt_val *v, char *er
         break;
     case H_DRY_RUN:
         cfg->dry_run = 1;
+        cfg->dry_ranks = v->s ? (int)v->l : 0;
         break;
     case H_PAPI: {
         ra_papi probe; /* checks the list now; the driver opens it later */
+        if (v->s && !*v->s) /* an empty list given is a mistake; a bare --papi counts the default */
+            BAD_VALUE(o, v->s, "a comma list like " RA_PAPI_DEFAULT " (or a bare --papi)");
         if (ra_papi_parse(&probe, v->s, err, errlen))
             return -1;
         cfg->papi = 1;

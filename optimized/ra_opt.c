@@ -26,21 +26,54 @@ static int int_option(const ra_config *cfg, const char *name, int def)
     return v ? (int)strtol(v, NULL, 10) : def;
 }
 
+/* The routed algorithm's options from the command line (the option spec
+ * below has checked each value). */
+static void options_of(const ra_config *cfg, ropt_mpi_options *o)
+{
+    ropt_mpi_options_defaults(o);
+    o->prm.outstanding = int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING);
+    o->prm.lookahead = int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD);
+    o->prm.batch = int_option(cfg, "batch", ROPT_DEFAULT_BATCH);
+    if (ra_algo_option(cfg, "dims"))
+        o->dims = ra_algo_option(cfg, "dims");
+    o->mapfile = ra_algo_option(cfg, "map");
+    o->node_dim = ra_algo_option(cfg, "node-dim") != NULL;
+    o->sync = ra_algo_option(cfg, "sync-sends") != NULL;
+    o->profile = ra_algo_option(cfg, "profile") != NULL;
+    const char *nt = ra_algo_option(cfg, "node-transport");
+    o->node_shm = !nt || !strcmp(nt, "shm");
+}
+
 /* Before MPI starts: --dims's grammar (its product is checked against the
- * ranks by setup), and with files (--dry-run) that the mapping file can
- * be read. */
+ * ranks by setup).  With files (--dry-run) also the mapping file; and
+ * with the ranks a run will have (--dry-run=P) what setup checks against
+ * them: the shape, its bucket capacity and the mapping file's lines (not
+ * with --node-dim, whose shape depends on the nodes). */
 static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
 {
-    const char *dims = ra_algo_option(cfg, "dims"), *map = ra_algo_option(cfg, "map");
+    ropt_mpi_options o;
+    options_of(cfg, &o);
+    const char *dims = ra_algo_option(cfg, "dims");
     torus_shape s;
     /* bare auto, flat and hypercube take the count from the ranks */
     if (dims && strcmp(dims, "auto") && strcmp(dims, "flat") && strcmp(dims, "hypercube") &&
         torus_shape_parse(dims, 0, &s, err, errlen))
         return RA_EXIT_USAGE;
+    if (files && cfg->dry_ranks > 0 && !o.node_dim) {
+        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, err, errlen))
+            return RA_EXIT_USAGE;
+        torus_map m;
+        if (o.mapfile) {
+            if (torus_map_file(&m, &s, o.mapfile, err, errlen))
+                return RA_EXIT_USAGE;
+            torus_map_free(&m);
+        }
+        return RA_EXIT_OK;
+    }
     torus_lines L;
     char e2[400];
-    if (files && map) {
-        if (torus_lines_open(&L, map, 1, 1, e2, sizeof e2)) {
+    if (files && o.mapfile) {
+        if (torus_lines_open(&L, o.mapfile, 1, 1, e2, sizeof e2)) {
             snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, strerror(errno));
             return RA_EXIT_USAGE;
         }
@@ -59,18 +92,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     run->algo_state = s;
     const ra_config *cfg = run->cfg;
     ropt_mpi_options o;
-    ropt_mpi_options_defaults(&o);
-    o.prm.outstanding = int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING);
-    o.prm.lookahead = int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD);
-    o.prm.batch = int_option(cfg, "batch", ROPT_DEFAULT_BATCH);
-    if (ra_algo_option(cfg, "dims"))
-        o.dims = ra_algo_option(cfg, "dims");
-    o.mapfile = ra_algo_option(cfg, "map");
-    o.node_dim = ra_algo_option(cfg, "node-dim") != NULL;
-    o.sync = ra_algo_option(cfg, "sync-sends") != NULL;
-    o.profile = ra_algo_option(cfg, "profile") != NULL;
-    const char *nt = ra_algo_option(cfg, "node-transport");
-    o.node_shm = !nt || !strcmp(nt, "shm");
+    options_of(cfg, &o);
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);

@@ -555,6 +555,19 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     }
     if (check_algorithms(o, err, errlen))
         return TORUS_EXIT_USAGE;
+    /* the shapes' grammar now, before MPI starts (--dims against the ranks
+     * when the run starts; bare auto, flat and hypercube take the count
+     * from them) */
+    const char *shapes[3] = {o->dims, o->simulate, o->choose}, *names[3] = {"dims", "simulate", "choose"};
+    for (int i = 0; i < 3; i++) {
+        torus_shape sh;
+        char e2[300];
+        if (shapes[i] && strcmp(shapes[i], "auto") && strcmp(shapes[i], "flat") && strcmp(shapes[i], "hypercube") &&
+            torus_shape_parse(shapes[i], 0, &sh, e2, sizeof e2)) {
+            snprintf(err, errlen, "--%s: %s", names[i], e2);
+            return TORUS_EXIT_USAGE;
+        }
+    }
     return -1;
 }
 
@@ -3410,6 +3423,7 @@ int main(int argc, char **argv)
     if (!me) {
         if (o.validate)
             printf("# validation: %d checks, %d failed\n", ri.checks, ri.failures);
+        torus_stdout_flush(); /* the tables are complete: a failure's reason is kept */
         code = write_results(&o, &ri, err, sizeof err);
         if (!code && ri.failures)
             code = TORUS_EXIT_VERIFY;

@@ -831,6 +831,7 @@ int main(int argc, char **argv)
         printf("baseline run: %d ranks, table 2^%d, %.5f GUPS: %.1f ns per update on a core, %.1f of it the "
                "bound's work -> t_wait_direct %.1f\n",
                P, op.log2, base_gups, spent_direct, cyc_direct, prm.t_wait_direct);
+        torus_stdout_flush(); /* the report is complete: a failure's reason is kept */
         torus_outfile o;
         if (torus_outfile_open(&o, op.out, 0, ferr, sizeof ferr) == 0) {
             FILE *f = o.f;
