@@ -151,7 +151,11 @@ ra_parse_opts() {
         done <<<"$RA_OPTSPEC"
         [ -n "$found" ] || ra_die "unknown option '$(ra_show "$a")' (see -h)"
         case "$kind" in
-        help) usage; exit 0 ;;
+        help)
+            [ $hasval = 0 ] || ra_die "option '$name' takes no value, got '$(ra_show "$val")' (see -h)"
+            usage
+            exit 0
+            ;;
         flag)
             [ $hasval = 0 ] || ra_die "option '$name' takes no value, got '$(ra_show "$val")' (see -h)"
             printf -v "$var" 1
