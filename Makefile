@@ -165,6 +165,7 @@ FLINK_opts_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
 FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+FLINK_opts_collbench    := $(LIBTORUS)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60

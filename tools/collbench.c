@@ -395,16 +395,11 @@ static const torus_opt *cb_spec(void)
     return spec;
 }
 
-static void usage(void)
+/* head, then every registered algorithm by op and multisend's (--help and
+ * the preamble; suite_coll.sh reads the registry from --help). */
+static void print_registry(const char *head)
 {
-    printf("usage: mpirun -n P bin/collbench [options]\n"
-           "       bin/collbench --simulate SHAPE [options]\n"
-           "Times the collectives of torus/coll (every registered algorithm, the table's choice)\n"
-           "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
-           "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
-           "the same run) and the ratio to the MPI library's time.\n");
-    torus_opt_help(stdout, cb_spec());
-    printf("algorithms registered:");
+    printf("%s", head);
     for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
         const char *const *a = torus_coll_algorithms((torus_coll_op)op);
         printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
@@ -416,6 +411,18 @@ static void usage(void)
     printf("; multisend:");
     for (const char *const *a = torus_multisend_algorithms(); *a; a++)
         printf(" %s", *a);
+}
+
+static void usage(void)
+{
+    printf("usage: mpirun -n P bin/collbench [options]\n"
+           "       bin/collbench --simulate SHAPE [options]\n"
+           "Times the collectives of torus/coll (every registered algorithm, the table's choice)\n"
+           "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
+           "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
+           "the same run) and the ratio to the MPI library's time.\n");
+    torus_opt_help(stdout, cb_spec());
+    print_registry("algorithms registered:");
     printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
            "options are checked before MPI starts; a bad one is one line and exit 2\n"
            "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
@@ -896,18 +903,7 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
     printf("# data: bcast from root 0; allreduce: doubles, sum; alltoall(v): size = bytes per pair; MB/s = bytes "
            "per rank / avg_us (alltoall(v): size x (ranks - 1)); auto(X): the table chose X; pred_us: "
            "torus_coll_predict of the algorithm that ran\n");
-    printf("# algorithms:");
-    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
-        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
-        if (!*a)
-            printf(" (none yet)");
-        for (; *a; a++)
-            printf(" %s", *a);
-    }
-    printf("; multisend:");
-    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
-        printf(" %s", *a);
+    print_registry("# algorithms:");
     if (o->pats[0] || o->pats[1] || o->pats[2])
         printf("\n# multisend patterns: mpi = MPI_Neighbor_alltoallv; %s; time per call = all steps "
                "(transpose: rows then columns); setup_us: avg over ranks of one set-up (plans, or the graph "
