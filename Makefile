@@ -7,7 +7,8 @@
 #   SANITIZE=address,undefined   sanitizer build (separate object dir)
 #   WERROR=1        warnings are errors (on by default when CI=true)
 #   PAPI=0|1        hardware counters (--papi); default 1 when papi.h is found
-#   make install PREFIX=/usr/local   binaries, libtorus.a, torus headers, scripts
+#   make install PREFIX=/usr/local   binaries, man pages, libtorus.a, torus headers and
+#                   torus.pc (pkg-config), scripts
 
 MPI ?= mpich
 ifeq ($(filter $(MPI),mpich openmpi),)
@@ -34,8 +35,11 @@ PKGS_openmpi := openmpi-bin libopenmpi-dev
 PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
 # `make fuzz` only: clang with libFuzzer and its sanitizer runtimes.
 PKGS_FUZZ := clang libclang-rt-14-dev
-# Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script lint.
-PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck
+# Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script
+# lint, man pages (help2man, man-db to read them), pkg-config for the
+# installed library's test, and HPCC itself (hpcc: compare.sh's row and the
+# cross-check of hpccoutf.txt against HPCC's own output in make test).
+PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck help2man man-db pkg-config hpcc
 
 VERSION := 0.2.0
 OPT ?= -O3
@@ -161,15 +165,30 @@ FLINK_opts_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
 FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+FLINK_opts_collbench    := $(LIBTORUS)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 PROGS := bin/ra_base bin/ra_opt bin/sparsest_cut bin/torusmodel bin/ra_calibrate bin/collbench
+# Man pages, made from each binary's --help (its option spec) by help2man
+# at build time, so they cannot drift from the program; without help2man
+# the build goes on and `make install` says what it left out.
+HELP2MAN := $(shell command -v help2man 2>/dev/null)
+MANS := $(PROGS:bin/%=man/man1/%.1)
+MAN_NAME_ra_base      := HPCC RandomAccess (GUPS), HPCC's own algorithm over MPI
+MAN_NAME_ra_opt       := HPCC RandomAccess (GUPS), software-routed over a virtual torus
+MAN_NAME_sparsest_cut := smallest edge expansion of a torus or graph and the GUPS network bound
+MAN_NAME_torusmodel   := CPU, network and memory bounds and a prediction of RandomAccess GUPS
+MAN_NAME_ra_calibrate := measure this machine's RandomAccess model parameters at P ranks
+MAN_NAME_collbench    := torus collectives raced against the MPI library's own
 # bin/ binaries are shared by both MPI flavours: relink when the flavour changes.
 FLAVOUR := $(BUILD)/flavour
 
 PREFIX ?= /usr/local
+# The library's public headers: the layer's own and the collectives'.
+TORUS_HEADERS := torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/torus_cli.h \
+                 torus/torus_io.h torus/torus_opt.h torus/torus_mem.h torus/coll/torus_coll.h
 DESTDIR ?=
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
@@ -180,6 +199,15 @@ SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.
 # which would delete them after linking and rebuild them next time.
 .SECONDARY:
 all: $(PROGS) $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
+ifneq ($(HELP2MAN),)
+all: $(MANS)
+endif
+
+# --version-string: the version alone (ra_opt --version also names the
+# build and the MPI library); --help runs before MPI starts, so no launcher.
+man/man1/%.1: bin/%
+	@mkdir -p man/man1
+	$(HELP2MAN) --no-info --version-string=$(VERSION) --name="$(MAN_NAME_$*)" --output=$@.part ./$< && mv -f $@.part $@
 
 # The flavour file is rewritten (new mtime) only when the flavour changed; it
 # has a recipe of its own so make re-reads its time before deciding to link.
@@ -310,20 +338,28 @@ run-tests:
 # share/hpcc-ra, with hpcc-ra-* links in bin/ that find the binaries beside them).
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBTORUS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/torus_cli.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(TORUS_HEADERS) $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' torus/torus.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/torus.pc
 	install -m 755 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/
 	install -m 644 run_scripts/slurm/*.sbatch $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm/
 	echo "$(MPI)" > $(DESTDIR)$(PREFIX)/share/hpcc-ra/mpi_flavour
 	ln -sf ../share/hpcc-ra/run_scripts/hpcc_submission.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-submission
 	ln -sf ../share/hpcc-ra/run_scripts/sweep.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-sweep
 	ln -sf ../share/hpcc-ra/run_scripts/plot.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-plot
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, include/torus*.h, share/hpcc-ra/run_scripts"
+ifneq ($(HELP2MAN),)
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man1/
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), share/man/man1 (their man pages), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+else
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+	@echo "install: no man pages: help2man is not installed (apt-get install help2man, then make install again)"
+endif
 
 clean:
-	rm -rf build bin lib
+	rm -rf build bin lib man
 
 distclean: clean
 

@@ -159,8 +159,8 @@ static int base_setup(ra_run *run, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for the baseline's %d buckets", run->nprocs);
         return RA_EXIT_RESOURCE;
     }
-    RA_MPI_CHECK(MPI_Comm_dup(run->comm, &s->comm));
-    RA_MPI_CHECK(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
+    TORUS_MPI_CHECK(MPI_Comm_dup(run->comm, &s->comm));
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
     run->algo_state = s;
     snprintf(run->shape, sizeof run->shape, "%d", run->nprocs);
     return RA_EXIT_OK;
@@ -182,7 +182,7 @@ static void base_teardown(ra_run *run)
 
 static void post_recv(base_state *s, int i)
 {
-    RA_MPI_CHECK(MPI_Irecv(s->recvbuf[i], RA_MAX_PENDING, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm,
+    TORUS_MPI_CHECK(MPI_Irecv(s->recvbuf[i], RA_MAX_PENDING, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm,
                            &s->inreq[i]));
 }
 
@@ -191,7 +191,7 @@ static void apply_packet(ra_run *run, base_state *s, int i, MPI_Status *st, int 
 {
     if (st->MPI_TAG == TAG_UPDATE) {
         int n;
-        RA_MPI_CHECK(MPI_Get_count(st, MPI_UINT64_T, &n));
+        TORUS_MPI_CHECK(MPI_Get_count(st, MPI_UINT64_T, &n));
         for (int j = 0; j < n; j++) {
             uint64_t v = s->recvbuf[i][j];
             run->table[ra_gen_index(run->gen, v, run->log2_table) - run->local_start] ^= v;
@@ -208,7 +208,7 @@ static int drain(ra_run *run, base_state *s, int *receiving)
     int got = 0, flag, i;
     MPI_Status st;
     do {
-        RA_MPI_CHECK(MPI_Testany(s->nrecv, s->inreq, &i, &flag, &st));
+        TORUS_MPI_CHECK(MPI_Testany(s->nrecv, s->inreq, &i, &flag, &st));
         flag = flag && i != MPI_UNDEFINED; /* never: every receive is re-posted */
         if (flag) {
             apply_packet(run, s, i, &st, receiving);
@@ -229,9 +229,9 @@ static void close_receives(ra_run *run, base_state *s)
     for (int i = 0; i < s->nrecv; i++) {
         MPI_Status st;
         int cancelled;
-        RA_MPI_CHECK(MPI_Cancel(&s->inreq[i]));
-        RA_MPI_CHECK(MPI_Wait(&s->inreq[i], &st));
-        RA_MPI_CHECK(MPI_Test_cancelled(&st, &cancelled));
+        TORUS_MPI_CHECK(MPI_Cancel(&s->inreq[i]));
+        TORUS_MPI_CHECK(MPI_Wait(&s->inreq[i], &st));
+        TORUS_MPI_CHECK(MPI_Test_cancelled(&st, &cancelled));
         if (!cancelled)
             apply_packet(run, s, i, &st, &receiving);
     }
@@ -243,14 +243,14 @@ static void close_receives(ra_run *run, base_state *s)
 static int send_largest(base_state *s, ra_stats *stx, MPI_Request *outreq)
 {
     int done;
-    RA_MPI_CHECK(MPI_Test(outreq, &done, MPI_STATUS_IGNORE));
+    TORUS_MPI_CHECK(MPI_Test(outreq, &done, MPI_STATUS_IGNORE));
     stx->send_tests++;
     if (!done) {
         stx->send_blocked++;
         return 0;
     }
     int n, dest = bucket_take_largest(s, &n);
-    RA_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, outreq));
+    TORUS_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, outreq));
     stx->packets_sent++;
     stx->updates_sent += (uint64_t)n;
     stx->hops += (uint64_t)n;
@@ -333,7 +333,7 @@ static int base_update(ra_run *run)
     for (int p = 0; p < P; p++) {
         fin[p] = MPI_REQUEST_NULL;
         if (p != me)
-            RA_MPI_CHECK(MPI_Isend(&dummy, 0, MPI_UINT64_T, p, TAG_FINISH, s->comm, &fin[p]));
+            TORUS_MPI_CHECK(MPI_Isend(&dummy, 0, MPI_UINT64_T, p, TAG_FINISH, s->comm, &fin[p]));
     }
     idle = 0;
     while (receiving > 0) {
@@ -350,10 +350,10 @@ static int base_update(ra_run *run)
         all_done = 1;
         for (int p = 0; p < P; p++) {
             int d1;
-            RA_MPI_CHECK(MPI_Test(&fin[p], &d1, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Test(&fin[p], &d1, MPI_STATUS_IGNORE));
             all_done &= d1;
         }
-        RA_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
+        TORUS_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
         all_done &= d2;
         if (!all_done && ++idle > TORUS_IDLE_POLLS)
             sched_yield();
@@ -362,7 +362,7 @@ static int base_update(ra_run *run)
     return RA_EXIT_OK;
 }
 
-static const ra_option_def base_options[] = {{NULL, 0, NULL, NULL}};
+static const torus_opt base_options[] = {{0}};
 
 const ra_algorithm ra_base_algorithm = {
     .name = "baseline",

@@ -19,6 +19,8 @@
 #include "ra_dist.h"
 #include "ra_gen.h"
 #include "ra_stats.h"
+#include "torus_mpi.h"
+#include "torus_opt.h"
 
 #ifdef HPCC_RA_VERSION
 #define RA_VERSION HPCC_RA_VERSION
@@ -39,14 +41,6 @@ enum {
 enum { RA_SUITE_MPI = 1, RA_SUITE_STAR = 2, RA_SUITE_SINGLE = 4, RA_SUITE_CEILING = 8 };
 enum { RA_GENS_LFSR = 1, RA_GENS_LCG = 2 };
 
-/* An algorithm-specific option: --name VALUE (or a flag when !has_arg). */
-typedef struct ra_option_def {
-    const char *name;
-    int has_arg;
-    const char *defval; /* shown in --help; NULL = none */
-    const char *help;
-} ra_option_def;
-
 #define RA_MAX_ALGO_OPTS 16
 
 typedef struct ra_config {
@@ -61,6 +55,8 @@ typedef struct ra_config {
     const char *json;     /* JSON file to write, or NULL */
     int progress;         /* -1 auto (stderr is a tty), 0 off, 1 on */
     int quiet;            /* no preamble */
+    int dry_run;          /* --dry-run: check every option and input, run nothing */
+    int dry_ranks;        /* --dry-run=P: the ranks a run will have, 0 unknown */
     int papi;             /* --papi given */
     const char *papi_events; /* its comma list, NULL = the default set */
     int n_algo_opts;
@@ -95,7 +91,10 @@ typedef struct ra_run {
 typedef struct ra_algorithm {
     const char *name;           /* printed as "algorithm:" */
     const char *summary;        /* one line for --help */
-    const ra_option_def *options; /* terminated by {NULL} */
+    /* its options in the kit's one spec (torus_opt.h), ended by {0}: each
+     * value is checked against its type and range while the options are
+     * read, before MPI or memory, and handed to setup() as text */
+    const torus_opt *options;
     /* Once, collectively, after the table is allocated: read options from
      * run->cfg, build communicators.  Returns an RA_EXIT_* code; on error
      * writes one line into err (same on every rank).  A bad option value
@@ -103,6 +102,13 @@ typedef struct ra_algorithm {
      * error ("PROG: bad value 'X' for --opt: allowed ..."), any other line
      * as "PROG: error: ...". */
     int (*setup)(ra_run *run, char *err, size_t errlen);
+    /* Optional, before MPI starts, on every process alike (no MPI, no
+     * communication): checks what the options alone can tell, e.g. a
+     * shape's grammar; with files != 0 (--dry-run, one process) also that
+     * the files they name can be read, and with cfg->dry_ranks > 0 what
+     * setup would check against that many ranks.  RA_EXIT_OK, else
+     * RA_EXIT_USAGE with one line in err, printed as setup's are. */
+    int (*check)(const ra_config *cfg, int files, char *err, size_t errlen);
     int (*update)(ra_run *run);  /* RA_EXIT_OK or RA_EXIT_RESOURCE */
     void (*teardown)(ra_run *run);
 } ra_algorithm;
@@ -116,16 +122,5 @@ const char *ra_algo_option(const ra_config *cfg, const char *name);
 /* Progress: call now and then (every few thousand updates) with the number of
  * updates this rank has generated in the current update().  Cheap. */
 void ra_progress_tick(ra_progress *p, uint64_t generated);
-
-/* Every MPI call goes through this: on failure, name file:line and the MPI
- * error, then abort the whole job with exit code 3. */
-#define RA_MPI_CHECK(call)                                                   \
-    do {                                                                     \
-        int ra__rc = (call);                                                 \
-        if (ra__rc != MPI_SUCCESS)                                           \
-            ra__mpi_fail(ra__rc, #call, __FILE__, __LINE__);                 \
-    } while (0)
-
-void ra__mpi_fail(int rc, const char *what, const char *file, int line);
 
 #endif

@@ -24,6 +24,7 @@
 #include "ra_tests_local.h"
 #include "ra_verify.h"
 #include "torus_io.h"
+#include "torus_mem.h"
 #include "torus_mpi.h"
 
 #include <stdarg.h>
@@ -41,24 +42,6 @@
 #endif
 
 static const char *g_prog = "ra";
-
-void ra__mpi_fail(int rc, const char *what, const char *file, int line)
-{
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    int rank = -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "%s: MPI error on rank %d at %s:%d in %s: %s\n", g_prog, rank, file, line, what, msg);
-    fflush(stderr);
-    /* the launcher forwards stderr through a pipe it stops reading once
-     * the abort kills the job: give it a moment to pass the line on (an
-     * empty stderr was seen once in CI under MPICH's hydra) */
-    struct timespec pause = {0, 200000000};
-    nanosleep(&pause, NULL);
-    MPI_Abort(MPI_COMM_WORLD, RA_EXIT_RESOURCE);
-    exit(RA_EXIT_RESOURCE);
-}
 
 /* A step's "stop here, exit 0" (--help, --version): not an RA_EXIT_ code. */
 enum { STEP_DONE = -1 };
@@ -95,6 +78,17 @@ static int ilog2_floor(uint64_t v)
         k++;
     }
     return k;
+}
+
+/* Every rank needs a word of the table: RA_EXIT_OK, else the one line
+ * (said when say is 0) and RA_EXIT_USAGE. */
+static int table_covers(int k, int P, int say)
+{
+    if ((1ULL << k) >= (uint64_t)P)
+        return RA_EXIT_OK;
+    say0(say, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here", k, P,
+         ilog2_floor((uint64_t)P - 1) + 1);
+    return RA_EXIT_USAGE;
 }
 
 static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
@@ -136,11 +130,11 @@ static void papi_setup(driver *d)
     if (ra_papi_parse(p, d->cfg.papi_events, err, sizeof err))
         return; /* already validated by the option parser */
     unsigned all = (1u << p->n) - 1, mine = ra_papi_open(p, all), common;
-    RA_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
     if (common != mine) {
         ra_papi_close(p);
         mine = common ? ra_papi_open(p, common) : 0;
-        RA_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+        TORUS_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
         if (common != mine) {
             ra_papi_close(p);
             common = 0;
@@ -171,14 +165,14 @@ static void papi_setup(driver *d)
 static void reduce_profile(ra_run *run, double secs, ra_result *res)
 {
     int n = run->stats.nprof, mx;
-    RA_MPI_CHECK(MPI_Allreduce(&n, &mx, 1, MPI_INT, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&n, &mx, 1, MPI_INT, MPI_MAX, run->comm));
     if (mx == 0 || n != mx)
         return;
     double share[RA_PROF_MAX];
     for (int i = 0; i < n; i++)
         share[i] = secs > 0 ? run->stats.prof_s[i] / secs : 0;
-    RA_MPI_CHECK(MPI_Allreduce(share, res->prof_min, n, MPI_DOUBLE, MPI_MIN, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(share, res->prof_max, n, MPI_DOUBLE, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(share, res->prof_min, n, MPI_DOUBLE, MPI_MIN, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(share, res->prof_max, n, MPI_DOUBLE, MPI_MAX, run->comm));
     res->stats.nprof = n;
     res->stats.prof_names = run->stats.prof_names;
 }
@@ -188,8 +182,8 @@ static void reduce_stats(ra_run *run, ra_stats *out)
     uint64_t sums[6] = {run->stats.send_tests, run->stats.send_blocked, run->stats.packets_sent,
                         run->stats.updates_sent, run->stats.hops, run->stats.bytes_sent};
     uint64_t tot[6];
-    RA_MPI_CHECK(MPI_Allreduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&run->stats.max_pending, &out->max_pending, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&run->stats.max_pending, &out->max_pending, 1, MPI_UINT64_T, MPI_MAX, run->comm));
     out->send_tests = tot[0];
     out->send_blocked = tot[1];
     out->packets_sent = tot[2];
@@ -204,7 +198,7 @@ static int timed_update(driver *d, double *secs, const char *label)
     memset(&run->stats, 0, sizeof run->stats);
     run->progress = ra_progress_begin(d->show_progress && label, run->upd_count, label);
     int count = label && d->papi.counting;
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     double t0 = MPI_Wtime(), c0 = cpu_seconds();
     if (count)
         ra_papi_start(&d->papi);
@@ -212,7 +206,7 @@ static int timed_update(driver *d, double *secs, const char *label)
     if (count)
         ra_papi_stop(&d->papi, d->papi_counts);
     d->last_cpu = cpu_seconds() - c0;
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     *secs = MPI_Wtime() - t0;
     ra_progress_end(run->progress);
     run->progress = NULL;
@@ -255,7 +249,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
             if (rc)
                 return rc;
             double tmax;
-            RA_MPI_CHECK(MPI_Allreduce(&ts, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+            TORUS_MPI_CHECK(MPI_Allreduce(&ts, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
             if (torus_all_ok(run->comm, run->upd_count == target) || tmax >= cfg->time_bound / 20 ||
                 c > UINT64_MAX / 2)
                 break;
@@ -267,7 +261,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
         int fits = est >= (double)d->my_default_count;
         uint64_t mine = fits ? d->my_default_count : (uint64_t)est, m;
         int all_fit = torus_all_ok(run->comm, fits);
-        RA_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+        TORUS_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
         run->upd_count = all_fit ? d->my_default_count : (m < d->my_default_count ? m : d->my_default_count);
         ra_table_init(run->table, run->local_size, run->local_start);
     }
@@ -283,7 +277,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     if (cfg->papi) {
         res->papi_requested = 1;
         uint64_t tot[RA_PAPI_MAX];
-        RA_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
+        TORUS_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
         for (int i = 0; i < d->papi.n; i++)
             if (d->papi.counting & (1u << i)) {
                 /* a copy, not snprintf: gcc -O1 (the sanitizer build) warns that
@@ -299,24 +293,24 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
      * run is judged by: like ra_verify.c they call the MPI library's own
      * PMPI_Allreduce, so an interposed collective library (libtorus_pmpi.so)
      * can never vouch for itself. */
-    RA_MPI_CHECK(PMPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+    TORUS_MPI_CHECK(PMPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
     res->gups = res->time_s > 0 ? 1e-9 * (double)res->updates / res->time_s : 0;
 
     uint64_t fp = ra_table_fingerprint(run->table, run->local_size, run->local_start);
-    RA_MPI_CHECK(PMPI_Allreduce(&fp, &res->fingerprint, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+    TORUS_MPI_CHECK(PMPI_Allreduce(&fp, &res->fingerprint, 1, MPI_UINT64_T, MPI_SUM, run->comm));
 
     res->errors = -1;
     res->check_time_s = -1;
     if (cfg->verify) {
-        RA_MPI_CHECK(MPI_Barrier(run->comm));
+        TORUS_MPI_CHECK(MPI_Barrier(run->comm));
         double t0 = MPI_Wtime(), c0 = cpu_seconds();
         rc = ra_verify_replay(run);
         if (rc)
             return rc;
         uint64_t e = ra_table_errors(run->table, run->local_size, run->local_start), te;
-        RA_MPI_CHECK(PMPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+        TORUS_MPI_CHECK(PMPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
         res->check_cpu_s = cpu_seconds() - c0;
-        RA_MPI_CHECK(MPI_Barrier(run->comm));
+        TORUS_MPI_CHECK(MPI_Barrier(run->comm));
         res->check_time_s = MPI_Wtime() - t0;
         res->errors = (int64_t)te;
     }
@@ -366,7 +360,7 @@ static void preamble(const driver *d)
     }
     printf("# MPI: %s\n", lib);
     printf("# build: %s\n", HPCC_RA_BUILD);
-    fflush(stdout);
+    torus_stdout_flush();
 }
 
 static void print_version(void)
@@ -411,26 +405,63 @@ static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n
 
 /* ---- the steps of a run, in order ---------------------------------------- */
 
-/* Needs argv (MPI_Init may take its own arguments out first).  Fills d->cfg;
- * prints --help or --version (STEP_DONE) or the one-line option error
- * (RA_EXIT_USAGE) from rank 0.  Every rank parses the same argv, so all
- * agree without communicating. */
+/* Whether --output and --json can be written (a temporary is made beside
+ * each and removed: nothing is created or truncated); the one line is
+ * said when say is 0.  RA_EXIT_OK or RA_EXIT_USAGE. */
+static int probe_files(const ra_config *cfg, int say)
+{
+    const char *opt[2] = {"output", "json"}, *path[2] = {cfg->output, cfg->json};
+    char err[400];
+    for (int i = 0; i < 2; i++)
+        if (path[i] && torus_outfile_probe(path[i], err, sizeof err)) {
+            say0(say, "--%s cannot be opened for writing: %s: allowed a writable file path", opt[i], err);
+            return RA_EXIT_USAGE;
+        }
+    return RA_EXIT_OK;
+}
+
+/* Before MPI starts: the options into d->cfg, the algorithm's own check of
+ * them, and with --dry-run the result files' folders and the input files.
+ * Every process reads the same argv and agrees without communicating; the
+ * first process of the launch (torus_launch_first) prints --help,
+ * --version or the one-line error.  RA_EXIT_OK to go on, STEP_DONE to stop
+ * with exit 0, or RA_EXIT_USAGE.  A typo costs no MPI start-up. */
 static int parse_options(driver *d, int argc, char **argv)
 {
     char err[512] = "";
+    int first = torus_launch_first(), say = first ? 0 : 1;
     int pr = ra_options_parse(argc, argv, d->algo, &d->cfg, err, sizeof err);
     if (pr == RA_PARSE_ERROR) {
-        usage0(d->run.rank, err);
+        usage0(say, err);
         return RA_EXIT_USAGE;
     }
-    if (pr == RA_PARSE_OK)
-        return RA_EXIT_OK;
-    if (d->run.rank == 0) {
-        if (pr == RA_PARSE_HELP)
-            ra_options_help(stdout, g_prog, d->algo);
-        else
-            print_version();
+    if (pr != RA_PARSE_OK) {
+        if (first) {
+            if (pr == RA_PARSE_HELP)
+                ra_options_help(stdout, g_prog, d->algo);
+            else
+                print_version();
+        }
+        return STEP_DONE;
     }
+    const ra_config *cfg = &d->cfg;
+    int dry = cfg->dry_run;
+    if (d->algo->check && d->algo->check(cfg, dry, err, sizeof err)) {
+        /* printed as setup's lines are (setup_algorithm) */
+        if (!strncmp(err, "bad value ", 10))
+            usage0(say, err);
+        else
+            say0(say, "%s", err);
+        return RA_EXIT_USAGE;
+    }
+    if (!dry)
+        return RA_EXIT_OK;
+    /* --dry-run: one process checks what a run's rank 0 would before it
+     * starts (probe_outputs), and nothing is left behind; with P ranks
+     * given, the table against them as size_table does */
+    if ((cfg->dry_ranks > 0 && cfg->log2_table >= 0 && table_covers(cfg->log2_table, cfg->dry_ranks, say)) ||
+        probe_files(cfg, say))
+        return RA_EXIT_USAGE;
     return STEP_DONE;
 }
 
@@ -461,8 +492,8 @@ static int size_table(driver *d)
         if (!mem) {
             /* Default: half of this node's RAM is "given to the benchmark",
              * shared by its ranks; HPCC puts the table in half of that. */
-            mine = ra_mem_total() / 2 / (uint64_t)d->node.local_size;
-            RA_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+            mine = torus_mem_total() / 2 / (uint64_t)d->node.local_size;
+            TORUS_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
             mem = minmem;
         }
         uint64_t total = mem > UINT64_MAX / (uint64_t)P ? UINT64_MAX : mem * (uint64_t)P;
@@ -478,11 +509,8 @@ static int size_table(driver *d)
     }
     run->log2_table = k;
     run->table_size = 1ULL << k;
-    if (run->table_size < (uint64_t)P) {
-        say0(rank, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here",
-             k, P, ilog2_floor((uint64_t)P - 1) + 1);
+    if (table_covers(k, P, rank))
         return RA_EXIT_USAGE;
-    }
     ra_dist_init(&run->table_dist, run->table_size, P);
     run->local_start = ra_dist_start(&run->table_dist, rank);
     run->local_size = ra_dist_count(&run->table_dist, rank);
@@ -495,23 +523,16 @@ static int size_table(driver *d)
 static int check_memory(driver *d)
 {
     const ra_run *run = &d->run;
-    int rank = run->rank, P = run->nprocs, per_node = d->node.local_size;
-    /* in doubles: 2^61 words and more are 2^64 bytes and more, which a
-     * uint64_t product or sum would wrap to a small need that "fits" */
-    double need = (double)run->local_size * 8, node_need;
-    uint64_t avail = ra_mem_available();
-    RA_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, d->node.comm));
-    int bad = avail && node_need > (double)(avail / 10 * 9), worst_rank;
-    int cand = bad ? rank : P;
-    RA_MPI_CHECK(MPI_Allreduce(&cand, &worst_rank, 1, MPI_INT, MPI_MIN, run->comm));
-    if (worst_rank == P)
+    int P = run->nprocs;
+    torus_mem_verdict v;
+    if (torus_mem_fits(run->comm, &d->node, (double)run->local_size * 8, &v))
         return RA_EXIT_OK;
-    if (rank == worst_rank) {
+    if (v.speaker) {
         fprintf(stderr,
                 "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
                 "allowed --log2-table <= %d here (or a smaller --mem)\n",
-                g_prog, run->log2_table, node_need / (double)(1ULL << 30), per_node, gib(avail),
-                ilog2_floor(avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)per_node));
+                g_prog, run->log2_table, v.node_need / (double)(1ULL << 30), v.ranks, gib(v.avail),
+                ilog2_floor(v.avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)v.ranks));
         fflush(stderr);
     }
     return RA_EXIT_RESOURCE;
@@ -527,8 +548,8 @@ static int allocate_table(driver *d)
     if (torus_all_ok(run->comm, ok))
         return RA_EXIT_OK;
     int cand = ok ? run->nprocs : run->rank, first, nfail, mine = !ok;
-    RA_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&mine, &nfail, 1, MPI_INT, MPI_SUM, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &nfail, 1, MPI_INT, MPI_SUM, run->comm));
     if (run->rank == first)
         fprintf(stderr, "%s: error: %d of %d ranks (rank %d first) could not allocate %.2f GiB each for its block of the 2^%d-word table\n",
                 g_prog, nfail, run->nprocs, first, (double)run->local_size * 8 / (double)(1ULL << 30), run->log2_table);
@@ -559,25 +580,12 @@ static void slice_updates(driver *d)
 
 /* A result file that cannot be written is a usage error found now, not after
  * a long run: rank 0 (the only writer) checks that --output and --json can
- * be written (a temporary is made beside each and removed: nothing is
- * created or truncated) and tells the others. */
+ * be written (probe_files) and tells the others. */
 static int probe_outputs(driver *d)
 {
-    const ra_config *cfg = &d->cfg;
-    char err[400] = "";
-    int ok = 1;
-    if (d->run.rank == 0) {
-        if (cfg->output && torus_outfile_probe(cfg->output, err, sizeof err))
-            ok = 0;
-        else if (cfg->json && torus_outfile_probe(cfg->json, err, sizeof err))
-            ok = -1;
-    }
-    RA_MPI_CHECK(MPI_Bcast(&ok, 1, MPI_INT, 0, d->run.comm));
-    if (ok == 1)
-        return RA_EXIT_OK;
-    say0(d->run.rank, "--%s cannot be opened for writing: %s: allowed a writable file path", ok ? "json" : "output",
-         err);
-    return RA_EXIT_USAGE;
+    int code = d->run.rank == 0 ? probe_files(&d->cfg, 0) : RA_EXIT_OK;
+    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
+    return code;
 }
 
 /* Test hook (RA_INJECT_MPI_ERROR set): prove that a failing MPI call names
@@ -585,7 +593,7 @@ static int probe_outputs(driver *d)
 static void inject_mpi_error(const driver *d)
 {
     if (getenv("RA_INJECT_MPI_ERROR") && d->run.rank == 0)
-        RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, d->run.nprocs + 7, 0, d->run.comm));
+        TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, d->run.nprocs + 7, 0, d->run.comm));
 }
 
 /* Needs the table allocated.  The algorithm reads its options and builds
@@ -635,19 +643,29 @@ static int run_suite(driver *d)
                 if (d->nres > 1)
                     printf("\n");
                 ra_report_keys(stdout, res);
-                fflush(stdout);
+                torus_stdout_flush();
             }
         }
     }
     return RA_EXIT_OK;
 }
 
-/* 1 when verification found errors in any test. */
+/* 1 when verification found errors in any test, or the MPI test ran no
+ * update at all (a --time-bound its sample did not leave room for):
+ * nothing measured is never a pass.  Rank 0 says the latter. */
 static int any_errors(const driver *d)
 {
-    for (int i = 0; i < d->nres; i++)
-        if (d->results[i].errors > 0)
+    for (int i = 0; i < d->nres; i++) {
+        const ra_result *r = &d->results[i];
+        if (r->errors > 0)
             return 1;
+        if (!ra_result_measured(r)) {
+            say0(d->run.rank, "the MPI test ran 0 updates within --time-bound %g s (its sample took %.3g s): nothing "
+                              "was measured or verified: allowed a bound longer than the sample",
+                 r->time_bound, r->sample_time_s);
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -688,10 +706,11 @@ static int write_reports(driver *d, int code)
             }
         }
     }
-    RA_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
-    if (code)
-        return code;
-    return failed ? RA_EXIT_VERIFY : RA_EXIT_OK;
+    /* the key blocks went to stdout: a full or closed stdout lost them */
+    if (d->run.rank == 0)
+        code = torus_stdout_end(code ? code : failed ? RA_EXIT_VERIFY : RA_EXIT_OK);
+    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
+    return code;
 }
 
 /* Releases whatever the steps acquired, in reverse order, and ends MPI. */
@@ -708,14 +727,8 @@ static void cleanup(driver *d)
 
 int ra_main(int argc, char **argv, const ra_algorithm *algo)
 {
-    const char *slash = strrchr(argv[0], '/');
-    g_prog = slash ? slash + 1 : argv[0];
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
-        return RA_EXIT_RESOURCE;
-    }
-    RA_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-
+    torus_stdout_begin(argv[0]);
+    g_prog = torus_prog();
     driver dd;
     driver *d = &dd;
     memset(d, 0, sizeof *d);
@@ -723,28 +736,38 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     d->node.comm = MPI_COMM_NULL;
     d->run.comm = MPI_COMM_WORLD;
     d->run.cfg = &d->cfg;
-    RA_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
-    RA_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
 
     int code = parse_options(d, argc, argv);
-    if (code == RA_EXIT_OK)
-        code = discover_node(d);
+    if (code == STEP_DONE)
+        return torus_launch_first() ? torus_stdout_end(RA_EXIT_OK) : RA_EXIT_OK;
+    if (code != RA_EXIT_OK)
+        return code;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
+        return RA_EXIT_RESOURCE;
+    }
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    TORUS_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
+
+    /* input errors (the table against the ranks, the result files) before
+     * resource errors (memory) */
+    code = discover_node(d);
     if (code == RA_EXIT_OK)
         code = size_table(d);
+    if (code == RA_EXIT_OK)
+        code = probe_outputs(d);
     if (code == RA_EXIT_OK)
         code = check_memory(d);
     if (code == RA_EXIT_OK)
         code = allocate_table(d);
     if (code == RA_EXIT_OK) {
         slice_updates(d);
-        code = probe_outputs(d);
-    }
-    if (code == RA_EXIT_OK) {
         inject_mpi_error(d);
         code = setup_algorithm(d);
     }
     if (code == RA_EXIT_OK)
         code = write_reports(d, run_suite(d));
     cleanup(d);
-    return code == STEP_DONE ? RA_EXIT_OK : code;
+    return code;
 }

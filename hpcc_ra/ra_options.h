@@ -9,9 +9,12 @@ enum { RA_PARSE_OK = 0, RA_PARSE_HELP, RA_PARSE_VERSION, RA_PARSE_ERROR };
 
 void ra_config_defaults(ra_config *cfg);
 
-/* Parses argv into cfg with getopt_long (GNU conventions: --opt value,
- * --opt=value, -- ends the options, unique prefixes).  Algorithm options
- * (algo->options) are stored by name for the algorithm's setup().  On
+/* Parses argv into cfg through the kit's option spec (torus_opt.h; GNU
+ * conventions: --opt value, --opt=value, -- ends the options, unique
+ * prefixes).  Algorithm options (algo->options) are checked against their
+ * types and ranges and stored by name, as text, for the algorithm's
+ * setup().  OMP_NUM_THREADS is checked too (Star and Single start that
+ * many threads).  On
  * RA_PARSE_ERROR, err holds one line without the program name, in the kit's
  * one format (torus_cli.h): "bad value 'X' for --opt: allowed ...",
  * "unknown option '--x' (see --help)", ...  argv is only read; its strings
@@ -20,10 +23,5 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
                      ra_config *cfg, char *err, size_t errlen);
 
 void ra_options_help(FILE *f, const char *prog, const ra_algorithm *algo);
-
-/* A byte count with an optional K, M, G or T suffix (x1024; "MiB", "GB"
- * spellings too): 0 on success, -1 on anything else (sign, junk, overflow,
- * empty).  Plain numbers use torus_cli_u64() and friends. */
-int ra_parse_bytes(const char *s, uint64_t *out);
 
 #endif

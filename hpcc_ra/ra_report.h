@@ -91,10 +91,14 @@ void ra_papi_key(const char *event, char *buf, size_t len);
 
 /* HPCC's pass rule for one table: errors <= 1% of its words (verified). */
 int ra_hpcc_passed(int64_t errors, uint64_t words);
+/* 0 when r is an MPI test that ran no update (a --time-bound its 1%
+ * sample left no room for): nothing measured, so never "passed". */
+int ra_result_measured(const ra_result *r);
 /* HPCC's Summary "Success": 1 when every test passed its check under HPCC's
  * 1% rule (MPI: the global table; Star, Single: every rank's own table);
- * 0 when any failed or was not verified (--no-verify), since HPCC always
- * verifies.  The exit code stays strict: any error at all exits 1. */
+ * 0 when any failed, was not verified (--no-verify), since HPCC always
+ * verifies, or measured nothing (ra_result_measured).  The exit code stays
+ * strict: any error at all exits 1. */
 int ra_hpcc_success(const ra_result *rs, int n);
 
 /* Derived figures, 0 when undefined. */

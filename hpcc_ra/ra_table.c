@@ -13,47 +13,6 @@
 
 #define RA_HUGE (2ULL << 20)
 
-static uint64_t meminfo_field(const char *key)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    uint64_t kb = 0;
-    size_t klen = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, klen) && line[klen] == ':') {
-            unsigned long long v;
-            if (sscanf(line + klen + 1, "%llu", &v) == 1)
-                kb = v;
-            break;
-        }
-    fclose(f);
-    return kb * 1024;
-}
-
-uint64_t ra_mem_available(void)
-{
-    uint64_t b = meminfo_field("MemAvailable");
-    if (!b) {
-        long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && psz > 0)
-            b = (uint64_t)pages * (uint64_t)psz;
-    }
-    return b;
-}
-
-uint64_t ra_mem_total(void)
-{
-    uint64_t b = meminfo_field("MemTotal");
-    if (!b) {
-        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && psz > 0)
-            b = (uint64_t)pages * (uint64_t)psz;
-    }
-    return b;
-}
-
 static size_t mapped_size(uint64_t words)
 {
     uint64_t bytes = words * 8;

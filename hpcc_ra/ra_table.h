@@ -5,11 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes of memory the kernel reports available (MemAvailable), or 0. */
-uint64_t ra_mem_available(void);
-/* Physical memory of this machine in bytes, or 0. */
-uint64_t ra_mem_total(void);
-
 /* Allocates words * 8 bytes, 2 MiB aligned and advised for transparent huge
  * pages when the kernel allows (silently plain pages otherwise).  Returns NULL
  * on failure.  *huge tells whether the huge-page advice was accepted.  Free

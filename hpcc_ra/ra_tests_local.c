@@ -47,7 +47,7 @@ static int single_rank(MPI_Comm comm, int rank, int P)
         srand((unsigned)time(NULL));
         pick = 1 + (int)((double)rand() / ((double)RAND_MAX + 1.0) * (P - 1));
     }
-    RA_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
+    TORUS_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
     return pick;
 }
 
@@ -63,11 +63,11 @@ void ra_ceiling_pick(MPI_Comm comm, uint64_t *t, int log2, ra_gen_kind gen, uint
     for (int k = 0; k < RA_CEIL_NKINDS; k++)
         for (int i = 0; i < RA_CEIL_NDEPTHS; i++) {
             ra_table_init(t, n, 0);
-            RA_MPI_CHECK(MPI_Barrier(comm));
+            TORUS_MPI_CHECK(MPI_Barrier(comm));
             double t0 = MPI_Wtime();
             ra_ceiling_run(t, log2, gen, tu, (ra_ceil_kind)k, ra_ceil_depths[i]);
             double secs = MPI_Wtime() - t0, g = secs > 0 ? 1e-9 * (double)tu / secs : 0, sum;
-            RA_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+            TORUS_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
             trials[k][i] = sum;
             if (sum > best) {
                 best = sum;
@@ -105,7 +105,7 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
 
     if (active)
         ra_table_init(run->table, n, 0);
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     double t = 0, cpu = 0;
     if (active) {
         double t0 = MPI_Wtime(), c0 = cpu_seconds();
@@ -116,16 +116,16 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
         t = MPI_Wtime() - t0;
         cpu = cpu_seconds() - c0;
     }
-    RA_MPI_CHECK(MPI_Barrier(run->comm));
+    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
     double gmin, gmax, gsum, tmax;
     double ginf = active ? g : 1e300;
-    RA_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
     double times[2] = {t, cpu};
-    RA_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
+    TORUS_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
     int nact = single ? 1 : run->nprocs;
     res->updates = upd * (uint64_t)nact;
     res->time_s = tmax;
@@ -136,7 +136,7 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
     res->gups_max = gmax;
     res->gups_sum = gsum;
     uint64_t fp = active ? ra_table_fingerprint(run->table, n, 0) : 0;
-    RA_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
+    TORUS_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
     res->fingerprint = fp;
     res->errors = res->rank_errors = -1;
     res->check_time_s = -1;
@@ -149,8 +149,8 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
         }
         /* total errors, ranks with any error, ranks over HPCC's 1% */
         uint64_t mine[3] = {e, e > 0, !ra_hpcc_passed((int64_t)e, n)}, tot[3], who_e = e;
-        RA_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
-        RA_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
+        TORUS_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
+        TORUS_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
         res->errors = (int64_t)tot[0];
         res->nodes_with_error = (int)tot[1];
         res->nodes_failed = (int)tot[2];

@@ -21,7 +21,7 @@ int ra_verify_replay(ra_run *run)
 {
     int P = run->nprocs;
     uint64_t my_rounds = (run->upd_count + RA_VERIFY_CHUNK - 1) / RA_VERIFY_CHUNK, rounds;
-    RA_MPI_CHECK(PMPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    TORUS_MPI_CHECK(PMPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
 
     uint64_t *vals = malloc(RA_VERIFY_CHUNK * sizeof *vals);
     uint64_t *sendbuf = malloc(RA_VERIFY_CHUNK * sizeof *sendbuf);
@@ -58,7 +58,7 @@ int ra_verify_replay(ra_run *run)
         }
         for (uint64_t i = 0; i < n; i++)
             sendbuf[fill[owner[i]]++] = vals[i];
-        RA_MPI_CHECK(PMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
+        TORUS_MPI_CHECK(PMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
         size_t total = 0;
         for (int p = 0; p < P; p++) {
             rdisp[p] = (int)total;
@@ -73,7 +73,7 @@ int ra_verify_replay(ra_run *run)
             rc = RA_EXIT_RESOURCE;
             goto out;
         }
-        RA_MPI_CHECK(PMPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
+        TORUS_MPI_CHECK(PMPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
                                     recvbuf, rcount, rdisp, MPI_UINT64_T, run->comm));
         for (size_t i = 0; i < total; i++) {
             uint64_t v = recvbuf[i];

@@ -7,43 +7,80 @@
  */
 #include "ra.h"
 #include "ropt_mpi.h"
-#include "torus_cli.h"
+#include "torus_io.h"
 #include "torus_ticks.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(ROPT_BUDGET == RA_MAX_PENDING, "the routed algorithm's budget is HPCC's limit");
 _Static_assert(ROPT_T_N <= RA_PROF_MAX, "the harness holds every activity ropt times");
+_Static_assert(ROPT_MAX_LOOKAHEAD == 512, "--lookahead's choices end at ROPT_MAX_LOOKAHEAD");
 
-/* An integer algorithm option in lo..hi, def when not given. */
-static int int_option(const ra_config *cfg, const char *name, int def, int lo, int hi, int *out, char *err,
-                      size_t errlen)
+/* An integer algorithm option, def when not given (the option spec below
+ * has checked its range while the options were read). */
+static int int_option(const ra_config *cfg, const char *name, int def)
 {
     const char *v = ra_algo_option(cfg, name);
-    long x = def;
-    if (v && torus_cli_long(v, lo, hi, &x)) {
-        char allowed[64];
-        snprintf(allowed, sizeof allowed, "an integer %d..%d", lo, hi);
-        torus_cli_bad_value(err, errlen, name, v, allowed);
-        return -1;
-    }
-    *out = (int)x;
-    return 0;
+    return v ? (int)strtol(v, NULL, 10) : def;
 }
 
-/* --lookahead: 0 or a power of two 2..ROPT_MAX_LOOKAHEAD. */
-static int lookahead_option(const ra_config *cfg, int *out, char *err, size_t errlen)
+/* The routed algorithm's options from the command line (the option spec
+ * below has checked each value). */
+static void options_of(const ra_config *cfg, ropt_mpi_options *o)
 {
-    const char *v = ra_algo_option(cfg, "lookahead");
-    long x = ROPT_DEFAULT_LOOKAHEAD;
-    if (v && (torus_cli_long(v, 0, ROPT_MAX_LOOKAHEAD, &x) || !ropt_lookahead_ok((int)x))) {
-        torus_cli_bad_value(err, errlen, "lookahead", v, "0 or a power of two 2..512");
-        return -1;
+    ropt_mpi_options_defaults(o);
+    o->prm.outstanding = int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING);
+    o->prm.lookahead = int_option(cfg, "lookahead", ROPT_DEFAULT_LOOKAHEAD);
+    o->prm.batch = int_option(cfg, "batch", ROPT_DEFAULT_BATCH);
+    if (ra_algo_option(cfg, "dims"))
+        o->dims = ra_algo_option(cfg, "dims");
+    o->mapfile = ra_algo_option(cfg, "map");
+    o->node_dim = ra_algo_option(cfg, "node-dim") != NULL;
+    o->sync = ra_algo_option(cfg, "sync-sends") != NULL;
+    o->profile = ra_algo_option(cfg, "profile") != NULL;
+    const char *nt = ra_algo_option(cfg, "node-transport");
+    o->node_shm = !nt || !strcmp(nt, "auto") ? -1 : !strcmp(nt, "shm");
+}
+
+/* Before MPI starts: --dims's grammar (its product is checked against the
+ * ranks by setup).  With files (--dry-run) also the mapping file; and
+ * with the ranks a run will have (--dry-run=P) what setup checks against
+ * them: the shape, its bucket capacity and the mapping file's lines (not
+ * with --node-dim, whose shape depends on the nodes). */
+static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
+{
+    ropt_mpi_options o;
+    options_of(cfg, &o);
+    const char *dims = ra_algo_option(cfg, "dims");
+    torus_shape s;
+    /* bare auto, flat and hypercube take the count from the ranks */
+    if (dims && strcmp(dims, "auto") && strcmp(dims, "flat") && strcmp(dims, "hypercube") &&
+        torus_shape_parse(dims, 0, &s, err, errlen))
+        return RA_EXIT_USAGE;
+    if (files && cfg->dry_ranks > 0 && !o.node_dim) {
+        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, err, errlen))
+            return RA_EXIT_USAGE;
+        torus_map m;
+        if (o.mapfile) {
+            if (torus_map_file(&m, &s, o.mapfile, err, errlen))
+                return RA_EXIT_USAGE;
+            torus_map_free(&m);
+        }
+        return RA_EXIT_OK;
     }
-    *out = (int)x;
-    return 0;
+    torus_lines L;
+    char e2[400];
+    if (files && o.mapfile) {
+        if (torus_lines_open(&L, o.mapfile, 1, 1, e2, sizeof e2)) {
+            snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, strerror(errno));
+            return RA_EXIT_USAGE;
+        }
+        torus_lines_close(&L);
+    }
+    return RA_EXIT_OK;
 }
 
 static int opt_setup(ra_run *run, char *err, size_t errlen)
@@ -56,30 +93,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     run->algo_state = s;
     const ra_config *cfg = run->cfg;
     ropt_mpi_options o;
-    ropt_mpi_options_defaults(&o);
-    if (int_option(cfg, "outstanding", ROPT_DEFAULT_OUTSTANDING, 1, ROPT_MAX_OUTSTANDING, &o.prm.outstanding, err,
-                   errlen) ||
-        lookahead_option(cfg, &o.prm.lookahead, err, errlen) ||
-        int_option(cfg, "batch", ROPT_DEFAULT_BATCH, 1, ROPT_MAX_BATCH, &o.prm.batch, err, errlen)) {
-        /* the driver calls teardown only after a successful setup */
-        free(s);
-        run->algo_state = NULL;
-        return RA_EXIT_USAGE;
-    }
-    if (ra_algo_option(cfg, "dims"))
-        o.dims = ra_algo_option(cfg, "dims");
-    o.mapfile = ra_algo_option(cfg, "map");
-    o.node_dim = ra_algo_option(cfg, "node-dim") != NULL;
-    o.sync = ra_algo_option(cfg, "sync-sends") != NULL;
-    o.profile = ra_algo_option(cfg, "profile") != NULL;
-    const char *nt = ra_algo_option(cfg, "node-transport");
-    if (nt && strcmp(nt, "shm") && strcmp(nt, "mpi") && strcmp(nt, "auto")) {
-        torus_cli_bad_value(err, errlen, "node-transport", nt, "auto, shm or mpi");
-        free(s);
-        run->algo_state = NULL;
-        return RA_EXIT_USAGE;
-    }
-    o.node_shm = !nt || !strcmp(nt, "auto") ? -1 : !strcmp(nt, "shm");
+    options_of(cfg, &o);
     o.node = run->node;
     int rc = ropt_mpi_setup(s, run->comm, &o, run->table, run->local_start, run->local_size, run->log2_table,
                             &run->table_dist, err, errlen);
@@ -139,29 +153,38 @@ static void opt_teardown(ra_run *run)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static const ra_option_def opt_options[] = {
-    {"dims", 1, "auto",
-     "routing shape: auto, flat, hypercube (one link between partners), hypercube:D, flat:N, auto:N, or sizes like "
-     "4x4x2 (m suffix = mesh); product = ranks"},
-    {"map", 1, "none (from --dims)", "mapping file: one line of coordinates per rank, in rank order"},
-    {"node-dim", 0, "off", "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
-    {"outstanding", 1, STR(ROPT_DEFAULT_OUTSTANDING),
-     "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 budget"},
-    {"sync-sends", 0, "off", "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
-    {"node-transport", 1, "auto",
-     "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per packet), "
-     "mpi (MPI_Isend/Irecv), or auto (shm unless a node has more ranks than cores); dimensions that leave the node "
-     "always use MPI"},
-    {"profile", 0, "off",
-     "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
-     "ranks in the key block and JSON)"},
-    {"lookahead", 1, STR(ROPT_DEFAULT_LOOKAHEAD),
-     "apply pipeline: updates for this rank's table are prefetched this many entries before they are applied, "
-     "counted in the 1024 budget (0 = none, or a power of two 2.." STR(ROPT_MAX_LOOKAHEAD) ")"},
-    {"batch", 1, STR(ROPT_DEFAULT_BATCH),
-     "updates split at once between this rank's table and the buckets, counted twice in the 1024 budget (1.." STR(
-         ROPT_MAX_BATCH) ")"},
-    {NULL, 0, NULL, NULL},
+static const torus_opt opt_options[] = {
+    {.name = "dims", .type = TORUS_OPT_TEXT, .meta = "SHAPE", .defval = "auto",
+     .help = "routing shape: auto, flat, hypercube (one link between partners), hypercube:D, flat:N, auto:N, or sizes "
+             "like 4x4x2 (m suffix = mesh); product = ranks",
+     .allowed = "auto, flat, hypercube, auto:N, flat:N, hypercube:D or sizes like 4x4x2 (m suffix = mesh)"},
+    {.name = "map", .type = TORUS_OPT_FILE_IN, .meta = "FILE", .defval = "none (from --dims)",
+     .help = "mapping file: one line of coordinates per rank, in rank order"},
+    {.name = "node-dim", .type = TORUS_OPT_FLAG, .defval = "off",
+     .help = "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
+    {.name = "outstanding", .type = TORUS_OPT_LONG, .meta = "S", .defval = STR(ROPT_DEFAULT_OUTSTANDING),
+     .help = "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 "
+             "budget",
+     .lo = 1, .hi = ROPT_MAX_OUTSTANDING},
+    {.name = "sync-sends", .type = TORUS_OPT_FLAG, .defval = "off",
+     .help = "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
+    {.name = "node-transport", .type = TORUS_OPT_CHOICE, .meta = "T", .defval = "auto",
+     .help = "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per "
+             "packet), mpi (MPI_Isend/Irecv), or auto (shm unless a node has more ranks than cores); dimensions that "
+             "leave the node always use MPI",
+     .choices = "auto|shm|mpi", .allowed = "auto, shm or mpi"},
+    {.name = "profile", .type = TORUS_OPT_FLAG, .defval = "off",
+     .help = "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
+             "ranks in the key block and JSON)"},
+    {.name = "lookahead", .type = TORUS_OPT_CHOICE, .meta = "L", .defval = STR(ROPT_DEFAULT_LOOKAHEAD),
+     .help = "apply pipeline: updates for this rank's table are prefetched this many entries before they are "
+             "applied, counted in the 1024 budget (0 = none, or a power of two 2.." STR(ROPT_MAX_LOOKAHEAD) ")",
+     .choices = "0|2|4|8|16|32|64|128|256|512", .allowed = "0 or a power of two 2..512"},
+    {.name = "batch", .type = TORUS_OPT_LONG, .meta = "B", .defval = STR(ROPT_DEFAULT_BATCH),
+     .help = "updates split at once between this rank's table and the buckets, counted twice in the 1024 budget "
+             "(1.." STR(ROPT_MAX_BATCH) ")",
+     .lo = 1, .hi = ROPT_MAX_BATCH},
+    {0},
 };
 
 static const ra_algorithm ra_opt_algorithm = {
@@ -169,6 +192,7 @@ static const ra_algorithm ra_opt_algorithm = {
     .summary = "software-routed, dimension-ordered RandomAccess (paper 002 sec. 5)",
     .options = opt_options,
     .setup = opt_setup,
+    .check = opt_check,
     .update = opt_update,
     .teardown = opt_teardown,
 };

@@ -22,14 +22,12 @@ void ropt_mpi_options_defaults(ropt_mpi_options *o)
     ropt_params_defaults(&o->prm);
 }
 
-/* The shape: --dims over the ranks, or over the nodes plus a node-local
- * last dimension. */
-static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
-                        size_t errlen)
+int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
+                          size_t errlen)
 {
     int over = o->node_dim ? ni->nnodes : P;
     const char *dims = o->dims ? o->dims : "auto";
-    if (torus_shape_parse(dims, over, &s->shape, err, errlen)) {
+    if (torus_shape_parse(dims, over, shape, err, errlen)) {
         if (o->node_dim) {
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, " (with --node-dim the shape covers the %d nodes)", ni->nnodes);
@@ -37,20 +35,20 @@ static int choose_shape(ropt_mpi *s, int P, const ropt_mpi_options *o, const tor
         return TORUS_EXIT_USAGE;
     }
     if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5))
-        ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, &s->shape);
-    if (o->node_dim && torus_shape_append(&s->shape, ni->per_node)) {
+        ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, shape);
+    if (o->node_dim && torus_shape_append(shape, ni->per_node)) {
         snprintf(err, errlen, "--node-dim: too many dimensions");
         return TORUS_EXIT_USAGE;
     }
-    if (ropt_capacity(&s->shape, &o->prm) < 1) {
+    if (ropt_capacity(shape, &o->prm) < 1) {
         int left = o->prm.budget - o->prm.lookahead - 2 * o->prm.batch;
         char sh[128];
-        torus_shape_format(&s->shape, sh, sizeof sh);
+        torus_shape_format(shape, sh, sizeof sh);
         snprintf(err, errlen,
                  "shape %s with %d send slots per dimension needs %d packet buffers per rank, more than the %d updates "
                  "left of the %d-update budget after a pipeline of %d and twice a batch of %d: use fewer "
                  "--outstanding, a smaller --lookahead or --batch, or more dimensions (e.g. --dims auto)",
-                 sh, o->prm.outstanding, ropt_buffers(&s->shape, &o->prm),
+                 sh, o->prm.outstanding, ropt_buffers(shape, &o->prm),
                  left > 0 ? left : 0, o->prm.budget, o->prm.lookahead, o->prm.batch);
         return TORUS_EXIT_USAGE;
     }
@@ -127,7 +125,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
             return TORUS_EXIT_USAGE;
         }
     }
-    int rc = choose_shape(s, P, o, &ni, err, errlen);
+    int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, err, errlen);
     if (!rc)
         rc = place_ranks(s, comm, P, o, &ni, err, errlen);
     if (rc)

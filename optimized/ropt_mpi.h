@@ -50,6 +50,14 @@ typedef struct ropt_mpi {
     double wait_s;       /* seconds spent backing off in the last run */
 } ropt_mpi;
 
+/* The shape: --dims over P ranks (o->dims), or with o->node_dim over the
+ * nodes of ni plus a node-local last dimension; ra_opt's auto choice; the
+ * bucket capacity the budget leaves it.  Not collective (ni is read only
+ * with node_dim), so ra_opt --dry-run=P checks a shape before a launch.
+ * 0, or TORUS_EXIT_USAGE with one line in err. */
+int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
+                          size_t errlen);
+
 /* Collective over comm: builds everything for this rank's block of the
  * table (global words local_start .. +local_size, distributed by td).
  * Returns 0, 2 (TORUS_EXIT_USAGE: a bad shape, mapping file or option

@@ -82,9 +82,17 @@ static int step_rank(void *ctx, int r, double now, double *cpu_s)
     return moved ? TORUS_TIMED_MOVED : TORUS_TIMED_IDLE;
 }
 
-int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err, size_t errlen)
+/* ra_opt's parameters with c's look-ahead and send slots. */
+static void timed_params(const ropt_timed_config *c, ropt_params *prm)
 {
-    memset(res, 0, sizeof *res);
+    ropt_params_defaults(prm);
+    prm->lookahead = c->lookahead;
+    prm->batch = ROPT_TIMED_DEFAULT_BATCH;
+    prm->outstanding = c->outstanding;
+}
+
+int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen)
+{
     const torus_shape *sh = &c->shape;
     int N = sh->n;
     if (N > 65536) {
@@ -110,16 +118,25 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
         return -2;
     }
     ropt_params prm;
-    ropt_params_defaults(&prm);
-    prm.lookahead = c->lookahead;
-    prm.batch = ROPT_TIMED_DEFAULT_BATCH;
-    prm.outstanding = c->outstanding;
-    int cap = ropt_capacity(sh, &prm);
-    if (cap < 1) {
+    timed_params(c, &prm);
+    if (ropt_capacity(sh, &prm) < 1) {
         snprintf(err, errlen, "shape leaves no bucket capacity: %d packet buffers (sizes plus send slots per dimension) over a budget of %d",
                  ropt_buffers(sh, &prm), prm.budget - prm.lookahead - 2 * prm.batch);
         return -2;
     }
+    return 0;
+}
+
+int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    const torus_shape *sh = &c->shape;
+    int N = sh->n;
+    if (ropt_timed_check(c, err, errlen))
+        return -2;
+    ropt_params prm;
+    timed_params(c, &prm);
+    int cap = ropt_capacity(sh, &prm);
     int log2 = 20;
     while ((1L << log2) < 16L * N)
         log2++;

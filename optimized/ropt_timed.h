@@ -62,6 +62,11 @@ typedef struct ropt_timed_result {
     double fill_frac[4];     /* packets <= 1/4, <= 1/2, <= 3/4, <= 1 full */
 } ropt_timed_result;
 
+/* Whether ropt_timed_run would take c (shape size, costs, send slots,
+ * look-ahead, packet format, bucket capacity): 0, or -2 with one line in
+ * err.  Cheap: torusmodel checks every shape before it simulates any. */
+int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen);
+
 /* Returns 0, -2 on bad input (err), -3 out of memory or a stuck machine. */
 int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *r, char *err, size_t errlen);
 

@@ -6,8 +6,209 @@
 
 ra_die() { echo "$RA_SCRIPT: error: $*" >&2; exit 2; }
 
+# ---- standard output and clean-up -------------------------------------------
+# A script's stdout is a result channel (the tables of compare.sh, the
+# progress of sweep.sh, the summary of hpcc_submission.sh): ra_guard_stdout
+# passes it through a cat of its own whose failure (/dev/full, a closed
+# descriptor) the script's end turns into one line and exit 3, as the
+# binaries do (torus_stdout_end).  Clean-ups go through ra_on_exit, which
+# the guard's EXIT trap runs first.
+RA__ON_EXIT=""
+ra_on_exit() { RA__ON_EXIT+="$1"$'\n'; }
+ra__exit() {
+    local rc=$?
+    eval "$RA__ON_EXIT"
+    if [ -n "${RA__GUARD:-}" ]; then
+        exec 1>&- # the guard sees the end of its input
+        [ -n "$RA__GUARD_PID" ] && wait "$RA__GUARD_PID" 2>/dev/null
+        if [ -s "$RA__GUARD" ] && [ $rc != 2 ] && [ $rc != 3 ]; then
+            echo "$RA_SCRIPT: error: cannot write standard output: $(sed -n 's/.*write error: //p' "$RA__GUARD" | head -1)" >&2
+            rc=3
+        fi
+        rm -f -- "$RA__GUARD"
+    fi
+    exit $rc
+}
+trap ra__exit EXIT
+ra_guard_stdout() {
+    [ -t 1 ] && return 0 # a terminal: nothing is lost unseen
+    RA__GUARD=$(mktemp 2>/dev/null) || { RA__GUARD=""; return 0; }
+    if (exec 9>&1) 2>/dev/null; then
+        # cat's own line on a failed write ("cat: write error: REASON");
+        # the second cat drains what follows, so the script never dies of
+        # SIGPIPE before it can say so
+        exec 1> >(cat 2>"$RA__GUARD" || cat >/dev/null)
+        RA__GUARD_PID=$!
+    else
+        echo "cat: write error: Bad file descriptor" >"$RA__GUARD"
+        exec 1>/dev/null
+        RA__GUARD_PID=""
+    fi
+}
+
+# ---- options: one parser for every run script -------------------------------
+# Every value is checked before anything is printed, created or launched:
+# a bad one is one line on stderr naming it and what is allowed, exit 2.
+# No value ever reaches shell arithmetic unchecked (2^64 is a message, not
+# a bash error).
+
+# ra_show VALUE: VALUE for a one-line message, control and non-ASCII bytes
+# as \xNN, quotes as \', cut to 64 characters (as the binaries echo it).
+ra_show() {
+    local LC_ALL=C v=$1 out="" c i
+    for ((i = 0; i < ${#v} && i < 64; i++)); do
+        c=${v:i:1}
+        case "$c" in
+        "'" | "\\") out+="\\$c" ;;
+        [[:print:]]) out+=$c ;;
+        *) printf -v c '\\x%02x' "'$c"; out+=$c ;;
+        esac
+    done
+    [ ${#v} -gt 64 ] && out+=...
+    printf '%s' "$out"
+}
+
+# ra_bad NAME VALUE ALLOWED: the one line for a bad value, exit 2.
+ra_bad() { ra_die "$1 '$(ra_show "$2")' is not valid: allowed $3"; }
+
+# ra__uint VALUE LO HI: 0 when VALUE is a whole number in LO..HI (both
+# below 10^18), by its digits: no arithmetic on a value not yet checked.
+ra__uint() {
+    local v=$1
+    case "$v" in '' | *[!0-9]*) return 1 ;; esac
+    v=${v#"${v%%[!0]*}"}
+    v=${v:-0}
+    [ ${#v} -le 18 ] && [ "$v" -ge "$2" ] && [ "$v" -le "$3" ]
+}
+
+# ra_check NAME KIND VALUE: VALUE against KIND, or the one line and exit 2.
+#   uint:LO:HI    a whole number in LO..HI
+#   uints:LO:HI   a blank-separated list of those, not empty
+#   seconds       seconds as digits with at most one '.', 0..1e7 (HPCC's bound)
+#   bytes         a byte count with an optional K/M/G/T suffix, below 10^18
+#   choice:A,B    one of the words
+#   name          a name of a file or folder to write: not empty or blank
+#   file          a readable file
+#   text          anything not empty or blank
+ra_check() {
+    local name=$1 kind=$2 v=$3 lo hi w
+    case "$kind" in
+    uint:*)
+        IFS=: read -r _ lo hi <<<"$kind"
+        ra__uint "$v" "$lo" "$hi" || ra_bad "$name" "$v" "a whole number $lo..$hi"
+        ;;
+    uints:*)
+        IFS=: read -r _ lo hi <<<"$kind"
+        [ -n "${v//[[:space:]]/}" ] || ra_bad "$name" "$v" "a list of whole numbers $lo..$hi like \"1 2 4\""
+        for w in $v; do ra__uint "$w" "$lo" "$hi" || ra_bad "$name entry" "$w" "$lo..$hi"; done
+        ;;
+    seconds)
+        { [[ "$v" =~ ^[0-9]*\.?[0-9]*$ ]] && [[ "$v" =~ [0-9] ]] && awk -v x="$v" 'BEGIN { exit !(x + 0 <= 1e7) }'; } ||
+            ra_bad "$name" "$v" "seconds in 0..1e7, e.g. 60 (HPCC's bound) or 0.5"
+        ;;
+    bytes)
+        [[ "$v" =~ ^([0-9]{1,18})([KkMmGgTt]([iI]?[bB])?)?$ ]] ||
+            ra_bad "$name" "$v" "a byte count with an optional K/M/G/T suffix, e.g. 2G"
+        ;;
+    choice:*)
+        case ",${kind#choice:}," in *",$v,"*) [ -n "$v" ] ;; *) false ;; esac ||
+            ra_bad "$name" "$v" "$(printf '%s' "${kind#choice:}" | sed 's/,/, /g')"
+        ;;
+    name) [ -n "${v//[[:space:]]/}" ] || ra_bad "$name" "$v" "a file or folder name" ;;
+    file)
+        { [ -n "$v" ] && [ -f "$v" ] && [ -r "$v" ]; } || ra_bad "$name" "$v" "a readable file"
+        ;;
+    text) [ -n "${v//[[:space:]]/}" ] || ra_bad "$name" "$v" "a value (see -h)" ;;
+    esac
+}
+
+# ra_parse_opts "$@": the options the script declares in RA_OPTSPEC, one
+# "OPTION KIND VAR" per line (KIND as ra_check's, or flag: VAR=1, or
+# help: the script's usage, exit 0).  `--opt=value` works for long
+# options.  Words that are not options go to RA_ARGS, those after "--"
+# (the binaries' options, checked by ra_dry_run) to RA_REST.  A missing or
+# bad value, or an unknown option, is one line and exit 2.
+# shellcheck disable=SC2034 # RA_ARGS and RA_REST are read by the callers
+ra_parse_opts() {
+    RA_ARGS=()
+    RA_REST=()
+    local a name val hasval opt kind var found
+    while [ $# -gt 0 ]; do
+        a=$1
+        shift
+        if [ "$a" = -- ]; then
+            RA_REST=("$@")
+            return 0
+        fi
+        case "$a" in
+        -?*) ;;
+        *) RA_ARGS+=("$a"); continue ;;
+        esac
+        name=$a hasval=0 val="" found=""
+        case "$a" in --*=*) name=${a%%=*} val=${a#*=} hasval=1 ;; esac
+        while read -r opt kind var; do
+            [ "$opt" = "$name" ] && { found=1; break; }
+        done <<<"$RA_OPTSPEC"
+        [ -n "$found" ] || ra_die "unknown option '$(ra_show "$a")' (see -h)"
+        case "$kind" in
+        help)
+            [ $hasval = 0 ] || ra_die "option '$name' takes no value, got '$(ra_show "$val")' (see -h)"
+            usage
+            exit 0
+            ;;
+        flag)
+            [ $hasval = 0 ] || ra_die "option '$name' takes no value, got '$(ra_show "$val")' (see -h)"
+            printf -v "$var" 1
+            continue
+            ;;
+        esac
+        if [ $hasval = 0 ]; then
+            [ $# -gt 0 ] || ra_die "option '$name' needs a value (see -h)"
+            val=$1
+            shift
+        fi
+        ra_check "$name" "$kind" "$val"
+        printf -v "$var" '%s' "$val"
+    done
+}
+
+# ra_dry_run PROG RANKS ARGS...: PROG (a binary in RA_BIN) checks ARGS with
+# --dry-run (--dry-run=RANKS when RANKS is not empty: also what a run of
+# that many ranks checks at its start), alone and before any launch: every
+# option the user passed through is checked by the binary's own spec, MPI
+# is not started, nothing is written.  On a refusal its line is said and
+# the script exits with its code (2 or 3).
+ra_dry_run() {
+    local prog=$1 ranks=$2 out rc=0
+    shift 2
+    # "|| rc=": a refusal must not end a `set -e` script before its line
+    out=$("$RA_BIN/$prog" "--dry-run${ranks:+=$ranks}" "$@" 2>&1 >/dev/null) || rc=$?
+    [ $rc = 0 ] && return 0
+    echo "$RA_SCRIPT: error: $(printf '%s\n' "$out" | grep -m1 . || echo "$prog --dry-run: exit $rc")" >&2
+    exit $rc
+}
+
+# ra_out_dir NAME DIR: DIR can be made (or is a folder) and written in,
+# checked without creating anything: the nearest existing folder on its
+# path must be writable.  One line and exit 2 otherwise.
+ra_out_dir() {
+    local name=$1 d=$2 up
+    [ -e "$d" ] && [ ! -d "$d" ] && ra_bad "$name" "$d" "a folder (it is a file)"
+    up=$d
+    while [ ! -e "$up" ]; do
+        case "$up" in */*) up=${up%/*}; up=${up:-/} ;; *) up=. ;; esac
+    done
+    { [ -d "$up" ] && [ -w "$up" ] && [ -x "$up" ]; } || ra_bad "$name" "$d" "a folder that can be made and written (not under '$(ra_show "$up")')"
+}
+
 # ra_csv_col FILE NAME: the number of column NAME in FILE's header line
-ra_csv_col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+ra_csv_col() { head -1 -- "$1" | tr ',' '\n' | grep -nx -- "$2" | head -1 | cut -d: -f1; }
+
+# ra_gp_text TEXT: TEXT as it may enter a gnuplot script: letters, digits,
+# blanks and ._:=- kept, every other byte '_'.  A CSV or params file is
+# data, never script text: no quote, backquote (gnuplot runs `...` inside
+# double quotes), backslash, $ or @ of theirs reaches gnuplot.
+ra_gp_text() { printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._:= -' '_'; }
 
 # RA_BIN: directory holding ra_base, ra_opt, torusmodel, ra_calibrate.
 ra_find_bin() {
@@ -129,10 +330,3 @@ ra_atomic_write() { ra__atomic write "$1"; }
 ra_atomic_append() { ra__atomic append "$1"; }
 
 ra_key() { sed -n "s/^$2: //p" "$1" | head -1; }
-
-# Whole numbers only, with a message naming the option.
-ra_need_uint() {
-    case "$2" in
-    '' | *[!0-9]*) ra_die "$1 '$2' is not valid: allowed a whole number" ;;
-    esac
-}

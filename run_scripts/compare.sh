@@ -9,6 +9,8 @@
 # test: read the ratios, not absolute times.
 #
 # usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--no-model] [--keep DIR] [-- extra ra_opt options]
+#   Every option, ra_opt's after -- too (by its --dry-run at RANKS), is
+#   checked before anything prints or launches: one line and exit 2.
 #   Launches like the other run scripts (common.sh): the mpirun matching the
 #   build, MPI=mpich|openmpi or MPIRUN= to choose, LAUNCHER=srun in Slurm.
 #   HPCC: the hpcc binaries to run, space separated [hpcc on PATH]; each runs
@@ -23,37 +25,47 @@ set -euo pipefail
 RA_SCRIPT=compare.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
+ra_guard_stdout
 NP=${NP:-2}
 K=${K:-27}
 GEN=lfsr
 KEEP=""
 HPCC=${HPCC-hpcc}
 MODEL=1
-while [ $# -gt 0 ]; do
-    case "$1" in
-    -n) NP=${2:-}; shift 2 ;;
-    -k) K=${2:-}; shift 2 ;;
-    --lcg) GEN=lcg; shift ;;
-    --no-hpcc) HPCC=""; shift ;;
-    --no-model) MODEL=0; shift ;;
-    --keep) KEEP=${2:-}; shift 2 ;;
-    --) shift; break ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) echo "compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
-ra_need_uint "-n" "$NP"
-ra_need_uint "-k" "$K"
-[ "$NP" -ge 1 ] || ra_die "-n '$NP' is not valid: allowed at least 1 process"
-if [ "$K" -lt 1 ] || [ "$K" -gt 62 ]; then ra_die "-k '$K' is not valid: allowed 1..62"; fi
+LCG=0 NO_HPCC=0 NO_MODEL=0
+RA_OPTSPEC='-n uint:1:1048576 NP
+-k uint:1:62 K
+--lcg flag LCG
+--no-hpcc flag NO_HPCC
+--no-model flag NO_MODEL
+--keep name KEEP
+-h help -
+--help help -'
+usage() { sed -n '2,20p' "$0"; }
+ra_parse_opts "$@"
+[ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")' (see --help): ra_opt's options go after --"
+set -- ${RA_REST[@]+"${RA_REST[@]}"}
+[ "$LCG" = 1 ] && GEN=lcg
+[ "$NO_HPCC" = 1 ] && HPCC=""
+[ "$NO_MODEL" = 1 ] && MODEL=0
+# the values from the environment too, before anything prints or runs
+ra_check "-n" uint:1:1048576 "$NP"
+ra_check "-k" uint:1:62 "$K"
 [ -n "${MPI:-}" ] && MPIRUN=${MPIRUN:-mpirun.$MPI}
 ra_find_bin
+ra_launcher "$NP"
+# ra_opt's options (after --) and the runs' own, checked by the binaries at
+# NP ranks before anything is made or launched
+ra_dry_run ra_base "$NP" --log2-table "$K" --gen $GEN --quiet --no-progress
+ra_dry_run ra_opt "$NP" --log2-table "$K" --gen $GEN --quiet --no-progress "$@"
+[ -n "$KEEP" ] && ra_out_dir "--keep" "$KEEP"
 if [ -n "$KEEP" ]; then
-    mkdir -p "$KEEP" || ra_die "--keep '$KEEP' cannot be created: allowed a writable directory"
+    mkdir -p "$KEEP" || ra_die "--keep '$(ra_show "$KEEP")' cannot be created: allowed a writable directory"
     out=$(cd "$KEEP" && pwd)
 else
     out=$(mktemp -d)
-    trap 'rm -rf "$out"' EXIT
+    # shellcheck disable=SC2016 # expanded when the script ends
+    ra_on_exit 'rm -rf -- "$out"'
 fi
 
 # The HPCC binaries that are really there; one line for each that is not.
@@ -123,7 +135,6 @@ $nb          NBs
 EOF
 }
 
-ra_launcher "$NP"
 echo "# compare: $NP ranks, table 2^$K words, generator $GEN, $("${RA_LAUNCH[0]}" --version 2>&1 | grep -m1 -iE 'version|open' | tr -s ' ')"
 # Star with one thread per rank: the same cores the MPI runs use; the
 # ceiling is one thread per rank by construction.

@@ -13,10 +13,13 @@ set -u
 RA_SCRIPT=hpcc_submission.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
+ra_guard_stdout
 
 usage() {
     cat <<EOF
 usage: $0 [options] [-- extra ra_base/ra_opt options]
+Every option, those after -- too (checked by the binaries' --dry-run), is
+checked before anything is made or launched.
   -n NP        MPI processes [default: \$NP, else \$SLURM_NTASKS, else nproc]
   -m MEM       memory per process given to the benchmark, K/M/G suffix; the table
                is the largest power of two in half of NP*MEM (HPCC's sizing)
@@ -39,58 +42,70 @@ K=""
 TIME_BOUND=${TIME_BOUND:-60}
 OUTDIR=${OUTDIR:-hpcc-submission-$(date +%Y%m%d-%H%M%S)}
 OPT_ARGS=${OPT_ARGS:-}
-while getopts "n:m:k:t:o:O:h" opt; do
-    case $opt in
-    n) NP=$OPTARG ;;
-    m) MEM=$OPTARG ;;
-    k) K=$OPTARG ;;
-    t) TIME_BOUND=$OPTARG ;;
-    o) OUTDIR=$OPTARG ;;
-    O) OPT_ARGS=$OPTARG ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = -- ] && shift
-EXTRA=("$@")
+RA_OPTSPEC='-n uint:1:1048576 NP
+-m bytes MEM
+-k uint:1:62 K
+-t seconds TIME_BOUND
+-o name OUTDIR
+-O text OPT_ARGS
+-h help -'
+ra_parse_opts "$@"
+[ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")': allowed options, then -- and ra_base/ra_opt options"
+EXTRA=(${RA_REST[@]+"${RA_REST[@]}"})
 
-ra_need_uint "-n" "$NP"
-[ "$NP" -ge 1 ] || ra_die "-n '$NP' is not valid: allowed at least 1 process"
-[ -n "$K" ] && ra_need_uint "-k" "$K"
+# the values from the environment too, before anything runs
+ra_check "-n" uint:1:1048576 "$NP"
+[ -n "$MEM" ] && ra_check "-m" bytes "$MEM"
+ra_check "-t" seconds "$TIME_BOUND"
+ra_check "-o" name "$OUTDIR"
 [ -n "$K" ] && [ -n "$MEM" ] && ra_die "-k and -m both given: use one of them"
-case "$TIME_BOUND" in
-'' | *[!0-9.]* | *.*.*) ra_die "-t '$TIME_BOUND' is not valid: allowed seconds, e.g. 60 (HPCC's bound) or 0.5" ;;
-esac
 ra_find_bin
 ra_launcher "$NP"
-# One rank per core: Star and Single run one thread per process, as HPCC's
-# do, unless the caller chose otherwise.
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-mkdir -p "$OUTDIR/baseline" "$OUTDIR/optimized" || { echo "$RA_SCRIPT: error: cannot create $OUTDIR" >&2; exit 3; }
-
+ra_out_dir "-o" "$OUTDIR"
 SIZE=()
 [ -n "$K" ] && SIZE=(--log2-table "$K")
 [ -n "$MEM" ] && SIZE=(--mem "$MEM")
 OPT_EXTRA=()
 [ -n "$OPT_ARGS" ] && read -r -a OPT_EXTRA <<<"$OPT_ARGS"
+COMMON=(--suite all --gen both --time-bound "$TIME_BOUND" "${SIZE[@]}" --no-progress)
+# One rank per core: Star and Single run one thread per process, as HPCC's
+# do, unless the caller chose otherwise.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# every option passed through, checked by the binaries themselves at NP
+# ranks before anything is made or launched
+ra_dry_run ra_base "$NP" "${COMMON[@]}" ${EXTRA[@]+"${EXTRA[@]}"}
+ra_dry_run ra_opt "$NP" "${COMMON[@]}" ${OPT_EXTRA[@]+"${OPT_EXTRA[@]}"} ${EXTRA[@]+"${EXTRA[@]}"}
+# what this run makes, so that a refused run takes it away again
+made=()
+for d in "$OUTDIR" "$OUTDIR/baseline" "$OUTDIR/optimized"; do [ -e "$d" ] || made=("$d" ${made[@]+"${made[@]}"}); done
+mkdir -p "$OUTDIR/baseline" "$OUTDIR/optimized" || { echo "$RA_SCRIPT: error: cannot create $OUTDIR" >&2; exit 3; }
 
 echo "# hpcc-ra submission: $NP processes, time bound ${TIME_BOUND} s, output in $OUTDIR"
 echo "# launcher: ${RA_LAUNCH[*]}"
 worst=0
-for run in baseline optimized; do
-    if [ $run = baseline ]; then prog=ra_base; args=(); else prog=ra_opt; args=("${OPT_EXTRA[@]}"); fi
+# ra_opt first: what only a launch can check (its --dims, --map or
+# --node-dim against the ranks; the table against the memory, the same for
+# both) then refuses before anything has run
+for run in optimized baseline; do
+    if [ $run = baseline ]; then prog=ra_base; args=(); else prog=ra_opt; args=(${OPT_EXTRA[@]+"${OPT_EXTRA[@]}"}); fi
     dir=$OUTDIR/$run
     rm -f "$dir/hpccoutf.txt" "$dir/results.json"
     echo "# [$run] $prog: MPI, Star and Single RandomAccess, LFSR and LCG ..."
     start=$(date +%s)
-    "${RA_LAUNCH[@]}" "$RA_BIN/$prog" --suite all --gen both --time-bound "$TIME_BOUND" \
-        "${SIZE[@]}" --output "$dir/hpccoutf.txt" --json "$dir/results.json" --no-progress \
-        "${args[@]}" "${EXTRA[@]}" >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+    "${RA_LAUNCH[@]}" "$RA_BIN/$prog" "${COMMON[@]}" --output "$dir/hpccoutf.txt" --json "$dir/results.json" \
+        ${args[@]+"${args[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} >"$dir/stdout.txt" 2>"$dir/stderr.txt"
     rc=$?
     [ -s "$dir/stderr.txt" ] && sed "s/^/#   /" "$dir/stderr.txt"
     echo "# [$run] exit $rc after $(($(date +%s) - start)) s: $(grep -c '^status: passed' "$dir/stdout.txt") of 6 tests passed"
     [ $rc -gt $worst ] && worst=$rc
+    # refused at the start (what depends on the ranks: the shape, the
+    # memory): no result, so nothing is left behind and no summary is made
+    if [ $rc = 2 ] || { [ $rc = 3 ] && [ ! -s "$dir/hpccoutf.txt" ]; }; then
+        rm -f -- "$OUTDIR"/baseline/std{out,err}.txt "$OUTDIR"/optimized/std{out,err}.txt
+        for d in ${made[@]+"${made[@]}"}; do rmdir -- "$d" 2>/dev/null; done
+        echo "$RA_SCRIPT: error: $prog refused the run (exit $rc, its message above): nothing written" >&2
+        exit $rc
+    fi
 done
 
 # Summary key of one run's hpccoutf.txt, "-" when the run left none.

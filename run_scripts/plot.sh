@@ -17,6 +17,7 @@ set -u
 RA_SCRIPT=plot.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
+ra_guard_stdout
 
 usage() {
     cat <<EOF
@@ -38,39 +39,44 @@ K=""
 GEN=""
 PARAMS=""
 PRESET=""
-CSV=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    -o) OUT=${2:?}; shift 2 ;;
-    -k) K=${2:?}; shift 2 ;;
-    -g) GEN=${2:?}; shift 2 ;;
-    --params) PARAMS=${2:?}; shift 2 ;;
-    --preset) PRESET=${2:?}; shift 2 ;;
-    -h | --help) usage; exit 0 ;;
-    -*) usage >&2; ra_die "unknown option '$1'" ;;
-    *) [ -z "$CSV" ] || ra_die "two CSV files given ('$CSV', '$1'): allowed one"; CSV=$1; shift ;;
-    esac
-done
-[ -n "$CSV" ] || { usage >&2; ra_die "no CSV given: allowed the file sweep.sh wrote"; }
-[ -r "$CSV" ] || ra_die "cannot read '$CSV': allowed a CSV written by sweep.sh"
+RA_OPTSPEC='-o name OUT
+-k uint:1:62 K
+-g choice:lfsr,lcg GEN
+--params file PARAMS
+--preset text PRESET
+-h help -
+--help help -'
+ra_parse_opts "$@"
+[ ${#RA_ARGS[@]} -gt 0 ] || ra_die "no CSV given: allowed the file sweep.sh wrote (see -h)"
+[ ${#RA_ARGS[@]} = 1 ] || ra_die "two CSV files given ('$(ra_show "${RA_ARGS[0]}")', '$(ra_show "${RA_ARGS[1]}")'): allowed one"
+[ ${#RA_REST[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_REST[0]}")' after --: allowed one CSV and options"
+CSV=${RA_ARGS[0]}
+{ [ -f "$CSV" ] && [ -r "$CSV" ]; } || ra_die "cannot read '$(ra_show "$CSV")': allowed a CSV written by sweep.sh"
 head -1 "$CSV" | grep -q '^run_id,.*,gups,.*,hops_per_update,bytes_per_update,shape,' ||
-    ra_die "'$CSV' is not a sweep CSV (header lacks run_id/gups/shape): allowed a CSV written by sweep.sh"
+    ra_die "'$(ra_show "$CSV")' is not a sweep CSV (header lacks run_id/gups/shape): allowed a CSV written by sweep.sh"
 
 GP=${GNUPLOT:-gnuplot}
 if ! command -v "$GP" >/dev/null 2>&1; then
     echo "$RA_SCRIPT: error: gnuplot is not installed: install it with: apt-get install -y gnuplot-nox" >&2
     exit 3
 fi
+GP=$(command -v "$GP")
 ra_find_bin
-[ -n "$OUT" ] || OUT=$(dirname "$CSV")
-mkdir -p "$OUT" || { echo "$RA_SCRIPT: error: cannot create $OUT" >&2; exit 3; }
+# --params and --preset as torusmodel reads them (a preset name, a params
+# file's lines), checked by it before anything is made
+MODEL=()
+[ -n "$PRESET" ] && MODEL+=(--preset "$PRESET")
+[ -n "$PARAMS" ] && MODEL+=(--params "$PARAMS")
+[ ${#MODEL[@]} -gt 0 ] && ra_dry_run torusmodel "" "${MODEL[@]}" --shape 2 --link-bw 1 --bytes-per-update 1
+[ -n "$OUT" ] || OUT=$(dirname -- "$CSV")
+case "$OUT" in -*) OUT=./$OUT ;; esac
+ra_out_dir "-o" "$OUT"
 USER_MODEL=0
-{ [ -n "$PARAMS" ] || [ -n "$PRESET" ]; } && USER_MODEL=1
-[ -n "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=${CSV%.csv}.params
-[ -z "$PARAMS" ] || [ -r "$PARAMS" ] || [ -n "$PRESET" ] || PARAMS=""
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ ${#MODEL[@]} -gt 0 ] && USER_MODEL=1
+if [ $USER_MODEL = 0 ] && [ -r "${CSV%.csv}.params" ]; then
+    PARAMS=${CSV%.csv}.params
+    MODEL=(--params "$PARAMS")
+fi
 
 # Column numbers by name, so the plot survives new columns.
 C_VAR=$(ra_csv_col "$CSV" variant); C_NP=$(ra_csv_col "$CSV" np); C_GEN=$(ra_csv_col "$CSV" generator); C_K=$(ra_csv_col "$CSV" table_log2)
@@ -78,14 +84,25 @@ C_GUPS=$(ra_csv_col "$CSV" gups); C_STATUS=$(ra_csv_col "$CSV" status); C_SHAPE=
 C_HOPS=$(ra_csv_col "$CSV" hops_per_update); C_BYTES=$(ra_csv_col "$CSV" bytes_per_update)
 C_PRED=$(ra_csv_col "$CSV" predicted_gups); C_CPU=$(ra_csv_col "$CSV" cpu_bound_gups); C_NET=$(ra_csv_col "$CSV" network_bound_gups); C_MEM=$(ra_csv_col "$CSV" memory_bound_gups)
 
-ok_rows() { awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "passed"' "$CSV"; }
+# verified rows with whole numbers where numbers belong: a CSV is data
+ok_rows() { awk -F, -v s="$C_STATUS" -v np="$C_NP" -v k="$C_K" 'NR > 1 && $s == "passed" && $np ~ /^[0-9]+$/ && $k ~ /^[0-9]+$/' "$CSV"; }
 [ -n "$GEN" ] || GEN=$(ok_rows | awk -F, -v g="$C_GEN" 'NR == 1 { print $g }')
-[ -n "$GEN" ] || ra_die "'$CSV' has no verified (status passed) rows to plot"
-case "$GEN" in lfsr | lcg) ;; *) ra_die "-g '$GEN' is not valid: allowed lfsr or lcg" ;; esac
+[ -n "$GEN" ] || ra_die "'$(ra_show "$CSV")' has no verified (status passed) rows to plot"
+ra_check "-g (the CSV's generator)" choice:lfsr,lcg "$GEN"
 [ -n "$K" ] || K=$(ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" '$g == gen && $k > m { m = $k } END { print m + 0 }')
-ra_need_uint "-k" "$K"
-ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" -v kk="$K" '$g == gen && $k == kk' >"$work/rows"
-[ -s "$work/rows" ] || ra_die "no verified $GEN rows with table 2^$K in '$CSV': allowed -k of a size the sweep ran"
+ra_check "-k" uint:1:62 "$K"
+ROWS=$(ok_rows | awk -F, -v g="$C_GEN" -v k="$C_K" -v gen="$GEN" -v kk="$K" '$g == gen && $k == kk')
+[ -n "$ROWS" ] || ra_die "no verified $GEN rows with table 2^$K in '$(ra_show "$CSV")': allowed -k of a size the sweep ran"
+
+mkdir -p -- "$OUT" || { echo "$RA_SCRIPT: error: cannot create '$(ra_show "$OUT")'" >&2; exit 3; }
+
+# gnuplot works in a folder of its own beside the PNGs, on names of its
+# own: no path of the user's (quotes, spaces, $(...)) is ever written into
+# its script, and its output is renamed into place only once it succeeded
+work=$(mktemp -d "$OUT/.plot.XXXXXX") || { echo "$RA_SCRIPT: error: cannot write in '$(ra_show "$OUT")'" >&2; exit 3; }
+# shellcheck disable=SC2016 # expanded when the script ends
+ra_on_exit 'rm -rf -- "$work"'
+printf '%s\n' "$ROWS" >"$work/rows"
 
 # One data file per variant: np gups bytes hops shape predicted cpu net mem,
 # sorted by np; '?' where the CSV has no figure (older CSVs, "unbounded").
@@ -93,10 +110,12 @@ mapfile -t VARIANTS < <(awk -F, -v c="$C_VAR" '!seen[$c]++ { print $c }' "$work/
 n=0
 for v in "${VARIANTS[@]}"; do
     n=$((n + 1))
-    awk -F, -v c="$C_VAR" -v v="$v" -v np="$C_NP" -v gu="$C_GUPS" -v b="$C_BYTES" -v h="$C_HOPS" -v s="$C_SHAPE" \
+    V=$v awk -F, -v c="$C_VAR" -v np="$C_NP" -v gu="$C_GUPS" -v b="$C_BYTES" -v h="$C_HOPS" -v s="$C_SHAPE" \
         -v cp="${C_PRED:-0}" -v cc="${C_CPU:-0}" -v cn="${C_NET:-0}" -v cm="${C_MEM:-0}" '
         function num(i) { return (i > 0 && $i ~ /^[0-9.eE+-]+$/) ? $i : "?" }
-        $c == v { print $np, $gu, $b, $h, $s, num(cp), num(cc), num(cn), num(cm) }' "$work/rows" | sort -n >"$work/v$n.dat"
+        function word(x) { gsub(/[^A-Za-z0-9._:=-]/, "_", x); return x == "" ? "-" : x }
+        $c == ENVIRON["V"] { print $np, num(gu), num(b), num(h), word($s), num(cp), num(cc), num(cn), num(cm) }' \
+        "$work/rows" | sort -n >"$work/v$n.dat"
 done
 # the CSV's own model columns are used unless --params/--preset was given
 have_pred=0
@@ -106,9 +125,6 @@ have_pred=0
 # (flat when ra_opt did not run there), the direct CPU bound with the
 # baseline's simulated bucket sizes (what ra_base does), the network bound of
 # that shape, and the model's hops/update.
-MODEL=()
-[ -n "$PRESET" ] && MODEL+=(--preset "$PRESET")
-[ -n "$PARAMS" ] && MODEL+=(--params "$PARAMS")
 have_bounds=0
 val() { printf '%s\n' "$1" | sed -n "s/^$2: //p"; } # key from torusmodel's key block
 if [ ${#MODEL[@]} -gt 0 ] && [ $have_pred = 0 ]; then
@@ -118,7 +134,7 @@ if [ ${#MODEL[@]} -gt 0 ] && [ $have_pred = 0 ]; then
         [ -n "$shape" ] || shape=$np
         r=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm routed 2>"$work/err") || continue
         d=$("$RA_BIN/torusmodel" "${MODEL[@]}" --shape "$shape" --algorithm direct --bucketed 2>>"$work/err") || continue
-        echo "$np $(val "$r" cpu_bound_gups) $(val "$d" cpu_bound_gups) $(val "$r" network_bound_gups) $(val "$r" hops_per_update) $shape" >>"$work/bounds.dat"
+        echo "$np $(val "$r" cpu_bound_gups) $(val "$d" cpu_bound_gups) $(val "$r" network_bound_gups) $(val "$r" hops_per_update)" >>"$work/bounds.dat"
         have_bounds=1
     done
     [ $have_bounds = 1 ] || echo "# $RA_SCRIPT: torusmodel gave no bounds ($(head -1 "$work/err")); plotting measurements only"
@@ -135,20 +151,20 @@ psize() { awk -v i="$1" 'BEGIN { s = 2.6 - 0.5 * (i - 1); printf "%.1f", s < 0.8
 variant_curves() {
     local i sep=""
     for i in $(seq 1 ${#VARIANTS[@]}); do
-        printf "%s'%s' using 1:%d with linespoints lw 2 pt %d ps %s title '%s%s' noenhanced" "$sep" "$work/v$i.dat" "$1" $((i + 4)) "$(psize "$i")" "${VARIANTS[$((i - 1))]}" "$2"
-        [ "$3" = 1 ] && printf ", '%s' using 1:%d:5 with labels offset 0,1 font ',9' notitle" "$work/v$i.dat" "$1"
+        printf "%s'v%d.dat' using 1:%d with linespoints lw 2 pt %d ps %s title '%s%s' noenhanced" "$sep" "$i" "$1" $((i + 4)) "$(psize "$i")" "$(ra_gp_text "${VARIANTS[$((i - 1))]}")" "$2"
+        [ "$3" = 1 ] && printf ", 'v%d.dat' using 1:%d:5 with labels offset 0,1 font ',9' notitle" "$i" "$1"
         sep=", "
     done
 }
 
-host=$(awk -F, 'NR == 2 { print $3 }' "$CSV")
-mpi=$(awk -F, 'NR == 2 { print $4 " " $5 }' "$CSV")
-src="${PRESET:+preset $PRESET}${PARAMS:+$(basename "$PARAMS")}"
+host=$(ra_gp_text "$(awk -F, 'NR == 2 { print $3 }' "$CSV")")
+mpi=$(ra_gp_text "$(awk -F, 'NR == 2 { print $4 " " $5 }' "$CSV")")
+src=$(ra_gp_text "${PRESET:+preset $PRESET}${PARAMS:+$(basename -- "$PARAMS")}")
 title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
 
 {
     echo "set terminal pngcairo size 1100,750 enhanced font 'Sans,12'"
-    echo "set output '$OUT/.gups_vs_procs.png.part'"
+    echo "set output 'gups.png'"
     echo "set title \"$title\""
     echo "set xlabel 'MPI processes'"
     echo "set ylabel 'GUPS (10^9 updates per second)'"
@@ -172,25 +188,25 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
         # per variant; its CPU bound dashed; network and memory bounds once
         sep=""
         for i in $(seq 1 ${#VARIANTS[@]}); do
-            v=${VARIANTS[$((i - 1))]}
-            printf "%s'%s' using 1:2 with points pt %d ps 2 lc %d title '%s measured' noenhanced" "$sep" "$work/v$i.dat" $((i + 4)) "$i" "$v"
-            printf ", '%s' using 1:6 with lines lw 2 lc %d title '%s predicted (torusmodel)' noenhanced" "$work/v$i.dat" "$i" "$v"
-            printf ", '%s' using 1:7 with lines dt 2 lw 1 lc %d title '%s CPU bound (%s model)' noenhanced" "$work/v$i.dat" "$i" "$v" "$(case $v in ra_opt*) echo routed ;; *) echo direct ;; esac)"
+            v=$(ra_gp_text "${VARIANTS[$((i - 1))]}")
+            printf "%s'v%d.dat' using 1:2 with points pt %d ps 2 lc %d title '%s measured' noenhanced" "$sep" "$i" $((i + 4)) "$i" "$v"
+            printf ", 'v%d.dat' using 1:6 with lines lw 2 lc %d title '%s predicted (torusmodel)' noenhanced" "$i" "$i" "$v"
+            printf ", 'v%d.dat' using 1:7 with lines dt 2 lw 1 lc %d title '%s CPU bound (%s model)' noenhanced" "$i" "$i" "$v" "$(case $v in ra_opt*) echo routed ;; *) echo direct ;; esac)"
             sep=", "
         done
-        printf ", '%s' using 1:8 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape'" "$work/v1.dat"
-        printf ", '%s' using 1:9 with lines dt 4 lw 2 lc rgb '#9467bd' title 'node memory bound (Star rate x nodes)'" "$work/v1.dat"
+        printf ", 'v1.dat' using 1:8 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape'"
+        printf ", 'v1.dat' using 1:9 with lines dt 4 lw 2 lc rgb '#9467bd' title 'node memory bound (Star rate x nodes)'"
     else
         variant_curves 2 " (measured)" 0
     fi
     if [ $have_bounds = 1 ]; then
-        printf ", '%s' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$work/bounds.dat" "$src"
-        printf ", '%s' using 1:3 with lines dt 2 lw 2 lc rgb '#d62728' title 'CPU bound, direct with buckets: ra_base (torusmodel)' noenhanced" "$work/bounds.dat"
-        printf ", '%s' using 1:4 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape (torusmodel)' noenhanced" "$work/bounds.dat"
+        printf ", 'bounds.dat' using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'CPU bound, routed: ra_opt (torusmodel, %s)' noenhanced" "$src"
+        printf ", 'bounds.dat' using 1:3 with lines dt 2 lw 2 lc rgb '#d62728' title 'CPU bound, direct with buckets: ra_base (torusmodel)' noenhanced"
+        printf ", 'bounds.dat' using 1:4 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'network bound of the shape (torusmodel)' noenhanced"
     fi
     echo
 
-    echo "set output '$OUT/.traffic_per_update.png.part'"
+    echo "set output 'traffic.png'"
     echo "set terminal pngcairo size 1300,600 enhanced font 'Sans,12'"
     echo "unset logscale y"
     echo "set bmargin"
@@ -207,25 +223,23 @@ title="HPCC RandomAccess ($GEN), table 2^{$K} words, $host, $mpi"
         printf 'plot '
         variant_curves $c "" 1
         if [ $what = hops ] && [ $have_bounds = 1 ]; then
-            printf ", '%s' using 1:5 with lines dt 2 lw 2 lc rgb 'black' title 'model: sum of (1 - 1/k) over the shape' noenhanced" "$work/bounds.dat"
+            printf ", 'bounds.dat' using 1:5 with lines dt 2 lw 2 lc rgb 'black' title 'model: sum of (1 - 1/k) over the shape' noenhanced"
         fi
         echo
     done
     echo "unset multiplot"
 } >"$work/plot.gp"
 
-# gnuplot writes .part files, renamed into place once it has succeeded:
-# an old plot is never replaced by half a PNG
-if ! "$GP" "$work/plot.gp" 2>"$work/gp.err"; then
-    rm -f "$OUT/.gups_vs_procs.png.part" "$OUT/.traffic_per_update.png.part"
-    echo "$RA_SCRIPT: error: gnuplot failed: $(head -3 "$work/gp.err")" >&2
+if ! (cd "$work" && "$GP" plot.gp) 2>"$work/gp.err"; then
+    echo "$RA_SCRIPT: error: gnuplot failed: $(grep -m1 '[^[:space:]]' "$work/gp.err")" >&2
     exit 3
 fi
-for f in gups_vs_procs traffic_per_update; do
-    if [ ! -s "$OUT/.$f.png.part" ] || ! mv -f "$OUT/.$f.png.part" "$OUT/$f.png"; then
-        rm -f "$OUT/.$f.png.part"
-        echo "$RA_SCRIPT: error: $OUT/$f.png was not written" >&2
+# one rename each, in the PNGs' own folder: an old plot is never replaced
+# by half a PNG
+for f in gups:gups_vs_procs traffic:traffic_per_update; do
+    if [ ! -s "$work/${f%%:*}.png" ] || ! mv -f -- "$work/${f%%:*}.png" "$OUT/${f#*:}.png"; then
+        echo "$RA_SCRIPT: error: $(ra_show "$OUT/${f#*:}.png") was not written" >&2
         exit 3
     fi
-    echo "wrote $OUT/$f.png"
+    echo "wrote $OUT/${f#*:}.png"
 done

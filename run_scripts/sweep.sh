@@ -24,6 +24,7 @@ set -u
 RA_SCRIPT=sweep.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
+ra_guard_stdout
 
 KEY_COLS="test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
 RUN_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc"
@@ -54,8 +55,11 @@ environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN [matches the build],
   per run, 0 = none [0], CALIBRATE=0 skips the ra_calibrate runs and the
   model columns [1], PARAMS_DIR for the calibrations, one params file per
   process count and size [CSV name with -params/], RA_BIN [bin/]
-Logs of each run: CSV name with -logs/.  exit: 0 all rows done, 1 some run
-failed (its row has status error and is retried next time), 2 usage
+Logs of each run: CSV name with -logs/.  Every option and variant is
+checked (the binaries' own options by their --dry-run) before anything is
+made or run; a run the ranks refuse (e.g. --dims=4x4 at 2) is a failed row.
+exit: 0 all rows done, 1 some run failed (its row has status error and is
+retried next time), 2 usage (nothing written), 3 a file could not be written
 EOF
 }
 
@@ -64,54 +68,62 @@ NPS=${NPS:-$(default_nps)}
 SIZES=${SIZES:-20 22}
 VARIANTS=${VARIANTS:-ra_base ra_opt}
 GEN=${GEN:-lfsr}
-while getopts "o:p:k:a:g:h" opt; do
-    case $opt in
-    o) CSV=$OPTARG ;;
-    p) NPS=$OPTARG ;;
-    k) SIZES=$OPTARG ;;
-    a) VARIANTS=$OPTARG ;;
-    g) GEN=$OPTARG ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = -- ] && shift
-EXTRA=("$@")
+RA_OPTSPEC='-o name CSV
+-p uints:1:1048576 NPS
+-k uints:1:62 SIZES
+-a text VARIANTS
+-g choice:lfsr,lcg GEN
+-h help -'
+ra_parse_opts "$@"
+[ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")': allowed options, then -- and options for every run"
+EXTRA=(${RA_REST[@]+"${RA_REST[@]}"})
 
+# the values from the environment too, before anything is made or run
+ra_check "-o" name "$CSV"
+ra_check "-p" uints:1:1048576 "$NPS"
+ra_check "-k" uints:1:62 "$SIZES"
+ra_check "-a" text "$VARIANTS"
+ra_check "-g" choice:lfsr,lcg "$GEN"
+ra_check PAPI choice:0,1 "${PAPI:-0}"
+ra_check TIMEOUT uint:0:100000000 "${TIMEOUT:-0}"
+ra_check CALIBRATE choice:0,1 "${CALIBRATE:-1}"
 read -r -a NP_LIST <<<"$NPS"
 read -r -a K_LIST <<<"$SIZES"
 read -r -a V_LIST <<<"$VARIANTS"
-[ ${#NP_LIST[@]} -gt 0 ] || ra_die "-p is empty: allowed a list of process counts like \"1 2 4\""
-[ ${#K_LIST[@]} -gt 0 ] || ra_die "-k is empty: allowed a list of log2 table sizes like \"20 22\""
-[ ${#V_LIST[@]} -gt 0 ] || ra_die "-a is empty: allowed variants like \"ra_base ra_opt\""
-for n in "${NP_LIST[@]}"; do
-    ra_need_uint "-p entry" "$n"
-    [ "$n" -ge 1 ] || ra_die "-p entry '$n' is not valid: allowed process counts >= 1"
-done
-for k in "${K_LIST[@]}"; do
-    ra_need_uint "-k entry" "$k"
-    { [ "$k" -ge 1 ] && [ "$k" -le 62 ]; } || ra_die "-k entry '$k' is not valid: allowed 1..62 (table of 2^K words)"
-done
 for v in "${V_LIST[@]}"; do
-    case "${v%%:*}" in ra_base | ra_opt) ;; *) ra_die "-a variant '$v' is not valid: allowed ra_base or ra_opt, then :OPTION... (e.g. ra_opt:--dims=flat)" ;; esac
-    case "$v" in *,* | *' '*) ra_die "-a variant '$v' is not valid: no commas or blanks; join options with ':' and use --opt=value" ;; esac
+    case "${v%%:*}" in ra_base | ra_opt) ;; *) ra_die "-a variant '$(ra_show "$v")' is not valid: allowed ra_base or ra_opt, then :OPTION... (e.g. ra_opt:--dims=flat)" ;; esac
+    case "$v" in *,*) ra_die "-a variant '$(ra_show "$v")' is not valid: no commas or blanks; join options with ':' and use --opt=value" ;; esac
 done
-case "$GEN" in lfsr | lcg) ;; *) ra_die "-g '$GEN' is not valid: allowed lfsr or lcg" ;; esac
-case "${PAPI:-0}" in 0 | 1) ;; *) ra_die "PAPI='$PAPI' is not valid: allowed 0 or 1" ;; esac
-ra_need_uint TIMEOUT "${TIMEOUT:-0}"
 
 ra_find_bin
+# every variant's options and the options for every run, checked by the
+# binary itself (what depends on the ranks, e.g. --dims=4x4 at 2, is a
+# failed row of that point, not a refused sweep)
+for v in "${V_LIST[@]}"; do
+    vargs=()
+    [ "$v" != "${v%%:*}" ] && IFS=: read -r -a vargs <<<"${v#*:}"
+    [ "${PAPI:-0}" = 1 ] && vargs+=(--papi)
+    ra_dry_run "${v%%:*}" "" --log2-table "${K_LIST[0]}" --gen "$GEN" --no-progress ${vargs[@]+"${vargs[@]}"} \
+        ${EXTRA[@]+"${EXTRA[@]}"}
+done
 base=${CSV%.csv}
 LOGS=$base-logs
 PARAMS_DIR=${PARAMS_DIR:-$base-params}
+ra_check PARAMS_DIR name "$PARAMS_DIR"
+if [ -s "$CSV" ]; then
+    [ "$(head -1 "$CSV")" = "$CSV_HEADER" ] ||
+        ra_die "$(ra_show "$CSV") has other columns than this sweep.sh writes: allowed a CSV from this version (choose a new -o FILE)"
+fi
+ra_out_dir "-o" "$(dirname -- "$CSV")"
+ra_out_dir "the logs folder" "$LOGS"
+[ "${CALIBRATE:-1}" = 1 ] && ra_out_dir PARAMS_DIR "$PARAMS_DIR"
+[ -e "$CSV" ] && [ ! -f "$CSV" ] && [ ! -c "$CSV" ] && ra_bad "-o" "$CSV" "a CSV file (it is a folder)"
+
 mkdir -p "$LOGS" || { echo "$RA_SCRIPT: error: cannot create $LOGS" >&2; exit 3; }
 if [ "${CALIBRATE:-1}" = 1 ]; then
     mkdir -p "$PARAMS_DIR" || { echo "$RA_SCRIPT: error: cannot create $PARAMS_DIR" >&2; exit 3; }
 fi
 if [ -s "$CSV" ]; then
-    [ "$(head -1 "$CSV")" = "$CSV_HEADER" ] ||
-        ra_die "$CSV has other columns than this sweep.sh writes: allowed a CSV from this version (choose a new -o FILE)"
     nerr=$(awk -F, 'NR > 1 && $11 != 0' "$CSV" | wc -l)
     if [ "$nerr" -gt 0 ]; then
         echo "# $nerr failed run(s) in $CSV will be retried"
@@ -257,7 +269,9 @@ for k in "${K_LIST[@]}"; do
             if [ "$rc" = 0 ]; then
                 echo "$tag: $(ra_key "$log" gups) GUPS, $(ra_key "$log" status), shape $(ra_key "$log" shape), predicted ${model%%,*} ($secs s)"
             else
-                echo "$tag: FAILED with exit $rc ($secs s), see $log: $(grep -m1 -E 'error|notice' "$log")"
+                # the binary's own line (every one starts "PROG: "), else the log's last
+                why=$(grep -m1 "^$prog: " "$log" || tail -n 1 "$log")
+                echo "$tag: FAILED with exit $rc ($secs s), see $log: ${why:-(the log is empty)}"
             fi
         done
         # the point's second calibration (again when it ran anything now,

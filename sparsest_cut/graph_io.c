@@ -133,6 +133,8 @@ static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err
                 FAIL("malformed weight: allowed 'weight V W' with a node id and a number >= 0");
             if (c < 0)
                 FAIL("negative node weight %s: allowed >= 0 (0 = a switch with no endpoint)", ESC(tok[2]));
+            if (c > 0 && !(c >= SC_NUM_MIN && c <= SC_NUM_MAX))
+                FAIL("node weight %s out of range: allowed 0 or 1e-30..1e30", ESC(tok[2]));
             v = u;
         } else {
             if (nt < 2 || !parse_id(tok[0], &u) || !parse_id(tok[1], &v)) {
@@ -144,6 +146,8 @@ static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err
                 FAIL("malformed capacity '%s': allowed a number > 0", ESC(tok[2]));
             if (c <= 0)
                 FAIL("capacity %s of link %ld-%ld is not positive: allowed a number > 0", ESC(tok[2]), u, v);
+            if (!(c >= SC_NUM_MIN && c <= SC_NUM_MAX))
+                FAIL("capacity %s of link %ld-%ld out of range: allowed 1e-30..1e30", ESC(tok[2]), u, v);
             if (u == v)
                 FAIL("self-loop %ld-%ld carries nothing across a cut: remove it", u, v);
         }
@@ -256,6 +260,41 @@ static int whole_in(double v, long lo, long hi, long *out)
     return 0;
 }
 
+static int cmp_pending(const void *a, const void *b)
+{
+    const pending_edge *x = a, *y = b;
+    if (x->u != y->u)
+        return x->u < y->u ? -1 : 1;
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* METIS lists every edge at both ends with one weight: the entries made at
+ * the lower id must be those made at the higher, as multisets (a file
+ * listing 1-2 twice at vertex 1 and never at 2 has the right count but
+ * one edge of double weight).  0, or -2 with the first unmatched entry. */
+static int metis_symmetric(const char *name, pending_edge *fwd, size_t nfwd, pending_edge *bwd, size_t nbwd,
+                           char *err, size_t errlen)
+{
+    qsort(fwd, nfwd, sizeof *fwd, cmp_pending);
+    qsort(bwd, nbwd, sizeof *bwd, cmp_pending);
+    for (size_t i = 0; i < nfwd || i < nbwd; i++) {
+        if (i < nfwd && i < nbwd && !cmp_pending(&fwd[i], &bwd[i]))
+            continue;
+        /* the smaller of the two is the entry its other end lacks */
+        int f = i < nfwd && (i >= nbwd || cmp_pending(&fwd[i], &bwd[i]) < 0);
+        const pending_edge *x = f ? &fwd[i] : &bwd[i];
+        snprintf(err, errlen,
+                 "%s:%ld: vertex %ld lists %ld (edge weight %g) but vertex %ld does not list %ld back with that "
+                 "weight: each edge must appear in both vertices' lists",
+                 name, x->line, (f ? x->u : x->v) + 1, (f ? x->v : x->u) + 1, x->c, (f ? x->v : x->u) + 1,
+                 (f ? x->u : x->v) + 1);
+        return -2;
+    }
+    return 0;
+}
+
 /* METIS: "%" comments; header "n m [fmt [ncon]]"; line i lists vertex i's
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
@@ -269,6 +308,9 @@ static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, s
     int has_size = 0, has_vw = 0, has_ew = 0, rc = 0, have_e = 0, got;
     double *nums = NULL;
     size_t nums_room = 0;
+    /* the entries listed at the lower id (fwd) and at the higher (bwd) */
+    pending_edge *fwd = NULL, *bwd = NULL;
+    size_t nfwd = 0, rfwd = 0, nbwd = 0, rbwd = 0;
     while ((got = torus_lines_next(&L, &line, err, errlen)) > 0) {
         if (line[0] == '%')
             continue;
@@ -348,6 +390,8 @@ static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, s
                 FAIL("vertex %ld: no vertex weight (fmt says vertex weights)", u + 1);
             if (nums[at] < 0)
                 FAIL("vertex %ld: negative weight %g, allowed >= 0", u + 1, nums[at]);
+            if (nums[at] > 0 && !(nums[at] >= SC_NUM_MIN && nums[at] <= SC_NUM_MAX))
+                FAIL("vertex %ld: weight %g out of range: allowed 0 or 1e-30..1e30", u + 1, nums[at]);
             e->w[u] = nums[at++];
         }
         size_t step = has_ew ? 2 : 1;
@@ -361,10 +405,14 @@ static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, s
             double c = has_ew ? nums[at + 1] : 1.0;
             if (!(c > 0))
                 FAIL("vertex %ld: edge weight %g to %ld is not positive: allowed > 0", u + 1, c, v);
+            if (!(c >= SC_NUM_MIN && c <= SC_NUM_MAX))
+                FAIL("vertex %ld: edge weight %g to %ld out of range: allowed 1e-30..1e30", u + 1, c, v);
             if (v - 1 == u)
                 FAIL("vertex %ld lists itself: self-loops are not allowed", u + 1);
             entries++; /* at most the file's size: no overflow (m is bounded too) */
-            if (u < v - 1 && sc_edges_add(e, (int)u, (int)(v - 1), c)) {
+            /* each side of an edge kept, lower id first, to match them up */
+            pending_edge it = {u < v - 1 ? u : v - 1, u < v - 1 ? v - 1 : u, c, L.lineno};
+            if (u < v - 1 ? push(&fwd, &nfwd, &rfwd, it) : push(&bwd, &nbwd, &rbwd, it)) {
                 snprintf(err, errlen, "out of memory reading '%s'", L.name);
                 rc = -3;
                 goto out;
@@ -393,10 +441,20 @@ static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, s
         rc = -2;
         goto out;
     }
+    if ((rc = metis_symmetric(L.name, fwd, nfwd, bwd, nbwd, err, errlen)))
+        goto out;
+    for (size_t i = 0; i < nfwd; i++)
+        if (sc_edges_add(e, (int)fwd[i].u, (int)fwd[i].v, fwd[i].c)) {
+            snprintf(err, errlen, "out of memory reading '%s'", L.name);
+            rc = -3;
+            goto out;
+        }
 out:
     if (rc && have_e)
         sc_edges_free(e);
     free(nums);
+    free(fwd);
+    free(bwd);
     *Lp = L;
     return rc;
 }

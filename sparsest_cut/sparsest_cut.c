@@ -5,9 +5,10 @@
  */
 #include "sparsest_cut.h"
 #include "torus_cli.h"
+#include "torus_io.h"
+#include "torus_opt.h"
 
 #include <float.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,35 +22,73 @@
  * (about a second), and bounds it beyond. */
 #define AUTO_EXACT_MAX 28
 
+/* getopt_long's codes (the option spec's ids). */
+enum {
+    OPT_HELP = 256,
+    OPT_VERSION,
+    OPT_SHAPE,
+    OPT_MESH,
+    OPT_FILE,
+    OPT_FORMAT,
+    OPT_METHOD,
+    OPT_LINK_BW,
+    OPT_BYTES_PER_UPDATE,
+    OPT_SHOW_CUT,
+    OPT_JSON,
+    OPT_DRY_RUN
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const torus_opt spec[] = {
+    {.name = "shape", .type = TORUS_OPT_TEXT, .id = OPT_SHAPE, .meta = "SHAPE",
+     .defval = "none; SHAPE or --file is required", .help = "the same as the positional SHAPE"},
+    {.name = "mesh", .type = TORUS_OPT_FLAG, .id = OPT_MESH, .defval = "torus",
+     .help = "every dimension of SHAPE is a mesh"},
+    {.name = "file", .type = TORUS_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
+     .help = "a general graph (docs/model.md, \"Graph files\")"},
+    {.name = "format", .type = TORUS_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F",
+     .defval = "edgelist; .graph/.metis files: metis", .help = "edgelist | metis: the format of --file",
+     .choices = "edgelist|metis", .allowed = "edgelist or metis"},
+    {.name = "method", .type = TORUS_OPT_CHOICE, .id = OPT_METHOD, .meta = "M",
+     .defval = "auto: closed-form for shapes, exact up to " STR(AUTO_EXACT_MAX) " nodes, else bounds",
+     .help = "auto | closed-form | exact | bounds", .choices = "auto|closed-form|exact|bounds",
+     .allowed = "auto, closed-form, exact or bounds"},
+    {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "BYTES_PER_S", .defval = "none",
+     .help = "capacity C of one link per direction", .lo = SC_NUM_MIN, .hi = SC_NUM_MAX,
+     .allowed = "a number > 0, in 1e-30..1e30"},
+    {.name = "bytes-per-update", .type = TORUS_OPT_DOUBLE, .id = OPT_BYTES_PER_UPDATE, .meta = "B", .defval = "none",
+     .help = "bytes on the wire per update, b; both given: gups_bound and bisection_gups_bound are printed",
+     .lo = SC_NUM_MIN, .hi = SC_NUM_MAX, .allowed = "a number > 0, in 1e-30..1e30"},
+    {.name = "show-cut", .type = TORUS_OPT_FLAG, .id = OPT_SHOW_CUT, .defval = "off",
+     .help = "print the node set S achieving alpha, as ranges of node ids"},
+    {.name = "json", .type = TORUS_OPT_FLAG, .id = OPT_JSON, .defval = "off",
+     .help = "one JSON object instead of the key block"},
+    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
+     .help = "check the options, the SHAPE or the graph file, then exit 0 without computing or printing"},
+    {.name = "help", .type = TORUS_OPT_FLAG, .id = OPT_HELP, .short_name = 'h', .help = "this help"},
+    {.name = "version", .type = TORUS_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
+    {0},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: sparsest_cut [options] SHAPE | --file FILE\n"
             "Smallest edge expansion alpha(G) = min C(S,S')/|S| over |S| <= N/2 (paper 002 sec. 4.2)\n"
             "and the RandomAccess network bound GUPS <= (2N/b) alpha C.\n"
-            "  SHAPE                  the shape grammar of ra_opt --dims and torusmodel --shape:\n"
-            "                         torus sizes like 64x32x32, 'm' after a size = mesh dimension (8x4x2m);\n"
-            "                         hypercube:D = D dimensions of 2 joined by ONE link each (hypercube:3\n"
-            "                         prints as 2mx2mx2m), while a torus 2x2x2 has TWO links between partners;\n"
-            "                         flat:N = one ring of N; auto:N = the shape ra_opt --dims auto picks for\n"
-            "                         N ranks at its default look-ahead\n"
-            "                         (bare auto, flat, hypercube need a process count: write the :N form)\n"
-            "  --shape SHAPE          the same as the positional SHAPE (default: none; SHAPE or --file is required)\n"
-            "  --mesh                 every dimension of SHAPE is a mesh (default: torus)\n"
-            "  --file FILE            a general graph (README \"Graph files\") (default: none)\n"
-            "  --format F             edgelist | metis (default edgelist; .graph/.metis files: metis)\n"
-            "  --method M             auto | closed-form | exact | bounds (default auto: closed-form\n"
-            "                         for shapes, exact up to %d nodes, else bounds)\n"
-            "  --link-bw BYTES_PER_S  capacity C of one link per direction (default: none)\n"
-            "  --bytes-per-update B   bytes on the wire per update, b (default: none)\n"
-            "                         both given: gups_bound and bisection_gups_bound are printed\n"
-            "  --show-cut             print the node set S achieving alpha, as ranges of node ids (default: off)\n"
-            "  --json                 one JSON object instead of the key block (default: off)\n"
-            "  --help, -h, --version\n"
-            "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
-            "and '--' ends them.\n"
-            "exit: 0 ok, 2 bad input, 3 out of memory\n",
-            AUTO_EXACT_MAX);
+            "  SHAPE                 the shape grammar of ra_opt --dims and torusmodel --shape:\n"
+            "                        torus sizes like 64x32x32, 'm' after a size = mesh dimension (8x4x2m);\n"
+            "                        hypercube:D = D dimensions of 2 joined by ONE link each (hypercube:3\n"
+            "                        prints as 2mx2mx2m), while a torus 2x2x2 has TWO links between partners;\n"
+            "                        flat:N = one ring of N; auto:N = the shape ra_opt --dims auto picks for\n"
+            "                        N ranks at its default look-ahead\n"
+            "                        (bare auto, flat, hypercube need a process count: write the :N form)\n");
+    torus_opt_help(f, spec);
+    fprintf(f, "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
+               "and '--' ends them.\n"
+               "exit: 0 ok, 2 bad input, 3 out of memory or an output that cannot be written\n");
 }
 
 /* "0-3,8-11" for a set's node ids; caller frees. */
@@ -88,149 +127,74 @@ static char *ranges(const unsigned char *set, int n)
     return s;
 }
 
-/* getopt_long's codes for the options without a short letter. */
-enum {
-    OPT_VERSION = 256,
-    OPT_SHAPE,
-    OPT_MESH,
-    OPT_FILE,
-    OPT_FORMAT,
-    OPT_METHOD,
-    OPT_LINK_BW,
-    OPT_BYTES_PER_UPDATE,
-    OPT_SHOW_CUT,
-    OPT_JSON
-};
-
-static const struct option long_opts[] = {
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {"shape", required_argument, NULL, OPT_SHAPE},
-    {"mesh", no_argument, NULL, OPT_MESH},
-    {"file", required_argument, NULL, OPT_FILE},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"method", required_argument, NULL, OPT_METHOD},
-    {"link-bw", required_argument, NULL, OPT_LINK_BW},
-    {"bytes-per-update", required_argument, NULL, OPT_BYTES_PER_UPDATE},
-    {"show-cut", no_argument, NULL, OPT_SHOW_CUT},
-    {"json", no_argument, NULL, OPT_JSON},
-    {NULL, 0, NULL, 0},
-};
-
-static const char *long_name(int val)
-{
-    for (const struct option *o = long_opts; o->name; o++)
-        if (o->val == val)
-            return o->name;
-    return NULL;
-}
-
-/* getopt_long returned ':' (a value is missing) or '?' (an unknown,
- * ambiguous or value-refusing option): one line in err in the kit's format,
- * naming the option as the user wrote it.  With opterr = 0 getopt_long
- * prints nothing itself and has just stepped past the offending word, so
- * it is argv[optind - 1]; optopt holds the option's code when it knows it. */
-static void option_error(int c, char *const *argv, char *err, size_t errlen)
-{
-    char word[300], esc[272]; /* an escaped word is at most 64 x 4 + 3 bytes */
-    snprintf(word, sizeof word, "%s", argv[optind - 1]);
-    word[strcspn(word, "=")] = 0;
-    const char *name = long_name(optopt);
-    if (c == ':' && name) {
-        snprintf(err, errlen, "option '--%s' needs a value (see --help)", name);
-        return;
-    }
-    if (name && !strncmp(word, "--", 2)) {
-        snprintf(err, errlen, "option '--%s' takes no value (see --help)", name);
-        return;
-    }
-    if (optopt) { /* an unknown short option, e.g. -x (inside a cluster: -hx is -h -x) */
-        char s[2] = {(char)optopt, 0};
-        torus_cli_escape(s, esc, sizeof esc);
-        snprintf(err, errlen, "unknown option '-%s' (see --help)", esc);
-        return;
-    }
-    /* unknown, or a prefix of several names (--m: --mesh, --method) */
-    torus_cli_refused(long_opts, argv[optind - 1], err, errlen);
-}
-
-/* A capacity or a size: a finite number > 0, else the kit's bad-value line. */
-static int positive(const char *opt, const char *v, double *out, char *err, size_t errlen)
-{
-    if (torus_cli_double(v, 0, DBL_MAX, out) || !(*out > 0)) {
-        torus_cli_bad_value(err, errlen, opt, v, "a number > 0");
-        return -1;
-    }
-    return 0;
-}
-
 /* Everything the command line sets. */
 typedef struct sc_cli {
     const char *shape, *file, *format, *method;
-    int mesh_all, json, show;
+    int mesh_all, json, show, dry_run;
     double link_bw, bpu;
 } sc_cli;
 
 enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 
+/* One option into c (torus_opt_fn). */
+static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    sc_cli *c = ctx;
+    switch (o->id) {
+    case OPT_HELP:
+        return CLI_HELP;
+    case OPT_VERSION:
+        return CLI_VERSION;
+    case OPT_SHAPE:
+        c->shape = v->s;
+        break;
+    case OPT_MESH:
+        c->mesh_all = 1;
+        break;
+    case OPT_FILE:
+        c->file = v->s;
+        break;
+    case OPT_FORMAT:
+        c->format = v->s;
+        break;
+    case OPT_METHOD:
+        c->method = v->s;
+        break;
+    case OPT_LINK_BW:
+        c->link_bw = v->d;
+        break;
+    case OPT_BYTES_PER_UPDATE:
+        c->bpu = v->d;
+        break;
+    case OPT_SHOW_CUT:
+        c->show = 1;
+        break;
+    case OPT_JSON:
+        c->json = 1;
+        break;
+    case OPT_DRY_RUN:
+        c->dry_run = 1;
+        break;
+    }
+    return 0;
+}
+
 /* Parses argv into c without printing or exiting (the option fuzzer calls
  * it over and over): CLI_GO, CLI_HELP, CLI_VERSION or CLI_BAD with one
- * line in err.  Resets getopt's state itself. */
+ * line in err.  Resets getopt's state itself.  Also the combinations:
+ * exactly one of SHAPE and --file, the bound's two figures together,
+ * --mesh for a SHAPE and --format for a file only. */
 static int parse_cli(int argc, char **argv, sc_cli *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->method = "auto";
-    err[0] = 0;
-    int o;
-    opterr = 0;
-    optind = 0; /* glibc: a full restart of getopt's scan */
-    /* ':' first: a missing value comes back as ':', told apart from '?' */
-    while ((o = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        switch (o) {
-        case 'h':
-            return CLI_HELP;
-        case OPT_VERSION:
-            return CLI_VERSION;
-        case OPT_SHAPE:
-            c->shape = optarg;
-            break;
-        case OPT_MESH:
-            c->mesh_all = 1;
-            break;
-        case OPT_FILE:
-            c->file = optarg;
-            break;
-        case OPT_FORMAT:
-            c->format = optarg;
-            if (strcmp(c->format, "edgelist") && strcmp(c->format, "metis"))
-                torus_cli_bad_value(err, errlen, "format", c->format, "edgelist or metis");
-            break;
-        case OPT_METHOD:
-            c->method = optarg;
-            if (strcmp(c->method, "auto") && strcmp(c->method, "closed-form") && strcmp(c->method, "exact") &&
-                strcmp(c->method, "bounds"))
-                torus_cli_bad_value(err, errlen, "method", c->method, "auto, closed-form, exact or bounds");
-            break;
-        case OPT_LINK_BW:
-            positive("link-bw", optarg, &c->link_bw, err, errlen);
-            break;
-        case OPT_BYTES_PER_UPDATE:
-            positive("bytes-per-update", optarg, &c->bpu, err, errlen);
-            break;
-        case OPT_SHOW_CUT:
-            c->show = 1;
-            break;
-        case OPT_JSON:
-            c->json = 1;
-            break;
-        default: /* ':' or '?' */
-            option_error(o, argv, err, errlen);
-        }
-        if (err[0])
-            return CLI_BAD;
-    }
+    int first = argc;
+    int rc = torus_opt_parse(spec, argc, argv, TORUS_OPT_OPERANDS, take, c, &first, err, errlen);
+    if (rc)
+        return rc < 0 ? CLI_BAD : rc;
     /* What getopt_long left (it moves operands behind the options): SHAPE. */
-    for (int i = optind; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         if (c->shape) {
             char esc[300];
             torus_cli_escape(argv[i], esc, sizeof esc);
@@ -239,119 +203,123 @@ static int parse_cli(int argc, char **argv, sc_cli *c, char *err, size_t errlen)
         }
         c->shape = argv[i];
     }
-    return CLI_GO;
+    if (!c->shape == !c->file)
+        snprintf(err, errlen, "give exactly one of SHAPE or --file FILE (see --help)");
+    else if ((c->link_bw > 0) != (c->bpu > 0))
+        snprintf(err, errlen, "--link-bw and --bytes-per-update go together: the bound needs both");
+    else if (c->file && c->mesh_all)
+        snprintf(err, errlen, "--mesh applies to a SHAPE, not to --file");
+    else if (c->shape && c->format)
+        snprintf(err, errlen, "--format applies to --file, not to a SHAPE");
+    return err[0] ? CLI_BAD : CLI_GO;
 }
 
-int main(int argc, char **argv)
+/* Every figure the output shows must be a number (JSON has no inf or
+ * NaN; a key block saying inf names no bound): 0, or -2 with one line. */
+static int check_finite(const sc_result *r, double N, double gb, double bgb, char *err, size_t errlen)
 {
-    sc_cli cli;
-    char err[512] = "";
-    int pr = parse_cli(argc, argv, &cli, err, sizeof err);
-    if (pr == CLI_HELP) {
-        usage(stdout);
-        return TORUS_EXIT_OK;
-    }
-    if (pr == CLI_VERSION) {
-        printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return TORUS_EXIT_OK;
-    }
-    if (pr == CLI_BAD) {
-        fprintf(stderr, "sparsest_cut: %s\n", err);
-        return TORUS_EXIT_USAGE;
-    }
-    const char *shape = cli.shape, *file = cli.file, *format = cli.format, *method = cli.method;
-    int mesh_all = cli.mesh_all, json = cli.json, show = cli.show;
-    double link_bw = cli.link_bw, bpu = cli.bpu;
-    if (!shape == !file) {
-        fprintf(stderr, "sparsest_cut: give exactly one of SHAPE or --file FILE (see --help)\n");
-        return 2;
-    }
-    if ((link_bw > 0) != (bpu > 0)) {
-        fprintf(stderr, "sparsest_cut: --link-bw and --bytes-per-update go together: the bound needs both\n");
-        return 2;
-    }
-    if (file && mesh_all) {
-        fprintf(stderr, "sparsest_cut: --mesh applies to a SHAPE, not to --file\n");
-        return 2;
-    }
+    const double v[] = {N, r->alpha, r->alpha_lower, r->alpha_upper, r->bisection, r->bisection_lower, r->lambda2,
+                        gb, bgb};
+    static const char *const name[] = {"endpoints", "alpha", "alpha_lower", "alpha_upper", "bisection_links",
+                                       "bisection_links_lower", "lambda2", "gups_bound", "bisection_gups_bound"};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        if (!isfinite(v[i])) {
+            snprintf(err, errlen, "%s is not a finite number for this input: allowed capacities, weights, --link-bw "
+                                  "and --bytes-per-update whose bound a double holds",
+                     name[i]);
+            return -2;
+        }
+    return 0;
+}
+
+/* What the run works on: the shape or the graph, and the method chosen. */
+typedef struct sc_input {
     torus_shape s;
     sc_graph g;
-    int have_graph = 0, rc = 0;
-    sc_result r;
-    memset(&r, 0, sizeof r);
-    if (shape) {
-        if (torus_shape_parse(shape, 0, &s, err, sizeof err)) {
-            rc = -2;
-            goto fail;
-        }
+    int have_graph;
+    const char *method; /* closed-form, exact or bounds */
+} sc_input;
+
+/* The SHAPE or the graph file, read and checked, and the method for it
+ * (the graph of a shape built when exact or bounds needs it): 0, or -2
+ * / -3 with one line in err.  Nothing is computed here (--dry-run stops
+ * after it). */
+static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    if (c->shape) {
+        if (torus_shape_parse(c->shape, 0, &in->s, err, errlen))
+            return -2;
         /* --mesh: every dimension becomes a line, whatever the string says */
-        if (mesh_all)
-            for (int i = 0; i < s.ndims; i++)
-                s.mesh[i] = 1;
-        if (s.n < 2) {
+        if (c->mesh_all)
+            for (int i = 0; i < in->s.ndims; i++)
+                in->s.mesh[i] = 1;
+        if (in->s.n < 2) {
             char esc[300];
-            torus_cli_escape(shape, esc, sizeof esc);
-            snprintf(err, sizeof err, "shape '%s' has 1 node: a cut needs at least 2", esc);
-            rc = -2;
-            goto fail;
+            torus_cli_escape(c->shape, esc, sizeof esc);
+            snprintf(err, errlen, "shape '%s' has 1 node: a cut needs at least 2", esc);
+            return -2;
         }
     } else {
         sc_edges e;
-        int metis = format ? !strcmp(format, "metis") : 0;
-        size_t fl = strlen(file);
-        if (!format && ((fl > 6 && !strcmp(file + fl - 6, ".graph")) || (fl > 6 && !strcmp(file + fl - 6, ".metis"))))
+        int metis = c->format ? !strcmp(c->format, "metis") : 0;
+        size_t fl = strlen(c->file);
+        if (!c->format && fl > 6 && (!strcmp(c->file + fl - 6, ".graph") || !strcmp(c->file + fl - 6, ".metis")))
             metis = 1;
-        rc = metis ? sc_read_metis(file, &e, err, sizeof err) : sc_read_edgelist(file, &e, err, sizeof err);
+        int rc = metis ? sc_read_metis(c->file, &e, err, errlen) : sc_read_edgelist(c->file, &e, err, errlen);
         if (rc)
-            goto fail;
-        rc = sc_graph_build(&g, &e, err, sizeof err);
+            return rc;
+        rc = sc_graph_build(&in->g, &e, err, errlen);
         sc_edges_free(&e);
         if (rc)
-            goto fail;
-        have_graph = 1;
+            return rc;
+        in->have_graph = 1;
     }
-    const char *m = method;
+    const char *m = c->method;
     if (!strcmp(m, "auto"))
-        m = shape ? "closed-form" : (g.n <= AUTO_EXACT_MAX ? "exact" : "bounds");
+        m = c->shape ? "closed-form" : (in->g.n <= AUTO_EXACT_MAX ? "exact" : "bounds");
+    in->method = m;
     if (!strcmp(m, "closed-form")) {
-        if (!shape) {
-            snprintf(err, sizeof err, "--method closed-form needs a SHAPE: a general graph has no closed form");
-            rc = -2;
-            goto fail;
+        if (!c->shape) {
+            snprintf(err, errlen, "--method closed-form needs a SHAPE: a general graph has no closed form");
+            return -2;
         }
-        rc = sc_closed_form(&s, &r, show, err, sizeof err);
-    } else {
-        if (shape) {
-            if (s.n > (m[0] == 'e' ? SC_EXACT_MAX : SC_BOUNDS_MAX)) {
-                snprintf(err, sizeof err, "--method %s on %d nodes refused: allowed at most %d (use closed-form)", m,
-                         s.n, m[0] == 'e' ? SC_EXACT_MAX : SC_BOUNDS_MAX);
-                rc = -2;
-                goto fail;
-            }
-            if ((rc = sc_graph_from_shape(&g, &s, err, sizeof err)))
-                goto fail;
-            have_graph = 1;
-        }
-        rc = m[0] == 'e' ? sc_exact(&g, &r, err, sizeof err) : sc_bounds(&g, &r, err, sizeof err);
+        return 0;
     }
-    if (rc)
-        goto fail;
+    if (c->shape) {
+        int max = m[0] == 'e' ? SC_EXACT_MAX : SC_BOUNDS_MAX;
+        if (in->s.n > max) {
+            snprintf(err, errlen, "--method %s on %d nodes refused: allowed at most %d (use closed-form)", m, in->s.n,
+                     max);
+            return -2;
+        }
+        int rc = sc_graph_from_shape(&in->g, &in->s, err, errlen);
+        if (rc)
+            return rc;
+        in->have_graph = 1;
+    }
+    return 0;
+}
+
+/* The result as a key block or one JSON object. */
+static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r, const char *cut)
+{
     char shape_txt[256] = "-";
-    if (shape)
-        torus_shape_format(&s, shape_txt, sizeof shape_txt);
-    int nodes = shape ? s.n : g.n;
-    double N = r.wtotal;
-    double gb = link_bw > 0 ? 2.0 * N / bpu * r.alpha * link_bw / 1e9 : -1;
-    double bgb = link_bw > 0 && r.bisection >= 0 ? 4.0 * r.bisection * link_bw / bpu / 1e9 : -1;
-    char *cut = show && r.set ? ranges(r.set, nodes) : NULL;
-    if (json) {
+    if (c->shape)
+        torus_shape_format(&in->s, shape_txt, sizeof shape_txt);
+    int nodes = c->shape ? in->s.n : in->g.n;
+    double N = r->wtotal, bpu = c->bpu, link_bw = c->link_bw;
+    double gb = link_bw > 0 ? 2.0 * N / bpu * r->alpha * link_bw / 1e9 : -1;
+    double bgb = link_bw > 0 && r->bisection >= 0 ? 4.0 * r->bisection * link_bw / bpu / 1e9 : -1;
+    double blow = r->bisection >= 0 ? r->bisection_lower : -1.0;
+    if (c->json) {
         printf("{\"source\": \"%s\", \"shape\": \"%s\", \"nodes\": %d, \"endpoints\": %.17g, \"alpha\": %.17g, "
                "\"alpha_lower\": %.17g, \"alpha_upper\": %.17g, \"method\": \"%s\", \"bisection_links\": %.17g, "
                "\"bisection_links_lower\": %.17g, \"bisection_method\": \"%s\"",
-               shape ? "shape" : "file", shape_txt, nodes, N, r.alpha, r.alpha_lower, r.alpha_upper, r.method,
-               r.bisection, r.bisection >= 0 ? r.bisection_lower : -1.0, r.bisection_method);
-        if (!strcmp(r.method, "bounds"))
-            printf(", \"lambda2\": %.17g, \"upper_from\": \"%s\"", r.lambda2, r.upper_from);
+               c->shape ? "shape" : "file", shape_txt, nodes, N, r->alpha, r->alpha_lower, r->alpha_upper, r->method,
+               r->bisection, blow, r->bisection_method);
+        if (!strcmp(r->method, "bounds"))
+            printf(", \"lambda2\": %.17g, \"upper_from\": \"%s\"", r->lambda2, r->upper_from);
         if (link_bw > 0)
             printf(", \"link_bw\": %.17g, \"bytes_per_update\": %.17g, \"gups_bound\": %.17g, "
                    "\"bisection_gups_bound\": %.17g",
@@ -359,41 +327,75 @@ int main(int argc, char **argv)
         if (cut)
             printf(", \"cut_set\": \"%s\"", cut);
         printf("}\n");
-    } else {
-        char src[300];
-        torus_cli_escape(shape ? "shape" : file, src, sizeof src); /* one line, whatever the file is called */
-        printf("source: %s\n", src);
-        printf("shape: %s\n", shape_txt);
-        printf("nodes: %d\n", nodes);
-        printf("endpoints: %.17g\n", N);
-        printf("alpha: %.10g\n", r.alpha);
-        printf("alpha_lower: %.10g\n", r.alpha_lower);
-        printf("alpha_upper: %.10g\n", r.alpha_upper);
-        printf("method: %s\n", r.method);
-        if (!strcmp(r.method, "bounds")) {
-            printf("lambda2: %.10g\n", r.lambda2);
-            printf("upper_from: %s\n", r.upper_from);
-        }
-        printf("bisection_links: %.10g\n", r.bisection);
-        printf("bisection_links_lower: %.10g\n", r.bisection >= 0 ? r.bisection_lower : -1.0);
-        printf("bisection_method: %s\n", r.bisection_method);
-        if (link_bw > 0) {
-            printf("link_bw: %.10g\n", link_bw);
-            printf("bytes_per_update: %.10g\n", bpu);
-            printf("gups_bound: %.6g\n", gb);
-            printf("bisection_gups_bound: %.6g\n", bgb);
-        }
-        if (cut)
-            printf("cut_set: %s\n", cut);
+        return;
     }
+    char src[300];
+    torus_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
+    printf("source: %s\nshape: %s\nnodes: %d\nendpoints: %.17g\n", src, shape_txt, nodes, N);
+    printf("alpha: %.10g\nalpha_lower: %.10g\nalpha_upper: %.10g\nmethod: %s\n", r->alpha, r->alpha_lower,
+           r->alpha_upper, r->method);
+    if (!strcmp(r->method, "bounds"))
+        printf("lambda2: %.10g\nupper_from: %s\n", r->lambda2, r->upper_from);
+    printf("bisection_links: %.10g\nbisection_links_lower: %.10g\nbisection_method: %s\n", r->bisection, blow,
+           r->bisection_method);
+    if (link_bw > 0)
+        printf("link_bw: %.10g\nbytes_per_update: %.10g\ngups_bound: %.6g\nbisection_gups_bound: %.6g\n", link_bw, bpu,
+               gb, bgb);
+    if (cut)
+        printf("cut_set: %s\n", cut);
+}
+
+int main(int argc, char **argv)
+{
+    torus_stdout_begin(argv[0]);
+    sc_cli cli;
+    char err[512] = "";
+    int pr = parse_cli(argc, argv, &cli, err, sizeof err);
+    if (pr == CLI_HELP) {
+        usage(stdout);
+        return torus_stdout_end(TORUS_EXIT_OK);
+    }
+    if (pr == CLI_VERSION) {
+        printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
+        return torus_stdout_end(TORUS_EXIT_OK);
+    }
+    if (pr == CLI_BAD) {
+        fprintf(stderr, "sparsest_cut: %s\n", err);
+        return TORUS_EXIT_USAGE;
+    }
+    sc_input in;
+    sc_result r;
+    memset(&r, 0, sizeof r);
+    char *cut = NULL;
+    int rc = load_input(&cli, &in, err, sizeof err);
+    if (!rc && cli.dry_run) {
+        if (in.have_graph)
+            sc_graph_free(&in.g);
+        return torus_stdout_end(TORUS_EXIT_OK);
+    }
+    if (!rc)
+        rc = !strcmp(in.method, "closed-form") ? sc_closed_form(&in.s, &r, cli.show, err, sizeof err)
+             : in.method[0] == 'e'             ? sc_exact(&in.g, &r, err, sizeof err)
+                                               : sc_bounds(&in.g, &r, err, sizeof err);
+    if (!rc) {
+        double N = r.wtotal;
+        double gb = cli.link_bw > 0 ? 2.0 * N / cli.bpu * r.alpha * cli.link_bw / 1e9 : -1;
+        double bgb = cli.link_bw > 0 && r.bisection >= 0 ? 4.0 * r.bisection * cli.link_bw / cli.bpu / 1e9 : -1;
+        rc = check_finite(&r, N, gb, bgb, err, sizeof err);
+    }
+    if (!rc && cli.show && r.set && !(cut = ranges(r.set, cli.shape ? in.s.n : in.g.n))) {
+        snprintf(err, sizeof err, "out of memory for the cut set");
+        rc = -3;
+    }
+    if (!rc)
+        print_result(&cli, &in, &r, cut);
     free(cut);
     sc_result_free(&r);
-    if (have_graph)
-        sc_graph_free(&g);
-    return 0;
-fail:
-    fprintf(stderr, "sparsest_cut: %s\n", err);
-    if (have_graph)
-        sc_graph_free(&g);
-    return rc == -3 ? 3 : 2;
+    if (in.have_graph)
+        sc_graph_free(&in.g);
+    if (rc) {
+        fprintf(stderr, "sparsest_cut: %s\n", err);
+        return rc == -3 ? TORUS_EXIT_RESOURCE : TORUS_EXIT_USAGE;
+    }
+    return torus_stdout_end(TORUS_EXIT_OK);
 }

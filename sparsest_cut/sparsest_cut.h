@@ -70,6 +70,12 @@ int sc_graph_from_shape(sc_graph *g, const torus_shape *s, char *err, size_t err
 #define SC_LINE_MAX 4096
 #define SC_METIS_LINE_MAX (64 << 20)
 #define SC_FILE_MAX_BYTES (1ULL << 32)
+/* Capacities and node weights (> 0) in files lie in SC_NUM_MIN..SC_NUM_MAX:
+ * with at most SC_FILE_MAX_LINKS links every sum, ratio and bound derived
+ * from them stays finite (a capacity near the largest double made
+ * alpha -1 and bisection inf, and the eigen solver crash). */
+#define SC_NUM_MIN 1e-30
+#define SC_NUM_MAX 1e30
 int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen);
 int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
 /* The same over a stream the caller owns (the fuzzers' buffers); name is

@@ -287,13 +287,13 @@ fi
 # --help lists every option with its default; --version; install ships both.
 VERSION=$(sed -n 's/^VERSION := //p' Makefile)
 missing=$(printf '%s\n' "$CB_HELP" | awk '
-    function check() { if (e != "" && e !~ /default/ && e !~ /^ *--(help|version)/) print e }
-    /^ *--/ { check(); e = $0; next }
+    function check() { if (e != "" && e !~ /default/ && e !~ /^  (-h, )?--(help|version)/) print e }
+    /^  (-[a-zA-Z], )?--/ { check(); e = $0; next }
     /^      / && e != "" { e = e " " $0; next }
     { check(); e = "" }
     END { check() }')
-nopt=$(printf '%s\n' "$CB_HELP" | grep -c '^ *--')
-if [ -z "$missing" ] && [ "$nopt" = 19 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
+nopt=$(printf '%s\n' "$CB_HELP" | grep -cE '^  (-[a-zA-Z], )?--')
+if [ -z "$missing" ] && [ "$nopt" = 20 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
     ok "collbench --help: $nopt options, each with its default; --version $VERSION"
 else
     bad "collbench --help/--version: options without a default: ${missing:-none} ($nopt options); $(bin/collbench --version)"

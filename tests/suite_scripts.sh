@@ -19,12 +19,12 @@ fi
 VERSION=$(sed -n 's/^VERSION := //p' Makefile)
 for b in ra_base ra_opt sparsest_cut torusmodel ra_calibrate; do
     missing=$(bin/$b --help 2>&1 | awk '
-        function check() { if (e != "" && e !~ /default/ && e !~ /^ *--(help|version)/) print e }
-        /^ *--/ { check(); e = $0; next }
+        function check() { if (e != "" && e !~ /default/ && e !~ /^  (-h, )?--(help|version)/) print e }
+        /^  (-[a-zA-Z], )?--/ { check(); e = $0; next }
         /^      / && e != "" { e = e " " $0; next }
         { check(); e = "" }
         END { check() }')
-    nopt=$(bin/$b --help 2>&1 | grep -c '^ *--')
+    nopt=$(bin/$b --help 2>&1 | grep -cE '^  (-[a-zA-Z], )?--')
     if [ -z "$missing" ] && [ "$nopt" -ge 3 ] && bin/$b --version 2>&1 | grep -q "^$b (hpcc-ra) $VERSION$"; then
         ok "$b --help: $nopt options, each with its default; --version $VERSION"
     else

@@ -27,11 +27,12 @@
 #include "torus_cli.h"
 #include "torus_coll.h"
 #include "torus_io.h"
+#include "torus_mem.h"
 #include "torus_mpi.h"
+#include "torus_opt.h"
 #include "torus_timed.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -45,24 +46,6 @@
 #ifndef HPCC_RA_VERSION
 #define HPCC_RA_VERSION "unknown"
 #endif
-
-/* Every MPI call is checked and named with file:line (the world's error
- * handler is set to return, so the check sees the error, not MPI's abort). */
-#define CB_MPI(call)                                                                                          \
-    do {                                                                                                      \
-        int cb_rc_ = (call);                                                                                  \
-        if (cb_rc_ != MPI_SUCCESS)                                                                            \
-            mpi_fail(cb_rc_, #call, __FILE__, __LINE__);                                                      \
-    } while (0)
-
-static void mpi_fail(int rc, const char *what, const char *file, int line)
-{
-    char s[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, s, &len);
-    fprintf(stderr, "collbench: MPI error at %s:%d in %s: %s\n", file, line, what, s);
-    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
-}
 
 /* ---- operations ----------------------------------------------------------- */
 
@@ -135,102 +118,8 @@ typedef struct opts {
     int pats[NPATS];    /* multisend patterns to run */
     long k;             /* --k: destinations per rank of sparse */
     uint64_t seed;      /* --seed: sparse's destinations */
+    int dry_run;        /* --dry-run: check, run nothing */
 } opts;
-
-static void usage(void)
-{
-    printf("usage: mpirun -n P bin/collbench [options]\n"
-           "       bin/collbench --simulate SHAPE [options]\n"
-           "Times the collectives of torus/coll (every registered algorithm, the table's choice)\n"
-           "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
-           "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
-           "the same run) and the ratio to the MPI library's time.\n"
-           "  --op OP            barrier, bcast, allreduce, alltoall, alltoallv or all (comma list\n"
-           "                     allowed; alltoall: uniform blocks through torus_coll_alltoall,\n"
-           "                     alltoallv: the v call with the same counts); or the multisend\n"
-           "                     patterns of paper 001 (torus_multisend plans: auto, direct, routed;\n"
-           "                     mpi = MPI_Neighbor_alltoallv on an MPI_Dist_graph_create_adjacent\n"
-           "                     communicator, mpi_init = its MPI-4 persistent form where the library\n"
-           "                     has it; columns: setup_us = plan or graph set-up, the per-call times,\n"
-           "                     and breakeven = calls after which set-up plus calls cost less than\n"
-           "                     mpi with its own set-up): halo4d (8 blocks to the - and + neighbours\n"
-           "                     along each dimension of a balanced 4-D grid; on small grids\n"
-           "                     neighbours repeat or are the rank itself), transpose (3-D FFT\n"
-           "                     transpose: alltoall in the rows, then in the columns of a balanced\n"
-           "                     2-D grid), sparse (--k random destinations per rank, seeded);\n"
-           "                     size = bytes per block [default: all = the collectives]\n"
-           "  --sizes A:B        bytes A, 2A, 4A, ... up to B (K/M/G suffixes, binary), or a comma\n"
-           "                     list of sizes and ranges, each 1..1G; bcast: the message, allreduce:\n"
-           "                     the vector (whole 8-byte doubles), alltoall(v): the block per pair\n"
-           "                     [default: 8:1M]\n"
-           "  --algorithms LIST  all, or a comma list of algorithm names, auto (the table's choice)\n"
-           "                     and mpi (the MPI library's own) [default: all = auto, every\n"
-           "                     registered algorithm, mpi]\n"
-           "  --iters N          timed calls per size; sizes above 64 KiB run N/5 (at least 1)\n"
-           "                     [default: 100; with --simulate 1]\n"
-           "  --warmup N         untimed calls first; above 64 KiB N/5 [default: 10; with --simulate 0]\n"
-           "  --rounds R         the timed calls of a size are split into R rounds of ceil(N/R) calls\n"
-           "                     that visit every algorithm in turn (a warm-up call each, when --warmup\n"
-           "                     is not 0; R is cut to N when N is smaller); a rank's time per call is\n"
-           "                     the median of its R round means, so a burst of load on a shared\n"
-           "                     machine hits all algorithms alike and one slow round decides\n"
-           "                     nothing [default: 5; with --simulate 1]\n"
-           "  --dims SHAPE       the collectives' torus over the ranks: auto, flat, hypercube,\n"
-           "                     hypercube:D or sizes like 4x2 (m suffix = mesh) [default: auto]\n"
-           "  --validate         check every algorithm against the MPI library: bcast vs MPI_Bcast\n"
-           "                     (roots 0 and P-1), allreduce uint64/int64 sum, min, max, bxor vs\n"
-           "                     MPI_Allreduce, doubles (whole numbers) sum, min, max vs a rank-order\n"
-           "                     reference from MPI_Allgather, alltoall(v) vs MPI_Alltoallv (alltoallv\n"
-           "                     also with uneven counts and gaps); one line per failure, exit 1\n"
-           "                     [default: off]\n"
-           "  --csv FILE         write the rows as CSV (replaced atomically) [default: none]\n"
-           "  --json FILE        write the run as JSON (replaced atomically) [default: none]\n"
-           "  --simulate SHAPE   no MPI collective: run the algorithms on the timed simulator at\n"
-           "                     SHAPE (e.g. 8x8x8, up to 64x32x32), one process, bgl link model:\n"
-           "                     %.0f bytes/s payload per link direction, %.0f-byte packets\n"
-           "                     (+%.0f header), at %.0f MHz %.0f cycles to write and %.0f to read a\n"
-           "                     packet (paper 000 sec. 2), %.0f cycles per message at each end and\n"
-           "                     %.0f cycle per byte reduced (assumed); packets take the links of\n"
-           "                     their route hop by hop in the idle gaps each link has left (router\n"
-           "                     buffers unbounded: assumed), at exactly half a ring alternately\n"
-           "                     either way (BG/L routes adaptively); the deposit bit (paper 000\n"
-           "                     sec. 3.2, line sends of dimwise and multistream): one injection per\n"
-           "                     direction of a line, its receivers pay the packet reads only, no\n"
-           "                     per-message cost; sizes that would not fit in half the free memory\n"
-           "                     are left out (one notice); halo4d and transpose on the torus itself\n"
-           "                     (grid = SHAPE, rows along dimension 0), each row with bound_us, the\n"
-           "                     link model's bound: per exchange max(busiest link: the wire bytes of\n"
-           "                     the blocks whose model routes cross it / link bandwidth; busiest\n"
-           "                     CPU: its packet writes and reads and one message cost at each end)\n"
-           "                     + the longest route's latency; ratio_vs_bnd = max_us / bound_us\n"
-           "                     [default: off]\n"
-           "  --choose SHAPE     run nothing: print what the selection table (torus/coll/select.c)\n"
-           "                     picks for every --op and --sizes on SHAPE, with TORUS_COLL_<OP>\n"
-           "                     applied and preconditions checked [default: off]\n"
-           "  --per-node K       --choose: K consecutive ranks share a node [default: 1]\n"
-           "  --k K              sparse: destinations per rank, 1..100000 [default: 6]\n"
-           "  --seed S           sparse: the seed of the destinations [default: 1]\n"
-           "  --link-bw B        --simulate: link bandwidth, bytes/s per direction [default: %.0f]\n"
-           "  --latency S        --simulate: seconds per link crossed [default: %g]\n"
-           "  --help             this help\n"
-           "  --version          the version\n"
-           "algorithms registered:",
-           BGL_LINK_BW, BGL_PACKET_BYTES, BGL_HEADER_BYTES, BGL_HZ / 1e6, BGL_SEND_PKT_CYCLES, BGL_RECV_PKT_CYCLES,
-           BGL_MSG_CYCLES, BGL_GAMMA_CYCLES, BGL_LINK_BW, BGL_LATENCY_S);
-    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
-        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
-        if (!*a)
-            printf(" (none yet)");
-        for (; *a; a++)
-            printf(" %s", *a);
-    }
-    printf("; multisend:");
-    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
-        printf(" %s", *a);
-    printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
-           "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
-}
 
 /* One size: digits with an optional K, M or G (binary).  0 or -1. */
 static int parse_one_size(const char *s, size_t len, uint64_t *out)
@@ -404,35 +293,223 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
 
 enum {
     OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_ROUNDS, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
-    OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_K, OPT_SEED, OPT_HELP, OPT_VERSION
+    OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_K, OPT_SEED, OPT_DRY_RUN, OPT_HELP,
+    OPT_VERSION
 };
 
+/* The option spec; --simulate's help names the link model's figures, so
+ * the table is completed once at run time. */
+static const torus_opt *cb_spec(void)
+{
+    static char sim_help[1400];
+    static torus_opt spec[] = {
+        {.name = "op", .type = TORUS_OPT_TEXT, .id = OPT_OP, .meta = "OP", .defval = "all = the collectives",
+         .help = "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed; alltoall: uniform "
+                 "blocks through torus_coll_alltoall, alltoallv: the v call with the same counts); or the multisend "
+                 "patterns of paper 001 (torus_multisend plans: auto, direct, routed; mpi = MPI_Neighbor_alltoallv "
+                 "on an MPI_Dist_graph_create_adjacent communicator, mpi_init = its MPI-4 persistent form where the "
+                 "library has it; columns: setup_us = plan or graph set-up, the per-call times, and breakeven = "
+                 "calls after which set-up plus calls cost less than mpi with its own set-up): halo4d (8 blocks to "
+                 "the - and + neighbours along each dimension of a balanced 4-D grid; on small grids neighbours "
+                 "repeat or are the rank itself), transpose (3-D FFT transpose: alltoall in the rows, then in the "
+                 "columns of a balanced 2-D grid), sparse (--k random destinations per rank, seeded); size = bytes "
+                 "per block",
+         .allowed = "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed), or the multisend "
+                    "patterns halo4d, transpose, sparse"},
+        {.name = "sizes", .type = TORUS_OPT_TEXT, .id = OPT_SIZES, .meta = "A:B", .defval = "8:1M",
+         .help = "bytes A, 2A, 4A, ... up to B (K/M/G suffixes, binary), or a comma list of sizes and ranges, each "
+                 "1..1G; bcast: the message, allreduce: the vector (whole 8-byte doubles), alltoall(v): the block "
+                 "per pair",
+         .allowed = "A:B (A, 2A, ... up to B bytes, K/M/G suffixes, e.g. 8:1M) or a comma list of sizes and "
+                    "ranges, each 1..1G, at most 256 sizes"},
+        {.name = "algorithms", .type = TORUS_OPT_TEXT, .id = OPT_ALGORITHMS, .meta = "LIST",
+         .defval = "all = auto, every registered algorithm, mpi",
+         .help = "all, or a comma list of algorithm names, auto (the table's choice) and mpi (the MPI library's own)",
+         .allowed = "all, or a comma list of names"},
+        {.name = "iters", .type = TORUS_OPT_LONG, .id = OPT_ITERS, .meta = "N", .defval = "100; with --simulate 1",
+         .help = "timed calls per size; sizes above 64 KiB run N/5 (at least 1)", .lo = 1, .hi = 10000000},
+        {.name = "warmup", .type = TORUS_OPT_LONG, .id = OPT_WARMUP, .meta = "N", .defval = "10; with --simulate 0",
+         .help = "untimed calls first; above 64 KiB N/5", .lo = 0, .hi = 1000000},
+        {.name = "rounds", .type = TORUS_OPT_LONG, .id = OPT_ROUNDS, .meta = "R", .defval = "5; with --simulate 1",
+         .help = "the timed calls of a size are split into R rounds of ceil(N/R) calls that visit every algorithm "
+                 "in turn (a warm-up call each, when --warmup is not 0; R is cut to N when N is smaller); a rank's "
+                 "time per call is the median of its R round means, so a burst of load on a shared machine hits all "
+                 "algorithms alike and one slow round decides nothing",
+         .lo = 1, .hi = MAX_ROUNDS},
+        {.name = "dims", .type = TORUS_OPT_TEXT, .id = OPT_DIMS, .meta = "SHAPE", .defval = "auto",
+         .help = "the collectives' torus over the ranks: auto, flat, hypercube, hypercube:D or sizes like 4x2 (m "
+                 "suffix = mesh)"},
+        {.name = "validate", .type = TORUS_OPT_FLAG, .id = OPT_VALIDATE, .defval = "off",
+         .help = "check every algorithm against the MPI library: bcast vs MPI_Bcast (roots 0 and P-1), allreduce "
+                 "uint64/int64 sum, min, max, bxor vs MPI_Allreduce, doubles (whole numbers) sum, min, max vs a "
+                 "rank-order reference from MPI_Allgather, alltoall(v) vs MPI_Alltoallv (alltoallv also with uneven "
+                 "counts and gaps); one line per failure, exit 1"},
+        {.name = "csv", .type = TORUS_OPT_FILE_OUT, .id = OPT_CSV, .meta = "FILE", .defval = "none",
+         .help = "write the rows as CSV (replaced atomically)"},
+        {.name = "json", .type = TORUS_OPT_FILE_OUT, .id = OPT_JSON, .meta = "FILE", .defval = "none",
+         .help = "write the run as JSON (replaced atomically)"},
+        {.name = "simulate", .type = TORUS_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
+        {.name = "choose", .type = TORUS_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
+         .help = "run nothing: print what the selection table (torus/coll/select.c) picks for every --op and "
+                 "--sizes on SHAPE, with TORUS_COLL_<OP> applied and preconditions checked"},
+        {.name = "per-node", .type = TORUS_OPT_LONG, .id = OPT_PER_NODE, .meta = "K", .defval = "1",
+         .help = "--choose: K consecutive ranks share a node", .lo = 1, .hi = 1 << 20},
+        {.name = "k", .type = TORUS_OPT_LONG, .id = OPT_K, .meta = "K", .defval = "6",
+         .help = "sparse: destinations per rank, 1..100000", .lo = 1, .hi = 100000},
+        {.name = "seed", .type = TORUS_OPT_U64, .id = OPT_SEED, .meta = "S", .defval = "1",
+         .help = "sparse: the seed of the destinations", .lo = 0,
+         .allowed = "an integer 0..18446744073709551615"},
+        {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "B", .defval = "154e6",
+         .help = "--simulate: link bandwidth, bytes/s per direction", .lo = 1, .hi = 1e15,
+         .allowed = "bytes per second in 1..1e15"},
+        {.name = "latency", .type = TORUS_OPT_DOUBLE, .id = OPT_LATENCY, .meta = "S", .defval = "1e-07",
+         .help = "--simulate: seconds per link crossed", .lo = 0, .hi = 1, .allowed = "seconds in 0..1"},
+        {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
+         .help = "check every option and the result files' folders, then exit 0 without running, printing or "
+                 "writing (the ranks and their memory are checked when a run starts)"},
+        {.name = "help", .type = TORUS_OPT_FLAG, .id = OPT_HELP, .help = "this help"},
+        {.name = "version", .type = TORUS_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
+        {0},
+    };
+    if (!sim_help[0]) {
+        snprintf(sim_help, sizeof sim_help,
+                 "no MPI collective: run the algorithms on the timed simulator at SHAPE (e.g. 8x8x8, up to "
+                 "64x32x32), one process, bgl link model: %.0f bytes/s payload per link direction, %.0f-byte packets "
+                 "(+%.0f header), at %.0f MHz %.0f cycles to write and %.0f to read a packet (paper 000 sec. 2), "
+                 "%.0f cycles per message at each end and %.0f cycle per byte reduced (assumed); packets take the "
+                 "links of their route hop by hop in the idle gaps each link has left (router buffers unbounded: "
+                 "assumed), at exactly half a ring alternately either way (BG/L routes adaptively); the deposit bit "
+                 "(paper 000 sec. 3.2, line sends of dimwise and multistream): one injection per direction of a "
+                 "line, its receivers pay the packet reads only, no per-message cost; sizes that would not fit in "
+                 "half the free memory are left out (one notice); halo4d and transpose on the torus itself (grid = "
+                 "SHAPE, rows along dimension 0), each row with bound_us, the link model's bound: per exchange "
+                 "max(busiest link: the wire bytes of the blocks whose model routes cross it / link bandwidth; "
+                 "busiest CPU: its packet writes and reads and one message cost at each end) + the longest route's "
+                 "latency; ratio_vs_bnd = max_us / bound_us",
+                 BGL_LINK_BW, BGL_PACKET_BYTES, BGL_HEADER_BYTES, BGL_HZ / 1e6, BGL_SEND_PKT_CYCLES,
+                 BGL_RECV_PKT_CYCLES, BGL_MSG_CYCLES, BGL_GAMMA_CYCLES);
+        for (torus_opt *o = spec; o->name; o++)
+            if (o->id == OPT_SIMULATE)
+                o->help = sim_help;
+    }
+    return spec;
+}
+
+/* head, then every registered algorithm by op and multisend's (--help and
+ * the preamble; suite_coll.sh reads the registry from --help). */
+static void print_registry(const char *head)
+{
+    printf("%s", head);
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
+        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
+        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
+        if (!*a)
+            printf(" (none yet)");
+        for (; *a; a++)
+            printf(" %s", *a);
+    }
+    printf("; multisend:");
+    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
+        printf(" %s", *a);
+}
+
+static void usage(void)
+{
+    printf("usage: mpirun -n P bin/collbench [options]\n"
+           "       bin/collbench --simulate SHAPE [options]\n"
+           "Times the collectives of torus/coll (every registered algorithm, the table's choice)\n"
+           "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
+           "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
+           "the same run) and the ratio to the MPI library's time.\n");
+    torus_opt_help(stdout, cb_spec());
+    print_registry("algorithms registered:");
+    printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
+           "options are checked before MPI starts; a bad one is one line and exit 2\n"
+           "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
+}
+
+/* One option into the opts ctx (torus_opt_fn); 1 --help, 2 --version. */
+static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *err, size_t errlen)
+{
+    opts *o = ctx;
+    const char *optarg_ = v->s;
+    switch (opt->id) {
+    case OPT_HELP:
+        return 1;
+    case OPT_VERSION:
+        return 2;
+    case OPT_OP:
+        if (parse_ops(optarg_, o))
+            torus_cli_bad_value(err, errlen, "op", optarg_, opt->allowed);
+        break;
+    case OPT_SIZES:
+        if (parse_sizes(optarg_, o))
+            torus_cli_bad_value(err, errlen, "sizes", optarg_, opt->allowed);
+        break;
+    case OPT_ALGORITHMS:
+        if (!*optarg_)
+            torus_cli_bad_value(err, errlen, "algorithms", optarg_, opt->allowed);
+        o->alg_list = strcmp(optarg_, "all") ? optarg_ : NULL;
+        break;
+    case OPT_ITERS:
+        o->iters = v->l;
+        o->iters_set = 1;
+        break;
+    case OPT_WARMUP:
+        o->warmup = v->l;
+        o->warmup_set = 1;
+        break;
+    case OPT_ROUNDS:
+        o->rounds = v->l;
+        o->rounds_set = 1;
+        break;
+    case OPT_DIMS:
+        o->dims = optarg_; /* parsed against the world size later */
+        break;
+    case OPT_VALIDATE:
+        o->validate = 1;
+        break;
+    case OPT_CSV:
+        o->csv = optarg_;
+        break;
+    case OPT_JSON:
+        o->json = optarg_;
+        break;
+    case OPT_SIMULATE:
+        o->simulate = optarg_;
+        break;
+    case OPT_CHOOSE:
+        o->choose = optarg_;
+        break;
+    case OPT_PER_NODE:
+        o->per_node = v->l;
+        o->per_node_set = 1;
+        break;
+    case OPT_LINK_BW:
+        o->link_bw = v->d;
+        o->link_bw_set = 1;
+        break;
+    case OPT_LATENCY:
+        o->latency = v->d;
+        o->latency_set = 1;
+        break;
+    case OPT_K:
+        o->k = v->l;
+        break;
+    case OPT_SEED:
+        o->seed = v->u;
+        break;
+    case OPT_DRY_RUN:
+        o->dry_run = 1;
+        break;
+    }
+    return err[0] ? -1 : 0;
+}
+
 /* Parses argv the same way on every rank.  Returns -1 to go on, else the
- * exit code (0 after --help/--version); err holds the one error line. */
+ * exit code (-2 --help, -3 --version); err holds the one error line. */
 static int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
 {
-    static const struct option longopts[] = {
-        {"op", required_argument, NULL, OPT_OP},
-        {"sizes", required_argument, NULL, OPT_SIZES},
-        {"algorithms", required_argument, NULL, OPT_ALGORITHMS},
-        {"iters", required_argument, NULL, OPT_ITERS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"rounds", required_argument, NULL, OPT_ROUNDS},
-        {"dims", required_argument, NULL, OPT_DIMS},
-        {"validate", no_argument, NULL, OPT_VALIDATE},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"simulate", required_argument, NULL, OPT_SIMULATE},
-        {"choose", required_argument, NULL, OPT_CHOOSE},
-        {"per-node", required_argument, NULL, OPT_PER_NODE},
-        {"link-bw", required_argument, NULL, OPT_LINK_BW},
-        {"latency", required_argument, NULL, OPT_LATENCY},
-        {"k", required_argument, NULL, OPT_K},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     for (int k = 0; k < NKINDS; k++)
         o->kinds[k] = 1;
@@ -446,120 +523,11 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     o->latency = BGL_LATENCY_S;
     o->k = 6;
     o->seed = 1;
-    err[0] = 0;
-    opterr = 0;
-    optind = 1;
-    for (;;) {
-        int prev = optind ? optind : 1;
-        /* "+": no reordering, so argv[prev] is the word getopt looked at */
-        int c = getopt_long(argc, argv, "+:", longopts, NULL);
-        if (c == -1)
-            break;
-        const char *word = argv[prev < argc ? prev : argc - 1];
-        switch (c) {
-        case OPT_HELP:
-            return -2;
-        case OPT_VERSION:
-            return -3;
-        case OPT_OP:
-            if (parse_ops(optarg, o))
-                torus_cli_bad_value(err, errlen, "op", optarg,
-                                    "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed), "
-                                    "or the multisend patterns halo4d, transpose, sparse");
-            break;
-        case OPT_SIZES:
-            if (parse_sizes(optarg, o))
-                torus_cli_bad_value(err, errlen, "sizes", optarg,
-                                    "A:B (A, 2A, ... up to B bytes, K/M/G suffixes, e.g. 8:1M) or a comma list of "
-                                    "sizes and ranges, each 1..1G, at most 256 sizes");
-            break;
-        case OPT_ALGORITHMS:
-            if (!*optarg)
-                torus_cli_bad_value(err, errlen, "algorithms", optarg, "all, or a comma list of names");
-            o->alg_list = strcmp(optarg, "all") ? optarg : NULL;
-            break;
-        case OPT_ITERS:
-            if (torus_cli_long(optarg, 1, 10000000, &o->iters))
-                torus_cli_bad_value(err, errlen, "iters", optarg, "an integer 1..10000000");
-            o->iters_set = 1;
-            break;
-        case OPT_WARMUP:
-            if (torus_cli_long(optarg, 0, 1000000, &o->warmup))
-                torus_cli_bad_value(err, errlen, "warmup", optarg, "an integer 0..1000000");
-            o->warmup_set = 1;
-            break;
-        case OPT_ROUNDS:
-            if (torus_cli_long(optarg, 1, MAX_ROUNDS, &o->rounds))
-                torus_cli_bad_value(err, errlen, "rounds", optarg, "an integer 1..64");
-            o->rounds_set = 1;
-            break;
-        case OPT_DIMS:
-            o->dims = optarg; /* parsed against the world size later */
-            break;
-        case OPT_VALIDATE:
-            o->validate = 1;
-            break;
-        case OPT_CSV:
-            if (!*optarg)
-                torus_cli_bad_value(err, errlen, "csv", optarg, "a file name");
-            o->csv = optarg;
-            break;
-        case OPT_JSON:
-            if (!*optarg)
-                torus_cli_bad_value(err, errlen, "json", optarg, "a file name");
-            o->json = optarg;
-            break;
-        case OPT_SIMULATE:
-            o->simulate = optarg;
-            break;
-        case OPT_CHOOSE:
-            o->choose = optarg;
-            break;
-        case OPT_PER_NODE:
-            if (torus_cli_long(optarg, 1, 1 << 20, &o->per_node))
-                torus_cli_bad_value(err, errlen, "per-node", optarg, "an integer 1..1048576");
-            o->per_node_set = 1;
-            break;
-        case OPT_LINK_BW:
-            if (torus_cli_double(optarg, 1, 1e15, &o->link_bw))
-                torus_cli_bad_value(err, errlen, "link-bw", optarg, "bytes per second in 1..1e15");
-            o->link_bw_set = 1;
-            break;
-        case OPT_LATENCY:
-            if (torus_cli_double(optarg, 0, 1, &o->latency))
-                torus_cli_bad_value(err, errlen, "latency", optarg, "seconds in 0..1");
-            o->latency_set = 1;
-            break;
-        case OPT_K:
-            if (torus_cli_long(optarg, 1, 100000, &o->k))
-                torus_cli_bad_value(err, errlen, "k", optarg, "an integer 1..100000");
-            break;
-        case OPT_SEED: {
-            uint64_t v;
-            if (torus_cli_u64(optarg, 0, UINT64_MAX, &v))
-                torus_cli_bad_value(err, errlen, "seed", optarg, "an integer 0..18446744073709551615");
-            o->seed = v;
-            break;
-        }
-        case ':': {
-            char w[300];
-            torus_cli_escape(word, w, sizeof w);
-            snprintf(err, errlen, "option '%s' needs a value (see --help)", w);
-            break;
-        }
-        default:
-            torus_cli_refused(longopts, word, err, errlen);
-            break;
-        }
-        if (err[0])
-            return TORUS_EXIT_USAGE;
-    }
-    if (optind < argc) {
-        char w[300];
-        torus_cli_escape(argv[optind], w, sizeof w);
-        snprintf(err, errlen, "unexpected argument '%s' (see --help)", w);
+    int rc = torus_opt_parse(cb_spec(), argc, argv, 0, take, o, NULL, err, errlen);
+    if (rc == 1 || rc == 2)
+        return -1 - rc;
+    if (rc)
         return TORUS_EXIT_USAGE;
-    }
     if (o->choose && (o->simulate || o->validate || o->csv || o->json)) {
         snprintf(err, errlen, "--choose prints the table's choices and runs nothing: drop --%s",
                  o->simulate ? "simulate" : o->validate ? "validate" : o->csv ? "csv" : "json");
@@ -594,6 +562,19 @@ static int parse_options(int argc, char **argv, opts *o, char *err, size_t errle
     }
     if (check_algorithms(o, err, errlen))
         return TORUS_EXIT_USAGE;
+    /* the shapes' grammar now, before MPI starts (--dims against the ranks
+     * when the run starts; bare auto, flat and hypercube take the count
+     * from them) */
+    const char *shapes[3] = {o->dims, o->simulate, o->choose}, *names[3] = {"dims", "simulate", "choose"};
+    for (int i = 0; i < 3; i++) {
+        torus_shape sh;
+        char e2[300];
+        if (shapes[i] && strcmp(shapes[i], "auto") && strcmp(shapes[i], "flat") && strcmp(shapes[i], "hypercube") &&
+            torus_shape_parse(shapes[i], 0, &sh, e2, sizeof e2)) {
+            snprintf(err, errlen, "--%s: %s", names[i], e2);
+            return TORUS_EXIT_USAGE;
+        }
+    }
     return -1;
 }
 
@@ -922,18 +903,7 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
     printf("# data: bcast from root 0; allreduce: doubles, sum; alltoall(v): size = bytes per pair; MB/s = bytes "
            "per rank / avg_us (alltoall(v): size x (ranks - 1)); auto(X): the table chose X; pred_us: "
            "torus_coll_predict of the algorithm that ran\n");
-    printf("# algorithms:");
-    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
-        printf("%s %s:", op ? ";" : "", torus_coll_op_name((torus_coll_op)op));
-        if (!*a)
-            printf(" (none yet)");
-        for (; *a; a++)
-            printf(" %s", *a);
-    }
-    printf("; multisend:");
-    for (const char *const *a = torus_multisend_algorithms(); *a; a++)
-        printf(" %s", *a);
+    print_registry("# algorithms:");
     if (o->pats[0] || o->pats[1] || o->pats[2])
         printf("\n# multisend patterns: mpi = MPI_Neighbor_alltoallv; %s; time per call = all steps "
                "(transpose: rows then columns); setup_us: avg over ranks of one set-up (plans, or the graph "
@@ -943,7 +913,7 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
                MPI_VERSION >= 4 ? " and persistent requests" : "");
     printf("\n# validation: %s%s%s\n", o->validate ? "on (every result against the MPI library's own)" : "off",
            ri->validation_note ? "; " : "", ri->validation_note ? ri->validation_note : "");
-    fflush(stdout);
+    torus_stdout_flush();
 }
 
 /* What is left out of an op, so that every missing row is accounted for
@@ -1037,31 +1007,31 @@ static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
         if (c)
             rc = torus_coll_barrier(c);
         else
-            CB_MPI(MPI_Barrier(w));
+            TORUS_MPI_CHECK(MPI_Barrier(w));
         break;
     case K_BCAST:
         if (c)
             rc = torus_coll_bcast(c, b->sbuf, bytes, 0);
         else
-            CB_MPI(MPI_Bcast(b->sbuf, (int)bytes, MPI_BYTE, 0, w));
+            TORUS_MPI_CHECK(MPI_Bcast(b->sbuf, (int)bytes, MPI_BYTE, 0, w));
         break;
     case K_ALLREDUCE:
         if (c)
             rc = torus_coll_allreduce(c, b->sbuf, b->rbuf, bytes / 8, TORUS_DOUBLE, TORUS_OP_SUM);
         else
-            CB_MPI(MPI_Allreduce(b->sbuf, b->rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, w));
+            TORUS_MPI_CHECK(MPI_Allreduce(b->sbuf, b->rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, w));
         break;
     case K_ALLTOALL:
         if (c)
             rc = torus_coll_alltoall(c, b->sbuf, b->rbuf, bytes);
         else
-            CB_MPI(MPI_Alltoall(b->sbuf, (int)bytes, MPI_BYTE, b->rbuf, (int)bytes, MPI_BYTE, w));
+            TORUS_MPI_CHECK(MPI_Alltoall(b->sbuf, (int)bytes, MPI_BYTE, b->rbuf, (int)bytes, MPI_BYTE, w));
         break;
     default:
         if (c)
             rc = torus_coll_alltoallv(c, b->sbuf, b->cnt, b->dis, b->rbuf, b->cnt, b->dis);
         else
-            CB_MPI(MPI_Alltoallv(b->sbuf, b->icnt, b->idis, MPI_BYTE, b->rbuf, b->icnt, b->idis, MPI_BYTE, w));
+            TORUS_MPI_CHECK(MPI_Alltoallv(b->sbuf, b->icnt, b->idis, MPI_BYTE, b->rbuf, b->icnt, b->idis, MPI_BYTE, w));
         break;
     }
     if (rc)
@@ -1073,12 +1043,12 @@ static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
 static double measure(bench *b, int kind, torus_coll *c, size_t bytes, int iters, int warmup)
 {
     if (warmup)
-        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < warmup; i++)
         one_call(b, kind, c, bytes);
     double t = 0;
     for (int i = 0; i < iters; i++) {
-        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = MPI_Wtime();
         one_call(b, kind, c, bytes);
         t += MPI_Wtime() - t0;
@@ -1170,7 +1140,7 @@ static void decide(bench *b, checks *ck)
     int *bad = ck->bad, *nbad = ck->nbad;
     for (int k = 0; k < ck->n; k++)
         bad[k] = !ck->skip[k] && ck->why[k][0];
-    CB_MPI(MPI_Allreduce(bad, nbad, ck->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allreduce(bad, nbad, ck->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     for (int k = 0; k < ck->n; k++) {
         if (ck->skip[k])
             continue;
@@ -1179,14 +1149,14 @@ static void decide(bench *b, checks *ck)
             continue;
         b->ri->failures++;
         int first = bad[k] ? b->me : b->n;
-        CB_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
         char line[256];
         snprintf(line, sizeof line, "%s", ck->why[k]);
         if (first != 0) {
             if (b->me == first)
-                CB_MPI(MPI_Send(line, (int)sizeof line, MPI_CHAR, 0, 77, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Send(line, (int)sizeof line, MPI_CHAR, 0, 77, MPI_COMM_WORLD));
             else if (!b->me)
-                CB_MPI(MPI_Recv(line, (int)sizeof line, MPI_CHAR, first, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                TORUS_MPI_CHECK(MPI_Recv(line, (int)sizeof line, MPI_CHAR, first, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         if (!b->me)
             fprintf(stderr, "collbench: FAILED %s: %s (%d of %d ranks wrong)\n", ck->what[k], line, nbad[k], b->n);
@@ -1226,33 +1196,33 @@ static void validate_barrier(bench *b, checks *ck, torus_coll *c, const char *al
     char what[160];
     snprintf(what, sizeof what, "barrier '%s'", label);
     int k = check_add(ck, what);
-    CB_MPI(MPI_Win_lock_all(0, b->win));
+    TORUS_MPI_CHECK(MPI_Win_lock_all(0, b->win));
     if (!b->me) {
-        CB_MPI(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, 0, 0, MPI_REPLACE, b->win));
-        CB_MPI(MPI_Win_flush(0, b->win));
+        TORUS_MPI_CHECK(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, 0, 0, MPI_REPLACE, b->win));
+        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
     }
-    CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const int late[3] = {n - 1, 0, n / 2};
     for (int round = 1; round <= 3; round++) {
         if (b->me == late[round - 1]) {
             struct timespec ts = {0, 2000000}; /* 2 ms */
             nanosleep(&ts, NULL);
         }
-        CB_MPI(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 0, 0, MPI_SUM, b->win));
-        CB_MPI(MPI_Win_flush(0, b->win));
+        TORUS_MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 0, 0, MPI_SUM, b->win));
+        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
         int rc = torus_coll_barrier(c);
         if (rc)
             call_failed(b, c, K_BARRIER, 0, rc);
-        CB_MPI(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_NO_OP, b->win)); /* an atomic read */
-        CB_MPI(MPI_Win_flush(0, b->win));
+        TORUS_MPI_CHECK(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_NO_OP, b->win)); /* an atomic read */
+        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
         if (got < (uint64_t)round * (uint64_t)n && !ck->why[k][0])
             snprintf(ck->why[k], sizeof ck->why[k],
                      "rank %d left barrier %d when %llu of %d ranks had entered (rank %d late)", b->me, round,
                      (unsigned long long)(got - (uint64_t)(round - 1) * (uint64_t)n), n, late[round - 1]);
         ck->skip[k] |= !ran_as_asked(c, K_BARRIER, alg);
-        CB_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the next round adds */
+        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the next round adds */
     }
-    CB_MPI(MPI_Win_unlock_all(b->win));
+    TORUS_MPI_CHECK(MPI_Win_unlock_all(b->win));
 }
 
 /* The MPI library's results at one size, made once and compared with
@@ -1292,7 +1262,7 @@ static void validate_bcast(bench *b, vref *v, checks *ck, torus_coll *c, const c
             need_memory(b, v->bc[r] != NULL, "bcast", bytes);
             for (size_t i = 0; i < bytes; i++)
                 v->bc[r][i] = b->me == roots[r] ? bcast_byte(bytes, roots[r], i) : 0;
-            CB_MPI(MPI_Bcast(v->bc[r], (int)bytes, MPI_BYTE, roots[r], MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Bcast(v->bc[r], (int)bytes, MPI_BYTE, roots[r], MPI_COMM_WORLD));
         }
     }
     unsigned char *got = b->rbuf;
@@ -1355,12 +1325,12 @@ static void fold(uint64_t *acc, uint64_t x, torus_dtype t, torus_op op)
 static int u64_minmax_broken(void)
 {
     int me;
-    CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     uint64_t v[2] = {me ? UINT64_MAX : 0, me ? 0 : UINT64_MAX}, mn[2], mx[2];
-    CB_MPI(MPI_Allreduce(v, mn, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
-    CB_MPI(MPI_Allreduce(v, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allreduce(v, mn, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allreduce(v, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
     int n;
-    CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     return n > 1 && (mn[0] != 0 || mn[1] != 0 || mx[0] != UINT64_MAX || mx[1] != UINT64_MAX);
 }
 
@@ -1412,7 +1382,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
             for (size_t i = 0; gi[cs] >= 0 && i < count; i++)
                 mine[(size_t)gi[cs] * count + i] = ar_elem(b->me, i, t, cs);
         }
-        CB_MPI(MPI_Allgather(mine, (int)per, MPI_UINT64_T, all, (int)per, MPI_UINT64_T, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Allgather(mine, (int)per, MPI_UINT64_T, all, (int)per, MPI_UINT64_T, MPI_COMM_WORLD));
         for (int cs = 0; cs < AR_CASES; cs++) {
             torus_dtype t;
             torus_op op;
@@ -1430,7 +1400,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
             } else {
                 for (size_t i = 0; i < count; i++)
                     in[i] = ar_elem(b->me, i, t, cs);
-                CB_MPI(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
+                TORUS_MPI_CHECK(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
                                      mop[op], MPI_COMM_WORLD));
             }
         }
@@ -1532,7 +1502,7 @@ static void validate_a2a(bench *b, vref *v, checks *ck, int kind, torus_coll *c,
             need_memory(b, v->a2a[u] != NULL, kind_name[kind], bytes);
             memset(v->a2a[u], 0xCD, rtot + 1);
             a2a_fill(b, sc, sd, bytes);
-            CB_MPI(MPI_Alltoallv(b->sbuf, isc, isc + n, MPI_BYTE, v->a2a[u], isc + 2 * n, isc + 3 * n, MPI_BYTE,
+            TORUS_MPI_CHECK(MPI_Alltoallv(b->sbuf, isc, isc + n, MPI_BYTE, v->a2a[u], isc + 2 * n, isc + 3 * n, MPI_BYTE,
                                  MPI_COMM_WORLD));
         }
     }
@@ -1613,15 +1583,15 @@ static double pingpong(int me, int n, char *buf, int bytes, int reps)
         double t0 = MPI_Wtime();
         if (n == 1) {
             MPI_Request rq;
-            CB_MPI(MPI_Irecv(buf + bytes, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rq));
-            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
-            CB_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Irecv(buf + bytes, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rq));
+            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         } else if (me == 0) {
-            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
-            CB_MPI(MPI_Recv(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         } else {
-            CB_MPI(MPI_Recv(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CB_MPI(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
         }
         if (rep >= 0)
             t[rep] = (MPI_Wtime() - t0) / (n == 1 ? 1 : 2);
@@ -1668,9 +1638,9 @@ static void calibrate(bench *b)
     int active = b->me < 2;
     MPI_Request rq;
     if (!active) {
-        CB_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        TORUS_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
         for (int done = 0; !done;) {
-            CB_MPI(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
             if (!done) {
                 struct timespec ts = {0, 200000};
                 nanosleep(&ts, NULL);
@@ -1690,10 +1660,10 @@ static void calibrate(bench *b)
         cal[1] = tb > t8 ? (tb - t8) / (BIG - 8) : 0;
         if (!b->me)
             cal[2] = time_reduction();
-        CB_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
-        CB_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        TORUS_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        TORUS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     }
-    CB_MPI(MPI_Bcast(cal, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(cal, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     ri->alpha = cal[0];
     ri->beta = cal[1];
     ri->gamma = cal[2];
@@ -1855,7 +1825,7 @@ static void run_op_mpi(bench *b, int kind)
             if (have[i])
                 mean[i] = median(rmean[i], nr);
         /* one gather and one verdict for the whole size */
-        CB_MPI(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
         if (o->validate)
             decide(b, ck);
         if (b->me)
@@ -1887,7 +1857,7 @@ static void run_op_mpi(bench *b, int kind)
                     MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
                 }
             }
-        fflush(stdout);
+        torus_stdout_flush();
     }
     if (!b->me)
         print_skips(kind, algs, nalg, sk);
@@ -1896,6 +1866,27 @@ static void run_op_mpi(bench *b, int kind)
     free(all);
     vref_free(&vr);
     free_buffers(b);
+}
+
+/* Bytes a rank holds at once for the largest size: the send and receive
+ * buffers (alloc_buffers: alltoall(v) a block per rank, the multisend
+ * patterns a block per destination, at most max(8, P, --k)) and, with
+ * --validate, the references made with the MPI library, about as much
+ * again.  In doubles: no product wraps. */
+static double buffer_need(const opts *o, int n)
+{
+    double maxs = (double)o->sizes[o->nsizes - 1], need = 0;
+    for (int k = 0; k < NKINDS; k++)
+        if (o->kinds[k]) {
+            double per = (is_a2a(k) ? maxs * n : maxs) + 4.0 * n + 16;
+            need = 2 * per > need ? 2 * per : need;
+        }
+    if (o->pats[0] || o->pats[1] || o->pats[2]) {
+        double blocks = n > 8 ? n : 8;
+        blocks = (double)o->k > blocks ? (double)o->k : blocks;
+        need = 2 * maxs * blocks > need ? 2 * maxs * blocks : need;
+    }
+    return o->validate ? 2 * need : need;
 }
 
 /* The collective contexts over MPI_COMM_WORLD: the map from --dims, the
@@ -1923,6 +1914,20 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory discovering the nodes");
         return TORUS_EXIT_RESOURCE;
     }
+    /* the one memory check, before any buffer is touched */
+    torus_mem_verdict v;
+    double need = buffer_need(o, b->n);
+    if (!torus_mem_fits(MPI_COMM_WORLD, &ni, need, &v)) {
+        if (v.speaker)
+            fprintf(stderr,
+                    "collbench: error: --sizes up to %zu bytes at %d ranks need %.2f GiB per rank, %.2f GiB on this "
+                    "node (%d ranks), but only %.2f GiB is available: allowed smaller --sizes\n",
+                    o->sizes[o->nsizes - 1], b->n, need / (double)(1ULL << 30), v.node_need / (double)(1ULL << 30),
+                    v.ranks, (double)v.avail / (double)(1ULL << 30));
+        torus_node_free(&ni);
+        err[0] = 0;
+        return TORUS_EXIT_RESOURCE;
+    }
     b->ri->nodes = ni.nnodes;
     b->ri->per_node = ni.max_per_node;
     b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
@@ -1930,7 +1935,7 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for the node table");
         return TORUS_EXIT_RESOURCE;
     }
-    CB_MPI(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
     torus_node_free(&ni);
     for (int i = 0; i < 2; i++) {
         if (torus_mpi_create(&b->tm[i], MPI_COMM_WORLD, &b->map, b->me, 1, 0, e2, sizeof e2)) {
@@ -2267,14 +2272,14 @@ static void pentry_setup(bench *b, pentry *e, const pattern *p, size_t half)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-        CB_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, s->nsrc, s->srcs, MPI_UNWEIGHTED, s->ndest, s->dests,
+        TORUS_MPI_CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, s->nsrc, s->srcs, MPI_UNWEIGHTED, s->ndest, s->dests,
                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &e->g[k]));
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #pragma GCC diagnostic pop
 #endif
 #if MPI_VERSION >= 4
         if (e->how == PE_MPI_INIT)
-            CB_MPI(MPI_Neighbor_alltoallv_init(b->sbuf + (size_t)k * half, s->isc, s->isd, MPI_BYTE, b->rbuf + (size_t)k * half, s->irc, s->ird, MPI_BYTE,
+            TORUS_MPI_CHECK(MPI_Neighbor_alltoallv_init(b->sbuf + (size_t)k * half, s->isc, s->isd, MPI_BYTE, b->rbuf + (size_t)k * half, s->irc, s->ird, MPI_BYTE,
                                                e->g[k], MPI_INFO_NULL, &e->rq[k]));
 #endif
     }
@@ -2295,10 +2300,10 @@ static void pentry_call(bench *b, pentry *e, const pattern *p, size_t half)
                 MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_VERIFY);
             }
         } else if (e->how == PE_MPI) {
-            CB_MPI(MPI_Neighbor_alltoallv(sb, s->isc, s->isd, MPI_BYTE, rb, s->irc, s->ird, MPI_BYTE, e->g[k]));
+            TORUS_MPI_CHECK(MPI_Neighbor_alltoallv(sb, s->isc, s->isd, MPI_BYTE, rb, s->irc, s->ird, MPI_BYTE, e->g[k]));
         } else {
-            CB_MPI(MPI_Start(&e->rq[k]));
-            CB_MPI(MPI_Wait(&e->rq[k], MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Start(&e->rq[k]));
+            TORUS_MPI_CHECK(MPI_Wait(&e->rq[k], MPI_STATUS_IGNORE));
         }
     }
 }
@@ -2311,8 +2316,8 @@ static void pentry_free(pentry *e, const pattern *p)
             continue;
         }
         if (e->how == PE_MPI_INIT)
-            CB_MPI(MPI_Request_free(&e->rq[k]));
-        CB_MPI(MPI_Comm_free(&e->g[k]));
+            TORUS_MPI_CHECK(MPI_Request_free(&e->rq[k]));
+        TORUS_MPI_CHECK(MPI_Comm_free(&e->g[k]));
     }
 }
 
@@ -2355,7 +2360,7 @@ static void pattern_reference(bench *b, const pstep *s, const unsigned char *sb,
         memcpy(a + sdis[d] + cur[d], sb + s->sd[i], s->sc[i]);
         cur[d] += s->sc[i];
     }
-    CB_MPI(MPI_Alltoallv(a, scnt, sdis, MPI_BYTE, r, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Alltoallv(a, scnt, sdis, MPI_BYTE, r, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD));
     memset(cur, 0, (size_t)n * sizeof *cur);
     memset(ref, PAT_GAP, s->rlen);
     for (int j = 0; j < s->nsrc; j++) {
@@ -2500,7 +2505,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                 char chosen[8][64];
                 for (int round = 0; round < nr; round++)
                     for (int i = 0; i < ne; i++) {
-                        CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+                        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
                         double t0 = MPI_Wtime();
                         pentry_setup(b, &e[i], &p, half);
                         rsetup[i][round] = MPI_Wtime() - t0;
@@ -2508,7 +2513,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                             pentry_call(b, &e[i], &p, half);
                         double t = 0;
                         for (int c = 0; c < it_r; c++) {
-                            CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+                            TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
                             double t1 = MPI_Wtime();
                             pentry_call(b, &e[i], &p, half);
                             t += MPI_Wtime() - t1;
@@ -2529,9 +2534,9 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                     mine[2 * i] = median(rmean[i], nr);
                     mine[2 * i + 1] = median(rsetup[i], nr);
                 }
-                CB_MPI(MPI_Gather(mine, 2 * ne, MPI_DOUBLE, all, 2 * ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Gather(mine, 2 * ne, MPI_DOUBLE, all, 2 * ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
                 double pay = pattern_payload(&p, b->me), paysum = 0;
-                CB_MPI(MPI_Reduce(&pay, &paysum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Reduce(&pay, &paysum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
                 if (!b->me) {
                     row rows[8];
                     double mpi_avg = -1, mpi_setup = 0;
@@ -2576,7 +2581,7 @@ static void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                                 MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
                             }
                         }
-                    fflush(stdout);
+                    torus_stdout_flush();
                 }
             }
             if (o->validate)
@@ -2801,7 +2806,7 @@ static int simulate_patterns(const opts *o, run_info *ri, const torus_map *map, 
                 r.bound_us = bound * 1e6;
                 r.ratio_bound = bound > 0 ? r.max_us / r.bound_us : -1;
                 print_pattern_row(&r, 1);
-                fflush(stdout);
+                torus_stdout_flush();
                 if (add_row(ri, &r)) {
                     snprintf(err, errlen, "out of memory for the results");
                     rc = TORUS_EXIT_RESOURCE;
@@ -3178,7 +3183,7 @@ static int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
                 r.pred_us = pr >= 0 ? pr * 1e6 : -1;
                 r.ratio = -1; /* no MPI library in the simulator */
                 print_row(&r);
-                fflush(stdout);
+                torus_stdout_flush();
                 if (add_row(ri, &r)) {
                     snprintf(err, errlen, "out of memory for the results");
                     rc = TORUS_EXIT_RESOURCE;
@@ -3273,10 +3278,6 @@ static int choose_main(const opts *o, char *err, size_t errlen)
                 printf("  %-9s %10zu  %-20s %s\n", "alltoallv", o->sizes[i],
                        torus_coll_choice(c, TORUS_COLL_ALLTOALLV, o->sizes[i]),
                        torus_coll_choice(cd, TORUS_COLL_ALLTOALLV, o->sizes[i]));
-        if (fflush(stdout) || ferror(stdout)) {
-            snprintf(err, errlen, "cannot write the choices to standard output");
-            rc = TORUS_EXIT_RESOURCE;
-        }
     }
     torus_coll_destroy(c);
     torus_coll_destroy(cd);
@@ -3290,32 +3291,49 @@ static int finish(int me, int code, const char *err)
 {
     if (!me && err && err[0])
         fprintf(stderr, "collbench: %s\n", err);
+    if (!me)
+        code = torus_stdout_end(code);
     MPI_Finalize();
     return code;
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    CB_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int me, n;
-    CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    torus_stdout_begin(argv[0]);
     static opts o;
     char err[2600] = "";
+    /* the options before MPI starts: a typo costs no start-up, and every
+     * process agrees without communicating; the first of the launch
+     * prints */
+    int first = torus_launch_first();
     int prc = parse_options(argc, argv, &o, err, sizeof err);
-    if (prc == -2) {
-        if (!me)
+    if (prc == -2 || prc == -3) {
+        if (!first)
+            return 0;
+        if (prc == -2)
             usage();
-        return finish(me, 0, NULL);
-    }
-    if (prc == -3) {
-        if (!me)
+        else
             printf("collbench (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return finish(me, 0, NULL);
+        return torus_stdout_end(0);
     }
-    if (prc >= 0)
-        return finish(me, prc, err);
+    if (prc >= 0) {
+        if (first)
+            fprintf(stderr, "collbench: %s\n", err);
+        return prc;
+    }
+    if (o.dry_run) {
+        if (first && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
+                      (o.json && probe_file("json", o.json, err, sizeof err)))) {
+            fprintf(stderr, "collbench: %s\n", err);
+            return TORUS_EXIT_RESOURCE;
+        }
+        return first ? torus_stdout_end(0) : 0;
+    }
+    MPI_Init(&argc, &argv);
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int me, n;
+    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
 
     static run_info ri;
     ri.ranks = n;
@@ -3334,7 +3352,7 @@ int main(int argc, char **argv)
     if (!me && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
                 (o.json && probe_file("json", o.json, err, sizeof err))))
         probe_rc = TORUS_EXIT_RESOURCE;
-    CB_MPI(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (probe_rc)
         return finish(me, probe_rc, err);
 
@@ -3383,7 +3401,7 @@ int main(int argc, char **argv)
         if (!me)
             print_preamble(&o, &ri, "MPI_Wtime per call, MPI_Barrier between calls");
         if (o.validate && o.kinds[K_BARRIER]) {
-            CB_MPI(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win_base, &b.win));
+            TORUS_MPI_CHECK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win_base, &b.win));
             *b.win_base = 0;
         }
         for (int k = 0; k < NKINDS; k++)
@@ -3395,23 +3413,22 @@ int main(int argc, char **argv)
             if (o.pats[pi])
                 run_pattern_mpi(&b, pi, &pg);
         if (o.validate && o.kinds[K_BARRIER])
-            CB_MPI(MPI_Win_free(&b.win));
+            TORUS_MPI_CHECK(MPI_Win_free(&b.win));
         teardown_mpi(&b);
     }
     if (!me) {
         if (o.validate)
             printf("# validation: %d checks, %d failed\n", ri.checks, ri.failures);
+        torus_stdout_flush(); /* the tables are complete: a failure's reason is kept */
         code = write_results(&o, &ri, err, sizeof err);
         if (!code && ri.failures)
             code = TORUS_EXIT_VERIFY;
-        if (fflush(stdout) || ferror(stdout)) {
-            snprintf(err, sizeof err, "cannot write the tables to standard output: %s", strerror(errno ? errno : EIO));
-            code = TORUS_EXIT_RESOURCE;
-        }
         if (code == TORUS_EXIT_RESOURCE)
             fprintf(stderr, "collbench: %s\n", err);
+        /* the tables went to stdout: a full or closed stdout lost them */
+        code = torus_stdout_end(code);
     }
-    CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
     free(ri.rows);
     MPI_Finalize();
     return code;

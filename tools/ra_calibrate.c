@@ -64,9 +64,10 @@
 #include "ropt_sim.h"
 #include "torus_cli.h"
 #include "torus_io.h"
+#include "torus_mem.h"
+#include "torus_opt.h"
 #include "torusmodel.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,15 +94,34 @@ static void sleepy_barrier(MPI_Comm comm)
 {
     MPI_Request rq;
     int done = 0;
-    RA_MPI_CHECK(MPI_Ibarrier(comm, &rq));
+    TORUS_MPI_CHECK(MPI_Ibarrier(comm, &rq));
     for (;;) {
-        RA_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+        TORUS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
         if (done)
             break;
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
 }
+
+enum { CAL_LOG2 = 1, CAL_QUICK, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
+
+static const torus_opt cal_spec[] = {
+    {.name = "log2-table", .type = TORUS_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
+     .help = "the run's global table of 2^K words, K in 10..40; each rank holds 2^K / P words", .lo = 10, .hi = 40},
+    {.name = "quick", .type = TORUS_OPT_FLAG, .id = CAL_QUICK, .defval = "off",
+     .help = "2^21 updates per rank per phase, fewer repetitions: 7-20 s"},
+    {.name = "output", .type = TORUS_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
+     .help = "params file to write"},
+    {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
+     .defval = "measured 64 KiB ping-pong, 1e12 on one rank", .help = "link bandwidth to record, bytes/s",
+     .lo = TM_PARAM_MIN, .hi = TM_PARAM_MAX, .allowed = "a number > 0, in 1e-30..1e30"},
+    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = CAL_DRY_RUN, .defval = "off",
+     .help = "check the options and the output's folder, then exit 0 without measuring or writing"},
+    {.name = "help", .type = TORUS_OPT_FLAG, .id = CAL_HELP, .help = "this help"},
+    {.name = "version", .type = TORUS_OPT_FLAG, .id = CAL_VERSION, .help = "the version"},
+    {0},
+};
 
 static void usage(void)
 {
@@ -110,92 +130,73 @@ static void usage(void)
            "aggregate, the memory bound), t_local, the baseline's MPI_Testany and exposed-miss costs,\n"
            "t_send/t_recv per payload (paper 002 Table 1's method, ranks in pairs at once), t_hop (the\n"
            "routing work alone), and the waits short runs of ra_opt and the baseline show beyond those;\n"
-           "writes a params file for bin/torusmodel --params.\n"
-           "  --log2-table K   the run's global table of 2^K words, K in 10..40; each rank holds\n"
-           "                   2^K / P words (default 25)\n"
-           "  --quick          2^21 updates per rank per phase, fewer repetitions: 7-20 s (default: off)\n"
-           "  --output FILE    params file to write (default calibration.params)\n"
-           "  --link-bw B      link bandwidth to record, bytes/s (default: measured 64 KiB ping-pong,\n"
-           "                   1e12 on one rank)\n"
-           "  --help, --version\n"
-           "exit: 0 ok, 2 bad input, 3 resource error\n");
+           "writes a params file for bin/torusmodel --params.\n");
+    torus_opt_help(stdout, cal_spec);
+    printf("options are checked before MPI starts; a bad one is one line and exit 2\n"
+           "exit: 0 ok, 2 bad input, 3 resource error (memory, files, MPI)\n");
 }
 
 typedef struct cal_opts {
-    int log2, quick;
+    int log2, quick, dry_run;
     const char *out;
     double link_bw;
 } cal_opts;
 
-/* Options, parsed the same way on every rank; rank 0 prints the one error
- * line.  Returns -1 to go on, else the exit code. */
-static int parse_options(int argc, char **argv, int rank, cal_opts *o)
+/* One option into the cal_opts ctx (torus_opt_fn): 1 --help, 2 --version. */
+static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
 {
-    static const struct option longopts[] = {
-        {"log2-table", required_argument, NULL, 'k'}, {"output", required_argument, NULL, 'o'},
-        {"link-bw", required_argument, NULL, 'b'},    {"quick", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},             {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
+    (void)err, (void)errlen;
+    cal_opts *c = ctx;
+    switch (o->id) {
+    case CAL_HELP:
+        return 1;
+    case CAL_VERSION:
+        return 2;
+    case CAL_LOG2:
+        c->log2 = (int)v->l;
+        break;
+    case CAL_QUICK:
+        c->quick = 1;
+        break;
+    case CAL_OUTPUT:
+        c->out = v->s;
+        break;
+    case CAL_LINK_BW:
+        c->link_bw = v->d;
+        break;
+    case CAL_DRY_RUN:
+        c->dry_run = 1;
+        break;
+    }
+    return 0;
+}
+
+/* Options, before MPI starts, the same on every process; the first of the
+ * launch (torus_launch_first) prints --help, --version or the one error
+ * line.  Returns -1 to go on, else the exit code. */
+static int parse_options(int argc, char **argv, int first, cal_opts *o)
+{
     char err[400] = "";
-    long v;
-    opterr = 0;
-    for (;;) {
-        int prev = optind ? optind : 1;
-        /* "+": no reordering, so argv[prev] is the word getopt looked at */
-        int c = getopt_long(argc, argv, "+:", longopts, NULL);
-        if (c == -1)
-            break;
-        const char *word = argv[prev < argc ? prev : argc - 1];
-        switch (c) {
-        case 'h':
-            if (!rank)
-                usage();
-            return 0;
-        case 'V':
-            if (!rank)
-                printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
-            return 0;
-        case 'k':
-            if (torus_cli_long(optarg, 10, 40, &v))
-                torus_cli_bad_value(err, sizeof err, "log2-table", optarg, "an integer 10..40");
-            else
-                o->log2 = (int)v;
-            break;
-        case 'q':
-            o->quick = 1;
-            break;
-        case 'o':
-            if (!*optarg)
-                torus_cli_bad_value(err, sizeof err, "output", optarg, "a file name");
-            o->out = optarg;
-            break;
-        case 'b':
-            if (torus_cli_double(optarg, 1e-300, 1e300, &o->link_bw))
-                torus_cli_bad_value(err, sizeof err, "link-bw", optarg, "a number > 0");
-            break;
-        case ':': {
-            char w[300];
-            torus_cli_escape(word, w, sizeof w);
-            snprintf(err, sizeof err, "option '%s' needs a value (see --help)", w);
-            break;
-        }
-        default:
-            torus_cli_refused(longopts, word, err, sizeof err);
-            break;
-        }
-        if (err[0])
-            break;
+    int rc = torus_opt_parse(cal_spec, argc, argv, 0, take, o, NULL, err, sizeof err);
+    if (rc == 1 || rc == 2) {
+        if (first && rc == 1)
+            usage();
+        else if (first)
+            printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
+        return first ? torus_stdout_end(TORUS_EXIT_OK) : TORUS_EXIT_OK;
     }
-    if (!err[0] && optind < argc) {
-        char w[300];
-        torus_cli_escape(argv[optind], w, sizeof w);
-        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", w);
-    }
-    if (err[0]) {
-        if (!rank)
+    if (rc) {
+        if (first)
             fprintf(stderr, "ra_calibrate: %s\n", err);
         return TORUS_EXIT_USAGE;
+    }
+    /* --dry-run: the output's folder, as rank 0 checks it before measuring */
+    if (o->dry_run) {
+        if (first && torus_outfile_probe(o->out, err, sizeof err)) {
+            fprintf(stderr, "ra_calibrate: --output: %s\n", err);
+            return TORUS_EXIT_USAGE;
+        }
+        return first ? torus_stdout_end(TORUS_EXIT_OK) : TORUS_EXIT_OK;
     }
     return -1;
 }
@@ -224,8 +225,8 @@ static double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log
                          torus_shape *shape, uint64_t *given)
 {
     int rank, P;
-    RA_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    RA_MPI_CHECK(MPI_Comm_size(comm, &P));
+    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(comm, &P));
     uint64_t TS = 1ULL << log2;
     ra_dist td, ud;
     ra_dist_init(&td, TS, P);
@@ -252,7 +253,7 @@ static double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log
     ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
     double mine = MPI_Wtime() - t0, dt;
     sleepy_barrier(sync);
-    RA_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
     ropt_mpi_free(&s);
     if (!given)
         ra_table_free(tab, ra_dist_count(&td, rank) ? ra_dist_count(&td, rank) : 1);
@@ -264,10 +265,10 @@ static double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log
 static double node_rate(const torus_node_info *ni, double updates, double secs)
 {
     double sum = 0, tmax = 0, rate, total;
-    RA_MPI_CHECK(MPI_Allreduce(&updates, &sum, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
-    RA_MPI_CHECK(MPI_Allreduce(&secs, &tmax, 1, MPI_DOUBLE, MPI_MAX, ni->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&updates, &sum, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
+    TORUS_MPI_CHECK(MPI_Allreduce(&secs, &tmax, 1, MPI_DOUBLE, MPI_MAX, ni->comm));
     rate = ni->local == 0 ? sum / tmax / 1e9 : 0;
-    RA_MPI_CHECK(MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     return total / ni->nnodes;
 }
 
@@ -281,7 +282,7 @@ static void base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Requ
         ran = ra_gen_next(RA_GEN_LFSR, ran);
         t[ra_gen_index(RA_GEN_LFSR, ran, lk)] ^= ran;
         if (tests)
-            RA_MPI_CHECK(MPI_Testany(nrecv, req, &idx, &flag, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Testany(nrecv, req, &idx, &flag, MPI_STATUS_IGNORE));
     }
 }
 
@@ -352,44 +353,44 @@ static void message_costs(int rank, int P, int reps, int warm, double *ts, doubl
         for (int rep = 0; rep < reps; rep++) {
             sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && !even) {
-                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                TORUS_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             } else if (in_pair) {
                 spin(WAIT_S);
                 double t0 = MPI_Wtime();
-                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD));
                 if (rep >= warm && MPI_Wtime() - t0 < sum_s)
                     sum_s = MPI_Wtime() - t0;
             }
             if (in_pair && even)
-                RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
             else if (in_pair)
-                RA_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                TORUS_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && even) {
-                RA_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
             } else if (in_pair) {
                 /* until the message is here (the sender may wake late
                  * from the barrier), then a while for it to land */
                 int here = 0;
                 while (!here)
-                    RA_MPI_CHECK(MPI_Iprobe(peer, 2, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE));
+                    TORUS_MPI_CHECK(MPI_Iprobe(peer, 2, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE));
                 spin(WAIT_S);
                 double t0 = MPI_Wtime();
-                RA_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                TORUS_MPI_CHECK(MPI_Recv(buf, sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 if (rep >= warm && MPI_Wtime() - t0 < sum_r)
                     sum_r = MPI_Wtime() - t0;
             }
             /* the sender stays in MPI until its receiver is done: asleep in
              * the barrier it could not progress a large message */
             if (in_pair && !even)
-                RA_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+                TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
             else if (in_pair)
-                RA_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                TORUS_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         double s = in_pair && even ? sum_s * 1e9 : 0;
         double r = in_pair && !even ? sum_r * 1e9 : 0;
-        RA_MPI_CHECK(MPI_Allreduce(&s, &ts[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-        RA_MPI_CHECK(MPI_Allreduce(&r, &tr[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Allreduce(&s, &ts[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Allreduce(&r, &tr[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         ts[k] /= pairs, tr[k] /= pairs;
     }
     free(buf);
@@ -416,21 +417,21 @@ static int cores_online(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, P;
-    RA_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    RA_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &P));
-    cal_opts op = {25, 0, "calibration.params", 0};
-    int prc = parse_options(argc, argv, rank, &op);
-    if (prc >= 0) {
-        MPI_Finalize();
+    torus_stdout_begin(argv[0]);
+    cal_opts op = {25, 0, 0, "calibration.params", 0};
+    int prc = parse_options(argc, argv, torus_launch_first(), &op);
+    if (prc >= 0)
         return prc;
-    }
+    MPI_Init(&argc, &argv);
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int rank, P;
+    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &P));
     /* the output is checked before the measuring, written at the end
      * through a temporary (torus_io.h) */
     char ferr[400] = "";
     int out_ok = rank || !torus_outfile_probe(op.out, ferr, sizeof ferr);
-    RA_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (!out_ok) {
         if (!rank)
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
@@ -445,7 +446,7 @@ int main(int argc, char **argv)
         return TORUS_EXIT_RESOURCE;
     }
     int cores = cores_online(), cmin;
-    RA_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     cores = cmin;
     double rpn = (double)P / ni.nnodes;              /* ranks per node */
     double used = rpn < cores ? rpn : cores;         /* cores at work per node */
@@ -455,6 +456,22 @@ int main(int argc, char **argv)
     while (lk > 10 && (1ULL << lk) * (uint64_t)1 > (1ULL << op.log2) / (uint64_t)P)
         lk--;
     uint64_t LS = 1ULL << lk;
+    /* the one memory check, before any table: a rank holds its share of
+     * the run's table (at least 2^10 words) at a time */
+    {
+        uint64_t share_words = ((1ULL << op.log2) + (uint64_t)P - 1) / (uint64_t)P;
+        torus_mem_verdict v;
+        if (!torus_mem_fits(MPI_COMM_WORLD, &ni, 8.0 * (double)(share_words > LS ? share_words : LS), &v)) {
+            if (v.speaker)
+                fprintf(stderr,
+                        "ra_calibrate: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only "
+                        "%.2f GiB is available: allowed a smaller --log2-table\n",
+                        op.log2, v.node_need / (double)(1ULL << 30), v.ranks, (double)v.avail / (double)(1ULL << 30));
+            torus_node_free(&ni);
+            MPI_Finalize();
+            return TORUS_EXIT_RESOURCE;
+        }
+    }
     uint64_t per_rank = op.quick ? 1ULL << 21 : 1ULL << 23;
     if (per_rank > 4 * LS)
         per_rank = 4 * LS;
@@ -491,7 +508,7 @@ int main(int argc, char **argv)
             t_local = lo;
     }
     sleepy_barrier(MPI_COMM_WORLD);
-    RA_MPI_CHECK(MPI_Bcast(&t_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&t_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 
     /* node_gups: the same two kernels on every rank at once (Star), the
      * best try: other load on the machine only ever slows a try down, and
@@ -536,11 +553,11 @@ int main(int argc, char **argv)
         uint64_t small[1024];
         ra_table_init(small, 1024, 0);
         MPI_Comm bc;
-        RA_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &bc));
+        TORUS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &bc));
         MPI_Request req[8];
         uint64_t rbuf[8];
         for (int i = 0; i < nrecv; i++)
-            RA_MPI_CHECK(MPI_Irecv(&rbuf[i], 1, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, bc, &req[i]));
+            TORUS_MPI_CHECK(MPI_Irecv(&rbuf[i], 1, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, bc, &req[i]));
         if (!rank) {
             uint64_t n = per_rank / 2;
             double best_c = 1e30, best_a = 1e30, best_b = 1e30;
@@ -565,12 +582,12 @@ int main(int argc, char **argv)
         }
         sleepy_barrier(MPI_COMM_WORLD);
         for (int i = 0; i < nrecv; i++) {
-            RA_MPI_CHECK(MPI_Cancel(&req[i]));
-            RA_MPI_CHECK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Cancel(&req[i]));
+            TORUS_MPI_CHECK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
         }
-        RA_MPI_CHECK(MPI_Comm_free(&bc));
-        RA_MPI_CHECK(MPI_Bcast(&t_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-        RA_MPI_CHECK(MPI_Bcast(&local_path, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Comm_free(&bc));
+        TORUS_MPI_CHECK(MPI_Bcast(&t_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Bcast(&local_path, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     }
     ra_table_free(tab, LS);
 
@@ -598,18 +615,18 @@ int main(int argc, char **argv)
                 sleepy_barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 if (rank == 0) {
-                    RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
-                    RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    TORUS_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
+                    TORUS_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 } else if (rank == 1) {
-                    RA_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                    RA_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
+                    TORUS_MPI_CHECK(MPI_Recv(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    TORUS_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
                 }
                 double dt = (MPI_Wtime() - t0) / 2;
                 if (dt < best)
                     best = dt;
             }
             link_bw = n / best;
-            RA_MPI_CHECK(MPI_Bcast(&link_bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Bcast(&link_bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
             free(big);
         }
     }
@@ -660,7 +677,7 @@ int main(int argc, char **argv)
             t_hop = best < 1e30 && best > 0 ? best : 0;
         }
         sleepy_barrier(MPI_COMM_WORLD);
-        RA_MPI_CHECK(MPI_Bcast(&t_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        TORUS_MPI_CHECK(MPI_Bcast(&t_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     }
 
     /* the baseline itself (baseline/base_algo.c) on every rank, the run's
@@ -703,7 +720,7 @@ int main(int argc, char **argv)
             ra_base_algorithm.update(&run);
             double mine = MPI_Wtime() - t0, dt;
             sleepy_barrier(MPI_COMM_WORLD);
-            RA_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
             if (dt < best)
                 best = dt;
         }
@@ -814,6 +831,7 @@ int main(int argc, char **argv)
         printf("baseline run: %d ranks, table 2^%d, %.5f GUPS: %.1f ns per update on a core, %.1f of it the "
                "bound's work -> t_wait_direct %.1f\n",
                P, op.log2, base_gups, spent_direct, cyc_direct, prm.t_wait_direct);
+        torus_stdout_flush(); /* the report is complete: a failure's reason is kept */
         torus_outfile o;
         if (torus_outfile_open(&o, op.out, 0, ferr, sizeof ferr) == 0) {
             FILE *f = o.f;
@@ -848,5 +866,7 @@ int main(int argc, char **argv)
     }
     torus_node_free(&ni);
     MPI_Finalize();
-    return 0;
+    /* the report went to stdout: a full or closed stdout lost it (the
+     * params file is written all the same) */
+    return rank ? 0 : torus_stdout_end(0);
 }

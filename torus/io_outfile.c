@@ -21,17 +21,86 @@ static int fail(char *err, size_t errlen, const char *shown, int e)
     return -1;
 }
 
-/* The file a write to path lands in: a symbolic link's target (so the
- * rename replaces the file and keeps the link), else path. */
+/* The file a write to path lands in: a symbolic link's target, followed
+ * link by link (so the rename replaces the file and keeps the link; a
+ * dangling link makes its target, as the shell's > does), else path.
+ * NULL with errno on a loop of links or no memory. */
 static char *target_of(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *r = realpath(path, NULL);
-        if (r)
-            return r;
+    char *cur = strdup(path);
+    for (int hops = 0; cur && hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[4096];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) {
+            free(cur);
+            errno = n ? errno : ENOENT;
+            return NULL;
+        }
+        link[n] = 0;
+        const char *slash = strrchr(cur, '/');
+        size_t dl = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dl + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dl);
+            memcpy(next + dl, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
     }
-    return strdup(path);
+    if (cur) {
+        free(cur);
+        errno = ELOOP;
+        return NULL;
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* The canonical name of a file that may not exist yet: its folder's real
+ * path and its own name; NULL when the folder cannot be resolved. */
+static char *canonical(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (!dir[0])
+        snprintf(dir, sizeof dir, "/");
+    char *rd = realpath(dir, NULL);
+    if (!rd)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(rd) + strlen(base) + 2;
+    char *c = malloc(n);
+    if (c)
+        snprintf(c, n, "%s/%s", rd, base);
+    free(rd);
+    return c;
+}
+
+int torus_outfile_same(const char *a, const char *b)
+{
+    if (!a || !b)
+        return 0;
+    char *ta = target_of(a), *tb = target_of(b);
+    int same = 0;
+    if (ta && tb) {
+        struct stat sa, sb;
+        int ea = stat(ta, &sa) == 0, eb = stat(tb, &sb) == 0;
+        if (ea && eb)
+            same = S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        else if (!ea && !eb) {
+            char *ca = canonical(ta), *cb = canonical(tb);
+            same = ca && cb && !strcmp(ca, cb);
+            free(ca);
+            free(cb);
+        }
+    }
+    free(ta);
+    free(tb);
+    return same;
 }
 
 /* A new temporary file beside path: fd, and its name in *tmp (to free). */
@@ -66,7 +135,7 @@ int torus_outfile_probe(const char *path, char *err, size_t errlen)
         return fail(err, errlen, shown, ENOENT);
     char *p = target_of(path);
     if (!p)
-        return fail(err, errlen, shown, ENOMEM);
+        return fail(err, errlen, shown, errno);
     struct stat st;
     int rc = 0;
     if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -121,7 +190,7 @@ int torus_outfile_open(torus_outfile *o, const char *path, int append, char *err
         return fail(err, errlen, o->shown, ENOENT);
     o->path = target_of(path);
     if (!o->path)
-        return fail(err, errlen, o->shown, ENOMEM);
+        return fail(err, errlen, o->shown, errno);
     struct stat st;
     int exists = stat(o->path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {

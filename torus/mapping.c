@@ -4,6 +4,7 @@
  * coordinates per rank in rank order.
  */
 #include "torus.h"
+#include "torus_cli.h"
 #include "torus_io.h"
 
 #include <ctype.h>
@@ -102,16 +103,24 @@ static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *e
             char *end;
             errno = 0;
             long v = strtol(p, &end, 10);
-            if (end == p || errno) {
+            if (end == p) {
                 snprintf(err, errlen, "mapping file '%s' line %ld: expected %d coordinates, found %d", name, lineno,
                          s->ndims, i);
                 rc = -1;
                 break;
             }
-            if (v < 0 || v >= s->k[i]) {
+            if (errno || v < 0 || v >= s->k[i]) {
+                /* the number as written: past a long's range strtol says
+                 * only ERANGE, and a clamped value would misquote it */
+                const char *q = p;
+                while (isspace((unsigned char)*q))
+                    q++;
+                char num[32], shown[80];
+                snprintf(num, sizeof num, "%.*s", (int)(end - q < 24 ? end - q : 24), q);
+                torus_cli_escape(num, shown, sizeof shown);
                 snprintf(err, errlen,
-                         "mapping file '%s' line %ld: coordinate %ld of dimension %d out of range: allowed 0..%d", name,
-                         lineno, v, i, s->k[i] - 1);
+                         "mapping file '%s' line %ld: coordinate %s%s of dimension %d out of range: allowed 0..%d",
+                         name, lineno, shown, end - q > 24 ? "..." : "", i, s->k[i] - 1);
                 rc = -1;
                 break;
             }

@@ -6,11 +6,51 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "torus_mpi.h"
-#include "mpi_check.h"
+#include "torus_io.h"
+#include "torus_mem.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+
+void torus_mpi_fail(int rc, const char *call, const char *file, int line)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0, rank = -1;
+    MPI_Error_string(rc, msg, &len);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "%s: MPI error on rank %d at %s:%d in %s: %s\n", torus_prog(), rank, file, line, call, msg);
+    fflush(stderr);
+    /* the launcher forwards stderr through a pipe it stops reading once
+     * the abort kills the job: give it a moment to pass the line on (an
+     * empty stderr was seen once in CI under MPICH's hydra) */
+    struct timespec pause = {0, 200000000};
+    nanosleep(&pause, NULL);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
+int torus_mem_fits(MPI_Comm comm, const torus_node_info *ni, double need, torus_mem_verdict *v)
+{
+    int rank, size;
+    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(comm, &size));
+    /* in doubles: a need of 2^64 bytes or more must not wrap to a small
+     * one that "fits" */
+    double node_need;
+    uint64_t avail = torus_mem_available();
+    TORUS_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
+    int bad = avail && !(node_need <= (double)(avail / 10 * 9));
+    int cand = bad ? rank : size, first;
+    TORUS_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, comm));
+    v->speaker = first == rank;
+    v->node_need = node_need;
+    v->avail = avail;
+    v->ranks = ni->local_size;
+    return first == size;
+}
 
 int torus_all_ok(MPI_Comm comm, int ok)
 {

@@ -223,8 +223,6 @@ int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_
         if (*p == 'm' || *p == 'M') {
             out->mesh[out->ndims] = 1;
             p++;
-        } else if (*p == 't' || *p == 'T') {
-            p++;
         }
         out->ndims++;
         prod *= v;

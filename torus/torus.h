@@ -29,8 +29,8 @@ typedef struct torus_shape {
  * says how many positions it has.
  *
  *   8x4x2, 4x4x2m    sizes, dimension 0 first; 'm' after a size makes that
- *                    dimension a mesh line, else it is a torus ring ('t' may
- *                    say so explicitly); the product must equal n when n > 0
+ *                    dimension a mesh line, else it is a torus ring; the
+ *                    product must equal n when n > 0
  *   hypercube        log2(n) dimensions of 2 (n a power of two >= 2)
  *   hypercube:D      D dimensions of 2, D in 1..TORUS_MAX_DIMS, 2^D == n
  *                    when n > 0

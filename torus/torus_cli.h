@@ -24,6 +24,9 @@ int torus_cli_long(const char *s, long lo, long hi, long *out);
 int torus_cli_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Finite number in [lo, hi] (strtod syntax, e.g. 1e-7): 0, else -1. */
 int torus_cli_double(const char *s, double lo, double hi, double *out);
+/* A byte count with an optional K, M, G or T suffix (x1024; "MiB", "GB"
+ * spellings too): 0, else -1 (sign, junk, overflow, empty). */
+int torus_cli_bytes(const char *s, uint64_t *out);
 
 /* Copies s into buf, control and non-ASCII bytes as \xNN, quotes as \',
  * cut to 64 characters with "..." : for echoing user input in one line. */

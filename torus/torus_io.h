@@ -83,4 +83,46 @@ int torus_outfile_commit(torus_outfile *o, char *err, size_t errlen);
 /* Drops what was written (the old file stays) and releases o. */
 void torus_outfile_discard(torus_outfile *o);
 
+/* Whether a and b name one file that two outputs would both replace: a
+ * regular file (or one that does not exist yet) reached by both, after
+ * symbolic links and "." and ".." are followed.  Devices and pipes never
+ * count: two outputs to /dev/null are fine. */
+int torus_outfile_same(const char *a, const char *b);
+
+/* ---- standard output -------------------------------------------------- */
+
+/* The first call of every binary's main: names the program for the kit's
+ * messages (argv0's last part, see torus_prog) and makes sure descriptors
+ * 0, 1 and 2 are open.  A closed one gets /dev/null, so that no file the
+ * program opens lands on it (a result file taking a closed stdout's place,
+ * or error lines written into a result file); a closed stdout is
+ * remembered, and a run that had results for it ends with exit 3
+ * (torus_stdout_end). */
+void torus_stdout_begin(const char *argv0);
+
+/* The program's name, for messages ("ra_opt"; "hpcc-ra" before begin). */
+const char *torus_prog(void);
+
+/* Whether this process is the first of its launch, as far as the
+ * launcher's environment says before MPI starts (OMPI_COMM_WORLD_RANK:
+ * Open MPI; PMI_RANK: MPICH's Hydra and PMI-2; PMIX_RANK; SLURM_PROCID:
+ * srun): 1 when it says rank 0 or says nothing (a process started alone),
+ * else 0.  What an MPI binary prints before MPI_Init (an option error,
+ * --help) is printed by this process only. */
+int torus_launch_first(void);
+
+/* fflush(stdout) at a point where a block of results is complete (a key
+ * block, a table): a failure's reason is kept for torus_stdout_end, which
+ * says it (ENOSPC: /dev/full), where a later flush would only see the
+ * stream's error flag. */
+void torus_stdout_flush(void);
+
+/* The end of main in the process that writes standard output (rank 0 of
+ * an MPI run): flushes stdout and checks every write made to it (the
+ * stream's error flag is sticky).  Returns code when all of it went out;
+ * else says "PROG: cannot write standard output: REASON" on stderr and
+ * returns TORUS_EXIT_RESOURCE (3), unless code is already a usage or
+ * resource error (2, 3: the first error is the one reported). */
+int torus_stdout_end(int code);
+
 #endif

@@ -4,7 +4,25 @@
 #define TORUS_MPI_H
 
 #include <mpi.h>
+#include <stdint.h>
 #include "torus.h"
+
+/* The kit's one MPI check: every MPI call of the library, the harness and
+ * the programs goes through it.  On failure it names the program, the
+ * rank, file:line, the call and the MPI error in one line on stderr, and
+ * ends the whole job with exit code 3 (a resource error).  Needs the
+ * communicator's error handler to return (MPI_ERRORS_RETURN), else MPI
+ * aborts first with its own message. */
+#define TORUS_MPI_CHECK(call)                                                \
+    do {                                                                     \
+        int torus__rc = (call);                                              \
+        if (torus__rc != MPI_SUCCESS)                                        \
+            torus_mpi_fail(torus__rc, #call, __FILE__, __LINE__);            \
+    } while (0)
+
+/* What TORUS_MPI_CHECK calls: "PROG: MPI error on rank R at FILE:LINE in
+ * CALL: MESSAGE", then MPI_Abort(MPI_COMM_WORLD, 3).  Does not return. */
+void torus_mpi_fail(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
 
 typedef struct torus_mpi torus_mpi;
 
@@ -73,6 +91,20 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni);
  * their affinity masks).  local_size above it: the node is oversubscribed. */
 int torus_node_cores(const torus_node_info *ni);
 void torus_node_free(torus_node_info *ni);
+
+/* The kit's one memory check, before allocating from a size the user
+ * chose: every rank will hold `need` bytes; the ranks of each node must
+ * fit into 90% of what its kernel reports available (torus_mem.h).
+ * Collective over comm (ni: torus_node_discover's).  Returns 1 when every
+ * node fits; else 0 on every rank, with v filled for the one line the
+ * caller says (v->speaker on the lowest rank of a node that does not). */
+typedef struct torus_mem_verdict {
+    int speaker;      /* this rank says why */
+    double node_need; /* bytes this rank's node needs */
+    uint64_t avail;   /* bytes available on this rank's node */
+    int ranks;        /* ranks on this rank's node */
+} torus_mem_verdict;
+int torus_mem_fits(MPI_Comm comm, const torus_node_info *ni, double need, torus_mem_verdict *v);
 
 /* 1 when ok is non-zero on every rank of comm, else 0 (collective): how
  * ranks agree that a setup step worked everywhere before going on. */

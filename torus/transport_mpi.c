@@ -9,7 +9,6 @@
  * arrive after all its packets on that dimension.
  */
 #include "torus_mpi.h"
-#include "mpi_check.h"
 
 #include <limits.h>
 #include <stdio.h>

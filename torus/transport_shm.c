@@ -22,7 +22,6 @@
 #include "torus_mpi.h"
 #include "torus_shm.h"
 #include "torus_ticks.h"
-#include "mpi_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -82,6 +82,29 @@ const char *tm_param_name(int i)
     return i >= 0 && (size_t)i < sizeof keys / sizeof *keys ? keys[i].key : NULL;
 }
 
+const char *tm_param_help(int i, char *def, size_t len)
+{
+    if (!tm_param_name(i))
+        return NULL;
+    const key_def *k = &keys[i];
+    if (k->numeric) {
+        tm_params d;
+        tm_params_defaults(&d);
+        double v = *(const double *)((const char *)&d + k->offset);
+        if (v == 0 && (!strcmp(k->key, "bytes_per_update") || !strcmp(k->key, "link_bw")))
+            snprintf(def, len, "none: a preset, params file or this option is required");
+        else
+            snprintf(def, len, "%g", v);
+    } else {
+        snprintf(def, len, "%s",
+                 !strcmp(k->key, "algorithm")  ? "direct"
+                 : !strcmp(k->key, "node_gups") ? "none: the memory bound is unbounded"
+                 : !strncmp(k->key, "shape", 5) ? "none: --shape, --shapes, a preset or --bucket-sim is required"
+                                                : "none");
+    }
+    return k->help;
+}
+
 static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
 {
     if (p->nshapes == TM_MAX_SHAPES) {

@@ -83,6 +83,9 @@ void tm_params_write(const tm_params *p, FILE *f);
 void tm_params_defaults(tm_params *p);
 /* The i-th parameter key (underscores), NULL past the last. */
 const char *tm_param_name(int i);
+/* The i-th parameter's one-line help (NULL past the last), its default
+ * as text into def. */
+const char *tm_param_help(int i, char *def, size_t len);
 
 typedef struct tm_row {
     int n;               /* ranks */

@@ -153,6 +153,41 @@ static void test_outfile(void)
     ASSERT_EQ_INT(torus_outfile_probe(path, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "No such file or directory");
     ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), -1);
+
+    /* a dangling link: its target is made and the link kept, as the
+     * shell's > does (issue 28: the link was replaced by a file) */
+    char link[300], target[300];
+    snprintf(link, sizeof link, "%s/link.params", dir);
+    snprintf(target, sizeof target, "%s/real.params", dir);
+    ASSERT_EQ_INT(symlink("real.params", link), 0);
+    ASSERT_EQ_INT(torus_outfile_open(&o, link, 0, err, sizeof err), 0);
+    fputs("k = 1\n", o.f);
+    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    struct stat lst;
+    ASSERT_EQ_INT(lstat(link, &lst), 0);
+    ASSERT_TRUE(S_ISLNK(lst.st_mode));
+    ASSERT_EQ_INT((int)file_size(target), 6);
+    /* two names of one file: the same path spelt two ways, a link, a file
+     * not there yet; never a device or two different files */
+    char other[300], dotted[300];
+    snprintf(other, sizeof other, "%s/other.params", dir);
+    ASSERT_EQ_INT(torus_outfile_same(link, target), 1);
+    ASSERT_EQ_INT(torus_outfile_same(target, target), 1);
+    ASSERT_EQ_INT(torus_outfile_same(other, other), 1);
+    ASSERT_EQ_INT(torus_outfile_same(target, other), 0);
+    ASSERT_EQ_INT(torus_outfile_same("/dev/null", "/dev/null"), 0);
+    snprintf(dotted, sizeof dotted, "%s/./real.params", dir);
+    ASSERT_EQ_INT(torus_outfile_same(dotted, target), 1);
+    unlink(link);
+    unlink(target);
+    /* a loop of links is one error line */
+    ASSERT_EQ_INT(symlink("loop", link), 0);
+    snprintf(other, sizeof other, "%s/loop", dir);
+    ASSERT_EQ_INT(symlink("link.params", other), 0);
+    ASSERT_EQ_INT(torus_outfile_probe(link, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "Too many levels of symbolic links");
+    unlink(link);
+    unlink(other);
 }
 
 int main(void)

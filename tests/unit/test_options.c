@@ -4,8 +4,10 @@
 #include "ra_options.h"
 #include "torus_cli.h"
 
-static const ra_option_def opts[] = {{"dims", 1, "auto", "shape"}, {"flag", 0, NULL, "a flag"},
-                                     {NULL, 0, NULL, NULL}};
+static const torus_opt opts[] = {{.name = "dims", .type = TORUS_OPT_TEXT, .defval = "auto", .help = "shape"},
+                                 {.name = "flag", .type = TORUS_OPT_FLAG, .help = "a flag"},
+                                 {.name = "slots", .type = TORUS_OPT_LONG, .lo = 1, .hi = 64, .help = "slots"},
+                                 {0}};
 static const ra_algorithm algo = {.name = "t", .options = opts};
 
 static int parse(ra_config *c, char *err, int argc, const char **argv)
@@ -25,13 +27,13 @@ int main(void)
     ra_config c;
     char err[256];
     uint64_t u;
-    ASSERT_EQ_INT(ra_parse_bytes("4G", &u), 0);
+    ASSERT_EQ_INT(torus_cli_bytes("4G", &u), 0);
     ASSERT_EQ_U64(u, 4ULL << 30);
-    ASSERT_EQ_INT(ra_parse_bytes("512MiB", &u), 0);
+    ASSERT_EQ_INT(torus_cli_bytes("512MiB", &u), 0);
     ASSERT_EQ_U64(u, 512ULL << 20);
-    ASSERT_EQ_INT(ra_parse_bytes("-5", &u), -1);
-    ASSERT_EQ_INT(ra_parse_bytes("5X", &u), -1);
-    ASSERT_EQ_INT(ra_parse_bytes("99999999999999T", &u), -1);
+    ASSERT_EQ_INT(torus_cli_bytes("-5", &u), -1);
+    ASSERT_EQ_INT(torus_cli_bytes("5X", &u), -1);
+    ASSERT_EQ_INT(torus_cli_bytes("99999999999999T", &u), -1);
     ASSERT_EQ_INT(torus_cli_u64("18446744073709551616", 0, UINT64_MAX, &u), -1);
     ASSERT_EQ_INT(torus_cli_u64(" 5", 0, UINT64_MAX, &u), -1);
 
@@ -148,6 +150,26 @@ int main(void)
     ASSERT_STR_EQ(err, "bad value 'xorshift' for --gen: allowed lfsr, lcg, both");
     ASSERT_EQ_INT(P("--papi=a,b,c,d,e,f,g,h,i"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "bad value 'a,b,c,d,e,f,g,h,i' for --papi: allowed at most 8 events");
+    /* the spec checks an algorithm option's range while reading, before
+     * any memory is sized (issue 28: --outstanding 0 --log2-table 40 was a
+     * memory error) */
+    ASSERT_EQ_INT(P("--slots", "0", "--log2-table", "40"), RA_PARSE_ERROR);
+    ASSERT_STR_EQ(err, "bad value '0' for --slots: allowed an integer 1..64");
+    ASSERT_EQ_INT(P("--slots", "64"), RA_PARSE_OK);
+    ASSERT_STR_EQ(ra_algo_option(&c, "slots"), "64");
+    /* two outputs on one path are refused (the second would replace the
+     * first), whatever way the path is spelt */
+    ASSERT_EQ_INT(P("--output", "/tmp/x.out", "--json", "/tmp/./x.out"), RA_PARSE_ERROR);
+    ASSERT_STR_EQ(err, "--output and --json name the same file '/tmp/./x.out': allowed two different files");
+    ASSERT_EQ_INT(P("--output", "/dev/null", "--json", "/dev/null"), RA_PARSE_OK);
+    ASSERT_EQ_INT(P("--json", " "), RA_PARSE_ERROR);
+    ASSERT_STR_EQ(err, "bad value ' ' for --json: allowed a file name");
+    ASSERT_EQ_INT(P("--dry-run", "--log2-table", "12"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.dry_run, 1);
+    ASSERT_EQ_INT(P("--updates", "18446744073709551616"), RA_PARSE_ERROR);
+    ASSERT_STR_EQ(err, "bad value '18446744073709551616' for --updates: allowed a whole number >= 1");
+    ASSERT_EQ_INT(P("--time-bound", "1e400"), RA_PARSE_ERROR);
+    ASSERT_EQ_INT(P("--time-bound", "inf"), RA_PARSE_ERROR);
     /* the parser still works after an error (getopt restarted each time) */
     ASSERT_EQ_INT(P("--updates", "7"), RA_PARSE_OK);
     ASSERT_EQ_U64(c.updates, 7);

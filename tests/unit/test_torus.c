@@ -54,7 +54,11 @@ static void grammar(void)
     parses_to("8x4x2", 64, "8x4x2", 64);
     parses_to("8x4x2", 0, "8x4x2", 64);
     parses_to("4x4x2m", 0, "4x4x2m", 32);
-    parses_to("4tx4Mx2", 32, "4x4mx2", 32);
+    parses_to("4x4Mx2", 32, "4x4mx2", 32);
+    /* the grammar has one suffix, m: a 't' is refused, not taken as a
+     * torus that every size already is (issue 28: --dims 3t was accepted) */
+    refuses("3t", 0, "malformed shape '3t': unexpected 't'; allowed sizes like 4x4x2 (m suffix = mesh)");
+    refuses("4tx4Mx2", 32, "unexpected 't'");
     refuses("8x4x2", 32, "product must equal the process count");
 
     /* hypercube: mesh dimensions of 2, one link between partners */
@@ -293,6 +297,11 @@ int main(void)
     write_file(path, "0 x\n");
     ASSERT_EQ_INT(torus_map_file(&m, &s, path, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "expected 2 coordinates");
+    /* past a long's range: out of range as written (issue 28 row 10: it
+     * was "expected 2 coordinates, found 1") */
+    write_file(path, "0 100000000000000000000\n");
+    ASSERT_EQ_INT(torus_map_file(&m, &s, path, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "line 1: coordinate 100000000000000000000 of dimension 1 out of range: allowed 0..1");
     unlink(path);
     ASSERT_EQ_INT(torus_map_file(&m, &s, "/nonexistent/map", err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "cannot be read");
