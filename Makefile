@@ -233,7 +233,8 @@ PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
 PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
-all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD)
+PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce
+all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -fPIC $(if $(filter torus/pmpi/%,$<),$(INC_torus_pmpi),$(INC_$(call layer_of,$<))) -c $< -o $@
