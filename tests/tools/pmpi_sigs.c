@@ -17,7 +17,7 @@
  *                           ints, different send and receive types), an
  *                           intercommunicator, user ops (commutative and
  *                           not), non-blocking collectives around blocking
- *                           ones, then 60 random rounds
+ *                           ones, then 30 random rounds
  *   pmpi_sigs random SEED N N random rounds from SEED on each communicator
  *   pmpi_sigs zero          zero-byte calls of every intercepted collective
  *                           in every form (the suite checks the stats:
@@ -846,7 +846,7 @@ int main(int argc, char **argv)
         intercomm();
         user_ops();
         nonblocking();
-        random_rounds(1, 60);
+        random_rounds(1, 30);
     } else if (!strcmp(mode, "random") && nargs == 4) {
         char *end;
         unsigned long long seed = strtoull(argv[2], &end, 10);
