@@ -111,6 +111,19 @@ int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_
  * band, bor, bxor), reduce_loc.c (maxloc, minloc).  Each returns NULL for
  * a pair it does not hold. */
 typedef void (*torus__reduce_fn)(void *dst, const void *a, const void *b, size_t n);
+/* Defines kernel `name`: d[i] = EXPR over u = a[i], v = b[i], elements
+ * of C type T (reduce_arith.c and reduce_logic.c; gcc -O3 vectorises it
+ * with a run-time overlap check). */
+#define TORUS__REDUCE_KERNEL(name, T, EXPR)                                                                    \
+    static void name(void *dst, const void *a, const void *b, size_t n)                                        \
+    {                                                                                                          \
+        T *d_ = dst;                                                                                           \
+        const T *x_ = a, *y_ = b;                                                                              \
+        for (size_t i_ = 0; i_ < n; i_++) {                                                                    \
+            T u = x_[i_], v = y_[i_];                                                                          \
+            d_[i_] = (EXPR);                                                                                   \
+        }                                                                                                      \
+    }
 torus__reduce_fn torus__reduce_arith(torus_dtype t, torus_op op);
 torus__reduce_fn torus__reduce_logic(torus_dtype t, torus_op op);
 torus__reduce_fn torus__reduce_loc(torus_dtype t, torus_op op);

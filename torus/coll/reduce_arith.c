@@ -31,17 +31,7 @@
 
 #include <stdint.h>
 
-/* One loop: d[i] = EXPR over u = x[i], v = y[i]. */
-#define KERNEL(name, T, EXPR)                                                                                  \
-    static void name(void *dst, const void *a, const void *b, size_t n)                                        \
-    {                                                                                                          \
-        T *d = dst;                                                                                            \
-        const T *x = a, *y = b;                                                                                \
-        for (size_t i = 0; i < n; i++) {                                                                       \
-            T u = x[i], v = y[i];                                                                              \
-            d[i] = (EXPR);                                                                                     \
-        }                                                                                                      \
-    }
+#define KERNEL TORUS__REDUCE_KERNEL
 
 /* Integers: wrap-around sum and product through the unsigned type U. */
 #define INT_KERNELS(tag, T, U)                                                                                 \

@@ -16,24 +16,15 @@
 
 #include <stdint.h>
 
-#define KERNEL(name, T, EXPR)                                                                                  \
-    static void name(void *dst, const void *a, const void *b, size_t n)                                        \
-    {                                                                                                          \
-        T *d = dst;                                                                                            \
-        const T *x = a, *y = b;                                                                                \
-        for (size_t i = 0; i < n; i++) {                                                                       \
-            T u = x[i], v = y[i];                                                                              \
-            d[i] = (T)(EXPR);                                                                                  \
-        }                                                                                                      \
-    }
+#define KERNEL TORUS__REDUCE_KERNEL
 
 #define LOGIC_KERNELS(tag, T)                                                                                  \
-    KERNEL(land_##tag, T, (u != 0) & (v != 0))                                                                 \
-    KERNEL(lor_##tag, T, (u != 0) | (v != 0))                                                                  \
-    KERNEL(lxor_##tag, T, (u != 0) ^ (v != 0))                                                                 \
-    KERNEL(band_##tag, T, u & v)                                                                               \
-    KERNEL(bor_##tag, T, u | v)                                                                                \
-    KERNEL(bxor_##tag, T, u ^ v)
+    KERNEL(land_##tag, T, (T)((u != 0) & (v != 0)))                                                            \
+    KERNEL(lor_##tag, T, (T)((u != 0) | (v != 0)))                                                             \
+    KERNEL(lxor_##tag, T, (T)((u != 0) ^ (v != 0)))                                                            \
+    KERNEL(band_##tag, T, (T)(u & v))                                                                          \
+    KERNEL(bor_##tag, T, (T)(u | v))                                                                           \
+    KERNEL(bxor_##tag, T, (T)(u ^ v))
 
 LOGIC_KERNELS(8, uint8_t)
 LOGIC_KERNELS(16, uint16_t)

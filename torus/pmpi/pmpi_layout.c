@@ -77,40 +77,40 @@ static void *pack_args(const void *buf, MPI_Count k, MPI_Datatype dt, const pm_t
     return at(NULL, t->tlb);
 }
 
-void pm__pack(pm_comm *pc, const void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t, void *out)
+/* count instances of dt at buf to (unpack 0) or from (unpack 1) their
+ * packed bytes, in pieces of at most INT_MAX bytes. */
+static void transfer(pm_comm *pc, int unpack, const void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t,
+                     unsigned char *packed)
 {
     if (!count || !t->size)
         return;
     MPI_Count step = piece(pc, t);
     for (MPI_Count done = 0; done < count;) {
         MPI_Count k = count - done < step ? count - done : step;
-        int pos = 0, n, made;
+        int pos = 0, n, made, bytes = (int)(k * t->size);
         MPI_Datatype use;
-        void *in = pack_args(at(buf, (MPI_Aint)(done * t->extent)), k, dt, t, &n, &use, &made);
-        int rc = PMPI_Pack(in, n, use, (char *)out + done * t->size, (int)(k * t->size), &pos, pc->comm);
+        void *data = pack_args(at(buf, (MPI_Aint)(done * t->extent)), k, dt, t, &n, &use, &made);
+        unsigned char *p = packed + done * t->size;
+        int rc = unpack ? PMPI_Unpack(p, bytes, &pos, data, n, use, pc->comm)
+                        : PMPI_Pack(data, n, use, p, bytes, &pos, pc->comm);
         if (made)
             PMPI_Type_free(&use);
-        check(pc, rc, pos, k * t->size, "MPI_Pack");
+        check(pc, rc, pos, k * t->size, unpack ? "MPI_Unpack" : "MPI_Pack");
         done += k;
     }
 }
 
+void pm__pack(pm_comm *pc, const void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t, void *out)
+{
+    transfer(pc, 0, buf, count, dt, t, out);
+}
+
 void pm__unpack(pm_comm *pc, const void *in, void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t)
 {
-    if (!count || !t->size)
-        return;
-    MPI_Count step = piece(pc, t);
-    for (MPI_Count done = 0; done < count;) {
-        MPI_Count k = count - done < step ? count - done : step;
-        int pos = 0, n, made;
-        MPI_Datatype use;
-        void *dst = pack_args(at(buf, (MPI_Aint)(done * t->extent)), k, dt, t, &n, &use, &made);
-        int rc = PMPI_Unpack((const char *)in + done * t->size, (int)(k * t->size), &pos, dst, n, use, pc->comm);
-        if (made)
-            PMPI_Type_free(&use);
-        check(pc, rc, pos, k * t->size, "MPI_Unpack");
-        done += k;
-    }
+    /* MPI_Unpack reads `in` only; MPI's prototype wants it non-const */
+    unsigned char *packed;
+    memcpy(&packed, &in, sizeof packed);
+    transfer(pc, 1, buf, count, dt, t, packed);
 }
 
 int pm__side(pm_comm *pc, pm_side *s, int slot, const void *buf, int k, const int *counts, const int *displs,
