@@ -22,6 +22,9 @@
  *   pmpi_sigs zero          zero-byte calls of every intercepted collective
  *                           in every form (the suite checks the stats:
  *                           no message)
+ *   pmpi_sigs big           a bcast and an allreduce of 2 GiB + 64 bytes
+ *                           (about 6 GiB per rank: the suite runs it only
+ *                           with PMPI_BIG=1)
  *
  * A last argument "adapter" adds what only the adapter handles: allreduce
  * with derived layouts (MPI and both libraries refuse a predefined op on
@@ -826,6 +829,37 @@ static void zero_calls(void)
     CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Messages over 2 GiB (MPI's int count of bytes): a bcast of 2 GiB + 64
+ * bytes, and an allreduce of as many floats (whole-vector messages under
+ * TORUS_COLL_ALLREDUCE=recursive_doubling).  About 6 GiB per rank. */
+static void big_calls(void)
+{
+    int n = (1 << 29) + 16, root = n_w - 1;
+    int *b = xmalloc((size_t)n * 4);
+    for (int i = 0; i < n; i++)
+        b[i] = me_w == root ? i ^ 0x5a5a : -1;
+    CHECK(MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD));
+    for (int i = 0; i < n; i++)
+        if (b[i] != (i ^ 0x5a5a)) {
+            fail("bcast 2 GiB", "world", i);
+            break;
+        }
+    checks++;
+    free(b);
+    float *s = xmalloc((size_t)n * 4), *r = xmalloc((size_t)n * 4);
+    for (int i = 0; i < n; i++)
+        s[i] = (float)(i % 1000 + me_w);
+    CHECK(MPI_Allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < n; i++)
+        if (r[i] != (float)(n_w * (i % 1000) + n_w * (n_w - 1) / 2)) {
+            fail("allreduce 2 GiB", "world", i);
+            break;
+        }
+    checks++;
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     CHECK(MPI_Init(&argc, &argv));
@@ -859,9 +893,11 @@ int main(int argc, char **argv)
         random_rounds(seed, (int)rounds);
     } else if (!strcmp(mode, "zero") && nargs == 2) {
         zero_calls();
+    } else if (!strcmp(mode, "big") && nargs == 2) {
+        big_calls();
     } else {
         if (me_w == 0)
-            fprintf(stderr, "pmpi_sigs: usage: pmpi_sigs fixed | random SEED ROUNDS | zero, each [adapter]\n");
+            fprintf(stderr, "pmpi_sigs: usage: pmpi_sigs fixed | random SEED ROUNDS | zero | big, each [adapter]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long tot[2] = {checks, errors}, all[2];

@@ -16,10 +16,11 @@
  * separates the bcast from the intercepted barrier's exit skew; barrier
  * (MIN and MAX ignored); TYPE:
  * float, double, int, byte.
- * Sizes double from MIN to MAX bytes.  At each size: a warm-up, then
- * ROUNDS rounds of `iters` calls (iters sized so that a round takes about
- * 20 ms, 3 at least), each round timed between two PMPI_Barriers and
- * taken as the slowest rank's time per call.  One line per size, from
+ * Sizes double from MIN to MAX bytes.  At each size: a warm-up and a
+ * sizing round of 3 calls, then ROUNDS rounds of `iters` calls (iters
+ * sized from the sizing round so that a round takes about 20 ms, 3 at
+ * least), each round timed between two PMPI_Barriers and taken as the
+ * slowest rank's time per call.  One line per size, from
  * rank 0:
  *
  *   allreduce float 4096 B: median 12.31 us, rounds 11.90-13.02 us, 1624 calls per round
@@ -71,10 +72,10 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     for (long bytes = lo; bytes <= hi; bytes *= 2) {
         int count = zero ? 0 : (int)(bytes / ts > 0 ? bytes / ts : 1);
-        long iters = zero || barrier ? 2000 : 20000000L / (bytes + 2000);
-        if (iters < 3)
-            iters = 3;
-        for (long r = -1; r < rounds; r++) { /* round -1: warm-up */
+        /* iters: about 20 ms a round, from the time of 3 calls (an
+         * oversubscribed library can take milliseconds per small call) */
+        long iters = 3;
+        for (long r = -2; r < rounds; r++) { /* round -2: warm-up, -1: sizing */
             PMPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime(), inside = 0;
             for (long i = 0; i < iters; i++) {
@@ -106,6 +107,10 @@ int main(int argc, char **argv)
             PMPI_Allreduce(&dtm, &worst, 1, MPI_DOUBLE, osu ? MPI_SUM : MPI_MAX, MPI_COMM_WORLD);
             if (osu)
                 worst /= n;
+            if (r == -1) { /* the same count on every rank: from the slowest */
+                double want = 0.02 / (worst > 1e-9 ? worst : 1e-9);
+                iters = want < 3 ? 3 : want > 100000 ? 100000 : (long)want;
+            }
             if (r >= 0) {
                 t[r] = worst;
                 tl[r] = loop;
