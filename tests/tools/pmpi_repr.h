@@ -6,7 +6,9 @@
  * elements whatever layout each rank chose.  Ranks that pick different
  * representations of the same k elements pass matching signatures, as MPI
  * allows (and MPICH's test/mpi/coll covers), and must get the same result
- * as if they had all passed the base type.
+ * as if they had all passed the base type.  Also the elements' values,
+ * buffers whose bytes outside the elements must stay untouched, and the
+ * per-block layouts of the v-collectives.
  */
 #ifndef PMPI_REPR_H
 #define PMPI_REPR_H
@@ -243,6 +245,131 @@ static void repr_free(repr *r)
 static void *repr_buf(const repr *r, void *buf)
 {
     return r->bottom ? MPI_BOTTOM : buf;
+}
+
+
+/* ---- elements and buffers ------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* The value bytes of an element from a key. */
+static void put(const base *b, unsigned char *e, uint64_t key)
+{
+    for (size_t i = 0; i < b->ext; i++)
+        if (b->value[i])
+            e[i] = (unsigned char)mix(key * 64 + i);
+}
+
+static int same(const base *b, const unsigned char *e, const unsigned char *want)
+{
+    for (size_t i = 0; i < b->ext; i++)
+        if (b->value[i] && e[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* A buffer of `bytes` filled with a rank's pattern; the mask marks the
+ * value bytes of the elements placed in it. */
+typedef struct buffer {
+    unsigned char *p, *mask;
+    size_t bytes;
+    unsigned char fillv;
+} buffer;
+
+static void buf_new(buffer *B, size_t bytes, unsigned char fillv)
+{
+    B->bytes = bytes;
+    B->fillv = fillv;
+    B->p = xmalloc(bytes + 16);
+    B->mask = xmalloc(bytes + 16);
+    memset(B->p, fillv, bytes + 16);
+    memset(B->mask, 0, bytes + 16);
+}
+
+static void buf_mark(buffer *B, const base *b, size_t off)
+{
+    for (size_t i = 0; i < b->ext; i++)
+        if (b->value[i])
+            B->mask[off + i] = 1;
+}
+
+static void buf_free(buffer *B)
+{
+    free(B->p);
+    free(B->mask);
+}
+
+/* A kind for this rank's side of a call (its own choice: ranks differ). */
+static kind pick_kind(uint64_t seed, int rank, int side, const base *b, int k, int whole)
+{
+    for (uint64_t t = 0;; t++) {
+        kind kd = (kind)(mix(seed * 1315423911u + (uint64_t)rank * 7 + (uint64_t)side * 131 + t * 977) % K_NKINDS);
+        if (kind_fits(kd, b, k, whole))
+            return kd;
+    }
+}
+
+/* ---- the v-collectives: one unit type per side ---------------------------- */
+
+/* Elements from src to dst in a v-call: even (every unit kind fits),
+ * zeros among them; symmetric when in place (MPI's rule there). */
+static int vcount(uint64_t seed, int src, int dst, int sym)
+{
+    int a = sym && dst < src ? dst : src, z = sym && dst < src ? src : dst;
+    return 2 * (int)(mix(seed + (uint64_t)a * 31 + (uint64_t)z * 1009) % 5);
+}
+
+/* One side: k[j] elements per block, laid out as kind kd (a unit kind),
+ * blocks in reverse order with a gap of one unit: counts and displacements
+ * in this side's units and extents; element i of block j at at[j] + off. */
+typedef struct vside {
+    repr u; /* one unit */
+    int unit;
+    int *counts, *displs;
+    size_t bytes;
+} vside;
+
+static void vside_make(vside *v, kind kd, const base *b, const int *k, int nb)
+{
+    v->unit = kind_unit(kd);
+    repr_make(&v->u, kd, b, v->unit, NULL);
+    v->counts = xmalloc(2 * (size_t)nb * sizeof(int));
+    v->displs = v->counts + nb;
+    int at = 0;
+    for (int j = nb - 1; j >= 0; j--) {
+        v->counts[j] = k[j] / v->unit;
+        v->displs[j] = at;
+        at += v->counts[j] + 1;
+    }
+    v->bytes = (size_t)at * v->u.ext;
+}
+
+static size_t vside_at(const vside *v, int j, int i)
+{
+    return (size_t)v->displs[j] * v->u.ext + (size_t)(i / v->unit) * v->u.ext + v->u.off[i % v->unit];
+}
+
+static void vside_free(vside *v)
+{
+    repr_free(&v->u);
+    free(v->counts);
+}
+
+static const kind unit_kinds[] = {K_PLAIN, K_CONTIG2, K_VECTOR2, K_RESIZED, K_PAIR};
+
+static kind pick_unit(uint64_t seed, int rank, int side, const base *b)
+{
+    for (uint64_t t = 0;; t++) {
+        kind kd = unit_kinds[mix(seed * 31 + (uint64_t)rank * 17 + (uint64_t)side + t * 101) % 5];
+        if (kind_fits(kd, b, 2, 0))
+            return kd;
+    }
 }
 
 #endif
