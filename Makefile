@@ -131,6 +131,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TLINK_test_torus          := $(LIBTORUS)
 TLINK_test_io             := $(LIBTORUS)
 TLINK_test_coll           := $(LIBTORUS)
+TLINK_test_reduce         := $(LIBTORUS)
 TLINK_test_coll_node      := $(LIBTORUS)
 TLINK_test_multisend      := $(LIBTORUS)
 TLINK_test_dist           := $(LIBRA) $(LIBTORUS)
@@ -260,7 +261,8 @@ PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
 PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
-all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD)
+PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time
+all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -fPIC $(if $(filter torus/pmpi/%,$<),$(INC_torus_pmpi),$(INC_$(call layer_of,$<))) -c $< -o $@

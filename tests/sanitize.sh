@@ -2,8 +2,9 @@
 # tests/sanitize.sh - the sanitizer pass behind `make sanitize-test` (CI):
 # with a SANITIZE=address,undefined build in $BUILD, runs the unit tests,
 # the fuzz corpus replay, a small MPI matrix (1-4 ranks, both generators,
-# several shapes, exact against the sequential run) and the bad inputs of
-# issue 15, with leak checking on.  Any sanitizer report fails the case.
+# several shapes, exact against the sequential run), the MPI adapter
+# preloaded into its test programs, and the bad inputs of issue 15, with
+# leak checking on.  Any sanitizer report fails the case.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -59,6 +60,19 @@ done
 ref=$("$BUILD/tests/ra_seq" $K lfsr)
 exact_clean "ra_opt n=4 --node-dim" "$ref" 4 bin/ra_opt --node-dim
 exact_clean "ra_base n=2 --suite all --time-bound 5" "$ref" 2 bin/ra_base --suite mpi --time-bound 5
+
+echo "# the MPI adapter, leak-checked: libtorus_pmpi.so preloaded after the ASan runtime"
+# (the sanitized library needs the runtime loaded first; the test programs
+# of this build bring their own copy of it, which is the same file)
+ASAN_RT=$(gcc -print-file-name=libasan.so)
+PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
+for c in "3 pmpi_sigs fixed adapter" "3 pmpi_sigs zero adapter" "3 pmpi_reduce 7 1" "4 pmpi_check 8"; do
+    n=${c%% *}
+    read -r -a args <<<"${c#* }"
+    run_mpi "$n" env LD_PRELOAD="$ASAN_RT $PM_LIB" "$BUILD/tests/${args[0]}" "${args[@]:1}"
+    rc=$?
+    if [ $rc = 0 ] && clean "$TMP/err"; then ok "adapter: ${args[*]} n=$n clean: $(head -1 "$TMP/out")"; else bad "adapter: ${args[*]} n=$n: rc $rc"; grep -m5 -E 'Sanitizer|runtime error|#[0-9]' "$TMP/err" | sed 's/^/    /'; fi
+done
 
 echo "# bad inputs and failing resources, leak-checked"
 # san_fail DESC CODE TEXT N CMD... : exit CODE, TEXT on stderr, no report

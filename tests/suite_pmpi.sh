@@ -1,13 +1,20 @@
-# suite_pmpi.sh - libtorus_pmpi.so, the MPI adapter (issue 12): the test
-# program tests/tools/pmpi_check prints the same digest for every case with
-# and without LD_PRELOAD at 1-8 ranks; TORUS_COLL_STATS=1 shows the calls the
-# torus library ran and the ones handed to the MPI library, with reasons;
-# TORUS_COLL=off hands everything over; TORUS_COLL_DIMS and forced
-# algorithms keep the results; bad settings stop the job with one line;
-# ra_base and ra_opt run exact under the adapter, their verification out of
-# its reach.  Sourced by run_tests.sh (helpers: tests/lib.sh).
+# suite_pmpi.sh - libtorus_pmpi.so, the MPI adapter (issues 12, 26, 29):
+# tests/tools/pmpi_check prints the same digests with and without LD_PRELOAD
+# at 1-8 ranks; pmpi_sigs passes matching but different type signatures per
+# rank to every intercepted call and checks every element (with and without
+# the adapter, plus what only the adapter handles); pmpi_reduce compares
+# every predefined (type, op) pair with the library's own result in the
+# same run; zero-byte calls cost no message; TORUS_COLL_STATS shows the
+# calls the torus library ran and the ones handed to the MPI library, with
+# reasons, matching what the programs expect; TORUS_COLL=off hands
+# everything over; TORUS_COLL_DIMS and forced algorithms keep the results;
+# bad or differing settings stop the job with one line; ra_base and ra_opt
+# run exact under the adapter, their verification out of its reach.
+# Sourced by run_tests.sh (helpers: tests/lib.sh).
 PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
 PM_CHECK="$BUILD/tests/pmpi_check"
+PM_SIGS="$BUILD/tests/pmpi_sigs"
+PM_REDUCE="$BUILD/tests/pmpi_reduce"
 
 # pm_line OP [FILE] : the stats line of OP ("torus_pmpi: OP: calls ...")
 pm_line() { grep -m1 "^torus_pmpi: $1: calls " "${2:-$TMP/err}"; }
@@ -50,24 +57,28 @@ else
             head -3 "$TMP/err" | sed 's/^/    /'
         fi
         # the fall-throughs the program provokes, counted exactly (every
-        # case at 1 rank; at 4 the derived types, user ops and the
-        # intercommunicator, which every stride keeps)
+        # case at 1 rank; at 4 the user ops and the intercommunicator,
+        # which every stride keeps): derived types and every predefined
+        # (type, op) pair stay with the torus library, zero-byte calls
+        # return at once ("empty")
         if [ $n = 1 ]; then
             pm_expect "n=1 stats" barrier "calls 6, torus 6 " "fell_through 0$"
-            pm_expect "n=1 stats" bcast " torus 53 " "fell_through 6 \(datatype 6\)$"
-            pm_expect "n=1 stats" allreduce " torus 121 " "fell_through 40 \(datatype 4, user_op 4, type_op 32\)$"
-            pm_expect "n=1 stats" alltoall " torus 30 " "fell_through 3 \(datatype 3\)$"
-            pm_expect "n=1 stats" alltoallv " torus 28 " "fell_through 4 \(datatype 4\)$"
-            pm_expect "n=1 stats" neighbor_alltoallv "calls 8, torus 6 " "plans 3, " "fell_through 2 \(datatype 1, topology 1\)$"
+            pm_expect "n=1 stats" bcast "calls 59, torus 59 \(trivial 48, empty 11\)" "fell_through 0$"
+            pm_expect "n=1 stats" allreduce "calls 161, torus 153 \(trivial 121, empty 32\)" "fell_through 8 \(user_op 8\)$"
+            pm_expect "n=1 stats" alltoall "calls 33, torus 33 " "empty 6\)" "fell_through 0$"
+            pm_expect "n=1 stats" alltoallv "calls 32, torus 32 " "fell_through 0$"
+            pm_expect "n=1 stats" neighbor_alltoallv "calls 8, torus 7 " "plans 4, agreements 7, " "fell_through 1 \(topology 1\)$"
+            grep -q "^torus_pmpi: summary: calls 299, torus 290, fell_through 9, most for user_op (8 of them)$" "$TMP/err" &&
+                ok "n=1 stats: the summary line names user_op" || bad "n=1 stats: summary line: $(grep summary "$TMP/err")"
         elif [ $n = 4 ]; then
             pm_expect "n=4 stats" barrier "calls 7, torus 6 " "fell_through 1 \(intercomm 1\)$"
-            pm_expect "n=4 stats" bcast " torus [1-9][0-9]* " "fell_through 6 \(datatype 6\)$"
-            pm_expect "n=4 stats" allreduce " torus [1-9][0-9]* " "\(intercomm 1, datatype 4, user_op 4, type_op [1-9][0-9]*\)$"
-            pm_expect "n=4 stats" alltoall " torus [1-9][0-9]* " "fell_through 3 \(datatype 3\)$"
-            pm_expect "n=4 stats" alltoallv " torus [1-9][0-9]* " "fell_through 4 \(datatype 4\)$"
-            # 6 calls, 3 patterns (the first, a change of counts, another
-            # datatype): the rest replayed a plan
-            pm_expect "n=4 stats" neighbor_alltoallv "calls 8, torus 6 " "plans 3, " "fell_through 2 \(datatype 1, topology 1\)$"
+            pm_expect "n=4 stats" bcast " torus [1-9][0-9]* " "fell_through 0$"
+            pm_expect "n=4 stats" allreduce " torus [1-9][0-9]* " "fell_through 9 \(intercomm 1, user_op 8\)$"
+            pm_expect "n=4 stats" alltoall " torus [1-9][0-9]* " "fell_through 0$"
+            pm_expect "n=4 stats" alltoallv " torus [1-9][0-9]* " "fell_through 0$"
+            # 7 calls, 4 patterns (the first, a change of counts, another
+            # datatype, a vector type): the rest replayed a plan
+            pm_expect "n=4 stats" neighbor_alltoallv "calls 8, torus 7 " "plans 4, agreements 7, " "fell_through 1 \(topology 1\)$"
         fi
     done
     if grep -q '^torus_pmpi' "$TMP/plain8"; then bad "a run without the adapter printed adapter lines"; fi
@@ -120,8 +131,125 @@ else
         fi
     done
 
+    # matching but different signatures per rank, self-checked: the same
+    # checks pass with and without the adapter (what both libraries do
+    # right), the fall-throughs are the ones the program expects
+    # (intercommunicator, user ops); then what only the adapter handles
+    # (derived layouts in reductions, zero-size mixes MPICH or Open MPI
+    # hang on), under the adapter alone
+    pm_sigs() { # N DESC ARGS...
+        local n=$1 desc=$2 rc_plain rc_pre
+        shift 2
+        run_mpi "$n" "$PM_SIGS" "$@"
+        rc_plain=$?
+        cp "$TMP/out" "$TMP/sigs_plain"
+        run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_SIGS" "$@"
+        rc_pre=$?
+        local line
+        line=$(head -1 "$TMP/out")
+        if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && grep -q " 0 errors$" "$TMP/out" && cmp -s "$TMP/sigs_plain" "$TMP/out"; then
+            ok "pmpi_sigs $desc n=$n: $line, the same with and without libtorus_pmpi.so"
+        else
+            bad "pmpi_sigs $desc n=$n: rc $rc_plain/$rc_pre: $(head -1 "$TMP/sigs_plain") / $line"
+            grep -v '^torus_pmpi' "$TMP/err" | head -3 | sed 's/^/    /'
+            return
+        fi
+        pm_expected
+    }
+    # pm_expected: every "expect OP fell_through ..." line of $TMP/out
+    # against OP's stats line in $TMP/err
+    pm_expected() {
+        local op rest
+        while read -r op rest; do
+            rest=${rest//(/\\(}
+            pm_expect "  expected fall-throughs" "$op" "${rest//)/\\)}\$"
+        done < <(sed -n 's/^expect //p' "$TMP/out")
+    }
+    pm_sigs 2 fixed fixed
+    pm_sigs 5 fixed fixed
+    pm_sigs 4 "random seed 11" random 11 12
+    pm_sigs 7 "random seed 12" random 12 6
+    for n in 3 6; do
+        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_SIGS" random $((20 + n)) $((36 / n)) adapter
+        rc=$?
+        if [ $rc = 0 ] && grep -q " 0 errors$" "$TMP/out"; then
+            ok "pmpi_sigs random adapter n=$n: $(head -1 "$TMP/out")"
+        else
+            bad "pmpi_sigs random adapter n=$n: rc $rc, $(head -1 "$TMP/out")"
+            grep -v '^torus_pmpi' "$TMP/err" | head -3 | sed 's/^/    /'
+        fi
+    done
+
+    # zero-byte calls of every intercepted collective, in every form (count
+    # 0, zero-size types against count 0, in place): no message, no
+    # synchronisation; MPI_Neighbor_alltoallv keeps its agreement allreduce
+    # (the library's, not counted among the torus messages) and builds its
+    # plan once (its set-up exchange, "plans 1")
+    for n in 3 4; do
+        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_SIGS" zero adapter
+        if [ $? = 0 ] && grep -q " 0 errors$" "$TMP/out"; then
+            ok "pmpi_sigs zero n=$n: $(head -1 "$TMP/out")"
+        else
+            bad "pmpi_sigs zero n=$n: $(head -1 "$TMP/out") $(grep -v '^torus_pmpi' "$TMP/err" | head -2)"
+        fi
+        for op in bcast allreduce alltoall; do
+            pm_expect "zero-byte n=$n" $op "calls ([0-9]+), torus \1 \(empty \1\)" "msgs 0, " "fell_through 0$"
+        done
+        pm_expect "zero-byte n=$n" alltoallv "calls ([0-9]+), torus \1 " "msgs 0, " "fell_through 0$"
+        pm_expect "a barrier synchronises n=$n" barrier "calls 1, torus 1 " "msgs [1-9]"
+        pm_expect "zero-byte n=$n" neighbor_alltoallv "calls 12, torus 12 " "plans 1, agreements 12, " "msgs 0, " "fell_through 0$"
+    done
+
+    # messages over 2 GiB (one message of a derived type in the transport):
+    # about 12 GiB and 10-20 s at 2 ranks, so only when asked for
+    if [ "${PMPI_BIG:-0}" = 1 ]; then
+        run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_ALLREDUCE=recursive_doubling "$PM_SIGS" big
+        if [ $? = 0 ] && grep -q " 0 errors$" "$TMP/out"; then
+            ok "pmpi_sigs big n=2: $(head -1 "$TMP/out")"
+            pm_expect "2 GiB + 64 B" bcast "torus 1 \(binomial 1\), bytes 2147483712, msgs 1,"
+            pm_expect "2 GiB + 64 B" allreduce "torus 1 \(recursive_doubling 1\), bytes 2147483712, msgs 1,"
+        else
+            bad "pmpi_sigs big n=2: $(head -1 "$TMP/out") $(grep -v '^torus_pmpi' "$TMP/err" | head -2)"
+        fi
+    fi
+
+    # every predefined (type, op) pair against the library's own result in
+    # the same run, counts 0..65537, in place or not, odd rank counts; the
+    # fall-throughs the policy predicts (MPI_LOGICAL has no kernel; under
+    # TORUS_COLL_REPRO=library the floating sums and products)
+    pm_reduce() { # N SEED TRIALS [ENV...]
+        local n=$1 seed=$2 trials=$3
+        shift 3
+        run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$@" "$PM_REDUCE" "$seed" "$trials"
+        local rc=$?
+        if [ $rc = 0 ] && grep -q " 0 mismatches$" "$TMP/out"; then
+            ok "pmpi_reduce n=$n $*: $(head -1 "$TMP/out")"
+            pm_expected
+        else
+            bad "pmpi_reduce n=$n $*: rc $rc, $(head -1 "$TMP/out")"
+            grep -v '^torus_pmpi' "$TMP/err" | head -3 | sed 's/^/    /'
+        fi
+    }
+    pm_reduce 1 31 2
+    pm_reduce 3 33 1
+    pm_reduce 5 34 1
+    pm_reduce 3 35 1 TORUS_COLL_REPRO=library
+
     # bad settings: one line, exit 2, before any collective
     expect_fail "TORUS_COLL=maybe" 2 "TORUS_COLL=maybe: allowed on, off, 1, 0" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL=maybe "$PM_CHECK"
+    expect_fail "TORUS_COLL_STATS=yes" 2 "TORUS_COLL_STATS=yes: allowed 1, 0, on, off" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=yes "$PM_CHECK"
+    expect_fail "TORUS_COLL_REPRO=exact" 2 "TORUS_COLL_REPRO=exact: allowed torus (the default), library" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_REPRO=exact "$PM_CHECK"
+    if [ "$(grep -c 'torus_pmpi' "$TMP/err")" = 1 ]; then ok "a bad setting: exactly one line"; else bad "a bad setting: $(grep -c 'torus_pmpi' "$TMP/err") lines"; fi
+    # settings that differ between ranks would split them between the
+    # adapter and the library: refused at MPI_Init
+    timeout -k 10 120 $MPIRUN $MPIRUN_FLAGS -n 1 env LD_PRELOAD="$PM_LIB" TORUS_COLL_REPRO=library "$PM_CHECK" : \
+        -n 1 env LD_PRELOAD="$PM_LIB" "$PM_CHECK" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c 'TORUS_COLL\* settings differ between ranks' "$TMP/err")" = 1 ] && ! grep -q '^cases' "$TMP/out"; then
+        ok "settings that differ between ranks -> exit 2: $(grep -m1 'differ' "$TMP/err")"
+    else
+        bad "settings that differ between ranks: exit $rc, $(head -c 300 "$TMP/err")"
+    fi
     expect_fail "TORUS_COLL_DIMS=3x3 at 4 ranks" 2 "TORUS_COLL_DIMS: " 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=3x3 "$PM_CHECK"
     expect_fail "TORUS_COLL_MULTISEND=nope" 2 "TORUS_COLL_MULTISEND=nope: unknown multisend algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_MULTISEND=nope "$PM_CHECK"
     expect_fail "TORUS_COLL_BCAST=nope" 2 "TORUS_COLL_BCAST=nope: unknown bcast algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_BCAST=nope "$PM_CHECK"

@@ -165,25 +165,55 @@ static int req_slot(torus_mpi *mp)
     return mp->free_ids[--mp->nfree];
 }
 
+/* A message of more bytes than an int counts (MPI's count argument): one
+ * datatype covering them, whole GiB then the rest, so that it is still
+ * one message the receiver matches the same way.  Freed at once: MPI keeps
+ * a type alive until the requests using it complete. */
+static MPI_Datatype big_type(size_t bytes)
+{
+    const size_t gib = (size_t)1 << 30;
+    MPI_Datatype g, t;
+    TORUS_MPI_CHECK(MPI_Type_contiguous((int)gib, MPI_BYTE, &g));
+    int bl[2] = {(int)(bytes / gib), (int)(bytes % gib)};
+    MPI_Aint disp[2] = {0, (MPI_Aint)(bytes - bytes % gib)};
+    MPI_Datatype parts[2] = {g, MPI_BYTE};
+    TORUS_MPI_CHECK(MPI_Type_create_struct(2, bl, disp, parts, &t));
+    TORUS_MPI_CHECK(MPI_Type_commit(&t));
+    TORUS_MPI_CHECK(MPI_Type_free(&g));
+    return t;
+}
+
 static int mpi_isend(void *impl, int dest, const void *buf, size_t bytes, int tag, torus_req *r)
 {
     torus_mpi *mp = impl;
-    int id = bytes <= INT_MAX ? req_slot(mp) : -1;
+    int id = req_slot(mp);
     r->id = id;
     if (id < 0)
         return -1;
-    TORUS_MPI_CHECK(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp->world, &mp->req[id]));
+    if (bytes <= INT_MAX) {
+        TORUS_MPI_CHECK(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp->world, &mp->req[id]));
+    } else {
+        MPI_Datatype t = big_type(bytes);
+        TORUS_MPI_CHECK(MPI_Isend(buf, 1, t, dest, tag, mp->world, &mp->req[id]));
+        TORUS_MPI_CHECK(MPI_Type_free(&t));
+    }
     return 0;
 }
 
 static int mpi_irecv(void *impl, int src, void *buf, size_t bytes, int tag, torus_req *r)
 {
     torus_mpi *mp = impl;
-    int id = bytes <= INT_MAX ? req_slot(mp) : -1;
+    int id = req_slot(mp);
     r->id = id;
     if (id < 0)
         return -1;
-    TORUS_MPI_CHECK(MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, mp->world, &mp->req[id]));
+    if (bytes <= INT_MAX) {
+        TORUS_MPI_CHECK(MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, mp->world, &mp->req[id]));
+    } else {
+        MPI_Datatype t = big_type(bytes);
+        TORUS_MPI_CHECK(MPI_Irecv(buf, 1, t, src, tag, mp->world, &mp->req[id]));
+        TORUS_MPI_CHECK(MPI_Type_free(&t));
+    }
     return 0;
 }
 

@@ -4,9 +4,9 @@
  * adapter intercepts (MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Alltoall,
  * MPI_Alltoallv, MPI_Neighbor_alltoallv) over many datatypes, ops and counts (zero included), roots
  * other than 0, MPI_IN_PLACE, on MPI_COMM_WORLD, a duplicate of it and a
- * split with reversed rank order, plus cases the adapter must hand to the
- * MPI library (derived datatypes, user-defined and unsupported ops, an
- * intercommunicator).  Rank 0 prints one line per case, "NAME DIGEST",
+ * split with reversed rank order, derived datatypes (which the adapter
+ * packs), plus cases it must hand to the MPI library (user-defined ops, an
+ * intercommunicator, a Cartesian communicator for the neighbourhood call).  Rank 0 prints one line per case, "NAME DIGEST",
  * the digest a hash of every rank's result bytes in rank order, then
  * "cases N".  The two runs must print the same lines.  An argument STRIDE
  * runs every STRIDE-th case only (quick runs at many rank counts).
@@ -216,7 +216,7 @@ static void check_bcast(MPI_Comm c, const char *cn, MPI_Datatype vec, MPI_Dataty
                 record(cn, what, buf, bytes + 8);
             }
         }
-    /* derived datatypes: handed to the library */
+    /* derived datatypes: packed by the adapter (a vector) or read in place (contiguous) */
     fill(buf, 64 * 4, me == n - 1 ? 77 : 5u + (unsigned)me);
     CHECK(MPI_Bcast(buf, 4, vec, n - 1, c));
     record(cn, "bcast vector", buf, 64 * 4);
@@ -244,9 +244,9 @@ static void check_allreduce(MPI_Comm c, const char *cn, MPI_Op user, MPI_Datatyp
         int nops = 0;
         if (ti->k == K_SINT || ti->k == K_UINT) {
             ops[nops++] = MPI_SUM, ops[nops++] = MPI_MIN, ops[nops++] = MPI_MAX, ops[nops++] = MPI_BXOR;
-            ops[nops++] = MPI_BOR; /* no torus counterpart: the library's */
+            ops[nops++] = MPI_BOR;
         } else if (ti->k == K_FLOAT) {
-            ops[nops++] = MPI_MIN, ops[nops++] = MPI_MAX, ops[nops++] = MPI_SUM; /* float sum: the library's */
+            ops[nops++] = MPI_MIN, ops[nops++] = MPI_MAX, ops[nops++] = MPI_SUM;
         } else {
             ops[nops++] = MPI_SUM, ops[nops++] = MPI_MIN, ops[nops++] = MPI_MAX, ops[nops++] = MPI_PROD;
         }
@@ -270,7 +270,7 @@ static void check_allreduce(MPI_Comm c, const char *cn, MPI_Op user, MPI_Datatyp
             record(cn, what, rb, bytes);
         }
     }
-    /* user-defined op, and a derived datatype: handed to the library */
+    /* user-defined ops: handed to the library (a derived type with one too) */
     for (int i = 0; i < 17; i++)
         ((int *)sb)[i] = me * 3 + i;
     CHECK(MPI_Allreduce(sb, rb, 17, MPI_INT, user, c));
@@ -314,7 +314,7 @@ static void check_alltoall(MPI_Comm c, const char *cn, MPI_Datatype vec)
             record(cn, what, rb, bytes + 8);
         }
     /* the same bytes as 4 ints sent and one 16-byte block type received
-     * would be a derived type: handed to the library */
+     * would be a derived type: packed by the adapter */
     size_t vb = (size_t)n * 64 * 4;
     fill(sb, vb, 300u + (unsigned)me);
     fill(rb, vb, 400u + (unsigned)me);
@@ -372,7 +372,7 @@ static void check_alltoallv(MPI_Comm c, const char *cn, MPI_Datatype vec)
                 snprintf(what, sizeof what, "alltoallv %s x%d%s", vn[t], scale, in_place ? " in-place" : "");
                 record(cn, what, rb, rbytes + 8);
             }
-    /* a derived type: handed to the library */
+    /* a derived type: packed by the adapter */
     for (int j = 0; j < n; j++) {
         sc[j] = rc[j] = (me + j) % 2 + 1;
         sd[j] = rd[j] = 2 * j;
@@ -391,7 +391,8 @@ static void check_alltoallv(MPI_Comm c, const char *cn, MPI_Datatype vec)
 /* MPI_Neighbor_alltoallv on a distributed graph: each rank sends to its
  * right neighbour twice (a repeated edge), to its left one and to itself;
  * the same pattern replayed with new data, then changed, then another
- * datatype; a derived type and a Cartesian communicator go to the library. */
+ * datatype; a derived type (packed); a Cartesian communicator goes to the
+ * library. */
 static int ncount(int s, int d, int k, int scale)
 {
     return scale * ((s + 2 * d + k) % 4);

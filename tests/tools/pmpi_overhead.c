@@ -3,9 +3,12 @@
  * figure: times CALLS calls of a few small collectives, ROUNDS times, and
  * prints the fastest round per call (ns), one line per case:
  *
- *   bcast_derived_8B     MPI_Bcast of one 8-byte derived type: the adapter
- *                        hands it to the library (reason "datatype")
- *   allreduce_userop_8B  MPI_Allreduce of one int64 with a user op ("user_op")
+ *   bcast_derived_8B     MPI_Bcast of one 8-byte contiguous derived type
+ *                        (the adapter's: its description cached on the type,
+ *                        its bytes read in place)
+ *   allreduce_userop_8B  MPI_Allreduce of one int64 with a user op: the
+ *                        adapter hands it to the library ("user_op")
+ *   allreduce_zero       MPI_Allreduce of count 0: returns at once ("empty")
  *   bcast_byte_8B        MPI_Bcast of 8 MPI_BYTE (the torus library's)
  *   allreduce_double_1   MPI_Allreduce of one double, MPI_SUM (the torus library's)
  *   barrier              MPI_Barrier
@@ -43,8 +46,9 @@ int main(int argc, char **argv)
     MPI_Op_create(user_sum, 1, &op);
     int64_t buf[4] = {1, 2, 3, 4}, out[4];
     double d = 1.0, dr;
-    const char *names[] = {"bcast_derived_8B", "allreduce_userop_8B", "bcast_byte_8B", "allreduce_double_1", "barrier"};
-    for (int k = 0; k < 5; k++) {
+    const char *names[] = {"bcast_derived_8B", "allreduce_userop_8B", "bcast_byte_8B", "allreduce_double_1", "barrier",
+                           "allreduce_zero"};
+    for (int k = 0; k < 6; k++) {
         double best = 1e30;
         for (long r = 0; r < rounds; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -55,7 +59,8 @@ int main(int argc, char **argv)
                 case 1: MPI_Allreduce(buf, out, 1, MPI_INT64_T, op, MPI_COMM_WORLD); break;
                 case 2: MPI_Bcast(buf, 8, MPI_BYTE, 0, MPI_COMM_WORLD); break;
                 case 3: MPI_Allreduce(&d, &dr, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-                default: MPI_Barrier(MPI_COMM_WORLD); break;
+                case 4: MPI_Barrier(MPI_COMM_WORLD); break;
+                default: MPI_Allreduce(&d, &dr, 0, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
                 }
             }
             double t = MPI_Wtime() - t0;

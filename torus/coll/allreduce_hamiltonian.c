@@ -11,8 +11,8 @@
  *     coordinate d is a_d, or k_d - 1 - a_d when floor(p / (k_0...k_d)) is
  *     odd.  Consecutive positions differ by one in one coordinate, so they
  *     are neighbours on any rectangular torus or mesh.
- *   - The vector is cut into chunks of CHUNK_BYTES (the last may be
- *     shorter; at least one chunk).  Reduce: position p receives the
+ *   - The vector is cut into chunks of as many whole elements as fit in
+ *     CHUNK_BYTES (the last may be shorter; at least one chunk).  Reduce: position p receives the
  *     partial of chunk i from p - 1, combines partial first, own data
  *     second (a fixed order), and sends it to p + 1; the last position
  *     then holds the result.  Broadcast: the result of each chunk flows
@@ -73,22 +73,28 @@ typedef struct stream {
     int posted2;                   /* broadcast receives posted so far */
 } stream;
 
+/* Elements per chunk: as many whole elements as fit in CHUNK_BYTES. */
+static size_t per_chunk(size_t esize)
+{
+    return CHUNK_BYTES / esize;
+}
+
 static size_t chunk_elems(const stream *p, int i)
 {
-    size_t per = CHUNK_BYTES / 8, left = p->a->count - (size_t)i * per;
+    size_t per = per_chunk(p->a->esize), left = p->a->count - (size_t)i * per;
     return left < per ? left : per;
 }
 
 static unsigned char *chunk_at(const stream *p, int i)
 {
-    return (unsigned char *)p->a->rbuf + (size_t)i * CHUNK_BYTES;
+    return (unsigned char *)p->a->rbuf + (size_t)i * per_chunk(p->a->esize) * p->a->esize;
 }
 
 static int post_r1(stream *p, int i)
 {
     if (i >= p->nchunks)
         return 0;
-    return torus__irecv(p->c, p->pred, p->slot + (size_t)(i % WINDOW) * CHUNK_BYTES, chunk_elems(p, i) * 8, &p->r1[i]);
+    return torus__irecv(p->c, p->pred, p->slot + (size_t)(i % WINDOW) * CHUNK_BYTES, chunk_elems(p, i) * p->a->esize, &p->r1[i]);
 }
 
 /* Posts broadcast receives (straight into the result buffer) up to chunk
@@ -102,7 +108,7 @@ static int post_r2(stream *p, int upto)
         int j = p->posted2;
         rc = torus__wait(p->c, &p->s1[j], 1);
         if (!rc)
-            rc = torus__irecv(p->c, p->succ, chunk_at(p, j), chunk_elems(p, j) * 8, &p->r2[j]);
+            rc = torus__irecv(p->c, p->succ, chunk_at(p, j), chunk_elems(p, j) * p->a->esize, &p->r2[j]);
     }
     return rc;
 }
@@ -125,7 +131,7 @@ static int reduce_step(stream *p, int i)
     if (p->pos < p->last) {
         if (i >= WINDOW && (rc = torus__wait(c, &p->s1[i - WINDOW], 1)))
             return rc;
-        if ((rc = torus__isend(c, p->succ, chunk_at(p, i), ne * 8, &p->s1[i])))
+        if ((rc = torus__isend(c, p->succ, chunk_at(p, i), ne * a->esize, &p->s1[i])))
             return rc;
     }
     return 0;
@@ -144,21 +150,21 @@ static int bcast_step(stream *p, int j, int reduced)
     if (p->pos > 0) {
         if (j >= WINDOW && (rc = torus__wait(c, &p->s2[j - WINDOW], 1)))
             return rc;
-        if ((rc = torus__isend(c, p->pred, chunk_at(p, j), chunk_elems(p, j) * 8, &p->s2[j])))
+        if ((rc = torus__isend(c, p->pred, chunk_at(p, j), chunk_elems(p, j) * p->a->esize, &p->s2[j])))
             return rc;
     }
     return 0;
 }
 
-static int nchunks_of(size_t bytes)
+static int nchunks_of(size_t count, size_t esize)
 {
-    size_t nc = (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES;
+    size_t per = per_chunk(esize), nc = (count + per - 1) / per;
     return nc ? (int)nc : 1;
 }
 
 static int run(torus_coll *c, const torus__coll_args *a)
 {
-    stream p = {.c = c, .a = a, .last = c->n - 1, .nchunks = nchunks_of(a->bytes)};
+    stream p = {.c = c, .a = a, .last = c->n - 1, .nchunks = nchunks_of(a->count, a->esize)};
     p.pos = path_pos(c, c->me);
     p.pred = p.pos > 0 ? path_rank(c, p.pos - 1) : -1;
     p.succ = p.pos < p.last ? path_rank(c, p.pos + 1) : -1;
@@ -195,11 +201,12 @@ static int run(torus_coll *c, const torus__coll_args *a)
 
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
 {
-    int n = c->n, nc = nchunks_of(a->bytes), pos = path_pos(c, rank);
+    int n = c->n, nc = nchunks_of(a->count, a->esize), pos = path_pos(c, rank);
     int dirs = (pos > 0) + (pos < n - 1); /* reduce-phase sends forward, broadcast-phase sends back */
     k->msgs = (uint64_t)dirs * (uint64_t)nc;
-    k->bytes = (uint64_t)dirs * a->bytes;
-    double m = a->bytes < CHUNK_BYTES ? (double)a->bytes : CHUNK_BYTES;
+    size_t n_bytes = a->count * a->esize, chunk = per_chunk(a->esize) * a->esize;
+    k->bytes = (uint64_t)dirs * n_bytes;
+    double m = n_bytes < chunk ? (double)n_bytes : (double)chunk;
     k->rounds = 2.0 * (n - 1) + nc - 1;
     k->path_bytes = k->rounds * m;
     k->reduce_bytes = (double)(n - 1 + nc - 1) * m;

@@ -24,7 +24,7 @@
  *   bit-identical everywhere.  Empty halves are not sent (both partners
  *   know the block sizes, so neither posts them).
  * Preconditions: none (any N, any count).
- * Cost: with n = 8 count bytes, R = 2 log2 p + 2 [r > 0] rounds,
+ * Cost: with n = count * (element size) bytes, R = 2 log2 p + 2 [r > 0] rounds,
  *   T = R alpha + 2 ((p-1)/p n + [r > 0] n) beta + ((p-1)/p n + [r > 0] n)
  *   gamma (block rounding makes the figures exact only for p | count;
  *   the cost function sums the real blocks).  A rank sends, per halving
@@ -70,13 +70,13 @@ static void other_half(int plo, int phi, int lo, int hi, int *olo, int *ohi)
 /* Receives [rlo, rhi) elements into rdst and sends [slo, shi) from src to
  * peer, skipping empty sides (the partner skips the same ones). */
 static int exchange(torus_coll *c, int peer, const unsigned char *src, size_t slo, size_t shi, unsigned char *rdst,
-                    size_t rlo, size_t rhi)
+                    size_t rlo, size_t rhi, size_t es)
 {
     torus_req r[2] = {{-1}, {-1}};
     int rc;
-    if (rhi > rlo && (rc = torus__irecv(c, peer, rdst + rlo * 8, (rhi - rlo) * 8, &r[0])))
+    if (rhi > rlo && (rc = torus__irecv(c, peer, rdst + rlo * es, (rhi - rlo) * es, &r[0])))
         return rc;
-    if (shi > slo && (rc = torus__isend(c, peer, src + slo * 8, (shi - slo) * 8, &r[1]))) {
+    if (shi > slo && (rc = torus__isend(c, peer, src + slo * es, (shi - slo) * es, &r[1]))) {
         torus__wait(c, r, 1);
         return rc;
     }
@@ -86,7 +86,7 @@ static int exchange(torus_coll *c, int peer, const unsigned char *src, size_t sl
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     int n = c->n, me = c->me, p = torus__floor_pow2(n), rem = n - p, rc = 0, newrank;
-    size_t count = a->count, bytes = count * 8;
+    size_t count = a->count, es = a->esize, bytes = count * es;
     unsigned char *buf = a->rbuf, *tmp = torus__scratch(c, bytes);
     if (!tmp)
         return torus__fail(c, TORUS_COLL_ENOMEM, "allreduce: out of memory for %zu bytes", bytes);
@@ -111,10 +111,10 @@ static int run(torus_coll *c, const torus__coll_args *a)
             plo[steps] = lo, phi[steps] = hi;
             halve(newrank, mask, &lo, &hi, &glo, &ghi);
             size_t k0 = disp(count, p, lo), k1 = disp(count, p, hi);
-            if ((rc = exchange(c, dst, buf, disp(count, p, glo), disp(count, p, ghi), tmp, k0, k1)))
+            if ((rc = exchange(c, dst, buf, disp(count, p, glo), disp(count, p, ghi), tmp, k0, k1, es)))
                 return rc;
             if (k1 > k0) {
-                unsigned char *mine = buf + k0 * 8, *theirs = tmp + k0 * 8;
+                unsigned char *mine = buf + k0 * es, *theirs = tmp + k0 * es;
                 if (dst < me)
                     torus__reduce3(c, mine, theirs, mine, k1 - k0, a->dt, a->rop);
                 else
@@ -125,7 +125,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
             int dst = torus__fold_rank(newrank ^ (1 << steps), rem), olo, ohi;
             other_half(plo[steps], phi[steps], lo, hi, &olo, &ohi);
             if ((rc = exchange(c, dst, buf, disp(count, p, lo), disp(count, p, hi), buf, disp(count, p, olo),
-                               disp(count, p, ohi))))
+                               disp(count, p, ohi), es)))
                 return rc;
             lo = plo[steps], hi = phi[steps];
         }
@@ -137,10 +137,10 @@ static int run(torus_coll *c, const torus__coll_args *a)
 
 /* What `rank` sends (messages, bytes) and combines (bytes), the same walk
  * as run() without data. */
-static void tally(int n, size_t count, int rank, uint64_t *msgs, uint64_t *sent, double *reduced)
+static void tally(int n, size_t count, size_t es, int rank, uint64_t *msgs, uint64_t *sent, double *reduced)
 {
     int p = torus__floor_pow2(n), rem = n - p, newrank = rank < 2 * rem ? (rank % 2 ? -1 : rank / 2) : rank - rem;
-    size_t bytes = count * 8;
+    size_t bytes = count * es;
     *msgs = 0, *sent = 0, *reduced = 0;
     if (rank < 2 * rem) {
         *msgs = 1, *sent = bytes; /* odd: its vector; even: the result back */
@@ -155,13 +155,13 @@ static void tally(int n, size_t count, int rank, uint64_t *msgs, uint64_t *sent,
         halve(newrank, mask, &lo, &hi, &glo, &ghi);
         size_t g = disp(count, p, ghi) - disp(count, p, glo);
         *msgs += g != 0;
-        *sent += g * 8;
-        *reduced += (double)(disp(count, p, hi) - disp(count, p, lo)) * 8;
+        *sent += g * es;
+        *reduced += (double)(disp(count, p, hi) - disp(count, p, lo)) * (double)es;
     }
     while (steps-- > 0) {
         size_t h = disp(count, p, hi) - disp(count, p, lo);
         *msgs += h != 0;
-        *sent += h * 8;
+        *sent += h * es;
         lo = plo[steps], hi = phi[steps];
     }
 }
@@ -171,15 +171,15 @@ static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus
     int n = c->n, p = torus__floor_pow2(n), lg = 0;
     uint64_t m0, s0;
     double red, red0;
-    tally(n, a->count, rank, &k->msgs, &k->bytes, &red);
+    tally(n, a->count, a->esize, rank, &k->msgs, &k->bytes, &red);
     while ((1 << lg) < p)
         lg++;
     /* the critical path: rank 0 always takes part, and with r > 0 it is
      * the even rank of a pair, so its pre-step and post-step lie on it */
-    tally(n, a->count, 0, &m0, &s0, &red0);
+    tally(n, a->count, a->esize, 0, &m0, &s0, &red0);
     int rem = n - p;
     k->rounds = 2 * lg + 2 * (rem > 0);
-    k->path_bytes = (double)s0 + (rem > 0 ? (double)a->count * 8 : 0);
+    k->path_bytes = (double)s0 + (rem > 0 ? (double)(a->count * a->esize) : 0);
     k->reduce_bytes = red0;
 }
 

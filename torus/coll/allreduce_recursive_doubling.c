@@ -16,7 +16,7 @@
  *   rank's partial): the two partners evaluate the same expression on
  *   the same operands, so doubles come out bit-identical on every rank.
  * Preconditions: none (any N, any count).
- * Cost: with n = 8 count bytes and R = log2 p + 2 [r > 0] rounds,
+ * Cost: with n = count * (element size) bytes and R = log2 p + 2 [r > 0] rounds,
  *   T = R (alpha + n beta) + (log2 p + [r > 0]) n gamma.  Rank i < 2r,
  *   odd: 1 message of n bytes; even: log2 p + 1 messages of n bytes;
  *   every other rank log2 p messages of n bytes.
@@ -26,7 +26,7 @@
 static int run(torus_coll *c, const torus__coll_args *a)
 {
     int n = c->n, me = c->me, p = torus__floor_pow2(n), rem = n - p, rc = 0, newrank;
-    size_t bytes = a->count * 8;
+    size_t bytes = a->count * a->esize;
     unsigned char *buf = a->rbuf, *tmp = torus__scratch(c, bytes);
     if (!tmp)
         return torus__fail(c, TORUS_COLL_ENOMEM, "allreduce: out of memory for %zu bytes", bytes);
@@ -62,7 +62,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
 static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus__coll_cost *k)
 {
     int n = c->n, p = torus__floor_pow2(n), rem = n - p, lg = 0;
-    size_t bytes = a->count * 8;
+    size_t bytes = a->count * a->esize;
     while ((1 << lg) < p)
         lg++;
     if (rank < 2 * rem)

@@ -154,12 +154,13 @@ static size_t reach_elems(const swing *w, long x, int t)
     return reach_elems(w, x, t + 1) + reach_elems(w, partner(w, x, t), t + 1);
 }
 
-static size_t pack(const swing *w, const uint64_t *v, const long *set, int n, uint64_t *out)
+/* Copies the blocks of set into out; returns their elements. */
+static size_t pack(const swing *w, const unsigned char *v, const long *set, int n, unsigned char *out, size_t es)
 {
     size_t o = 0;
     for (int i = 0; i < n; i++) {
         size_t len = block_len(w, set[i]);
-        memcpy(out + o, v + block_off(w, set[i]), len * 8);
+        memcpy(out + o * es, v + block_off(w, set[i]) * es, len * es);
         o += len;
     }
     return o;
@@ -185,24 +186,25 @@ static int inside_below(const swing *w, const int *g, int d)
 
 /* Swing on the box: reduce-scatter, then allgather. */
 static int box_allreduce(torus_coll *c, const torus__coll_args *a, const swing *w, long me, long *sset, long *rset,
-                         uint64_t *sb, uint64_t *rb)
+                         unsigned char *sb, unsigned char *rb)
 {
-    uint64_t *v = a->rbuf;
+    unsigned char *v = a->rbuf;
+    size_t es = a->esize;
     for (int t = 0; t < w->nsteps; t++) {
         long y = partner(w, me, t);
         int peer = c->map->rank_of[y], d = w->dim[t];
         int ns = reach(w, y, t + 1, sset), nr = reach(w, me, t + 1, rset);
-        size_t se = pack(w, v, sset, ns, sb), re = set_elems(w, rset, nr);
-        int rc = torus__sendrecv(c, peer, sb, se * 8, peer, rb, re * 8);
+        size_t se = pack(w, v, sset, ns, sb, es), re = set_elems(w, rset, nr);
+        int rc = torus__sendrecv(c, peer, sb, se * es, peer, rb, re * es);
         if (rc)
             return rc;
         int mine_first = coord(w, me, d) < coord(w, y, d);
         size_t o = 0;
         for (int i = 0; i < nr; i++) {
             size_t len = block_len(w, rset[i]);
-            uint64_t *dst = v + block_off(w, rset[i]);
+            unsigned char *dst = v + block_off(w, rset[i]) * es, *theirs = rb + o * es;
             if (len)
-                torus__reduce3(c, dst, mine_first ? dst : rb + o, mine_first ? rb + o : dst, len, a->dt, a->rop);
+                torus__reduce3(c, dst, mine_first ? dst : theirs, mine_first ? theirs : dst, len, a->dt, a->rop);
             o += len;
         }
     }
@@ -210,14 +212,14 @@ static int box_allreduce(torus_coll *c, const torus__coll_args *a, const swing *
         long y = partner(w, me, t);
         int peer = c->map->rank_of[y];
         int ns = reach(w, me, t + 1, sset), nr = reach(w, y, t + 1, rset);
-        size_t se = pack(w, v, sset, ns, sb), re = set_elems(w, rset, nr);
-        int rc = torus__sendrecv(c, peer, sb, se * 8, peer, rb, re * 8);
+        size_t se = pack(w, v, sset, ns, sb, es), re = set_elems(w, rset, nr);
+        int rc = torus__sendrecv(c, peer, sb, se * es, peer, rb, re * es);
         if (rc)
             return rc;
         size_t o = 0;
         for (int i = 0; i < nr; i++) {
             size_t len = block_len(w, rset[i]);
-            memcpy(v + block_off(w, rset[i]), rb + o, len * 8);
+            memcpy(v + block_off(w, rset[i]) * es, rb + o * es, len * es);
             o += len;
         }
     }
@@ -234,7 +236,7 @@ static int run(torus_coll *c, const torus__coll_args *a)
     long *sset = torus__scratch(c, (size_t)w.nblocks * sizeof *sset);
     long *rset = torus__scratch(c, (size_t)w.nblocks * sizeof *rset);
     /* a set of blocks never holds more than the whole vector */
-    uint64_t *sb = torus__scratch(c, a->bytes), *rb = torus__scratch(c, a->bytes);
+    unsigned char *sb = torus__scratch(c, a->bytes), *rb = torus__scratch(c, a->bytes);
     if (!sset || !rset || !sb || !rb)
         return torus__fail(c, TORUS_COLL_ENOMEM, "allreduce swing: out of memory for %zu bytes", a->bytes);
 
@@ -289,7 +291,7 @@ static void cost(const torus_coll *c, const torus__coll_args *a, int rank, torus
     }
     double b = (double)w.nblocks, n = (double)a->bytes;
     k->msgs = msgs;
-    k->bytes = elems * 8;
+    k->bytes = elems * a->esize;
     k->rounds = 2.0 * (w.nsteps + w.nfold);
     k->path_bytes = (2.0 * (b - 1) / b + 2.0 * w.nfold) * n;
     k->reduce_bytes = ((b - 1) / b + w.nfold) * n;

@@ -40,8 +40,45 @@ const char *torus_coll_error(const torus_coll *c)
 
 size_t torus_dtype_size(torus_dtype t)
 {
-    (void)t;
-    return 8; /* uint64, int64 and double are all 8 bytes */
+    static const size_t size[TORUS_NDTYPES] = {
+        [TORUS_UINT64] = 8, [TORUS_INT64] = 8, [TORUS_DOUBLE] = 8, [TORUS_INT8] = 1, [TORUS_INT16] = 2,
+        [TORUS_INT32] = 4, [TORUS_UINT8] = 1, [TORUS_UINT16] = 2, [TORUS_UINT32] = 4, [TORUS_FLOAT] = sizeof(float),
+        [TORUS_LONG_DOUBLE] = sizeof(long double), [TORUS_FLOAT_COMPLEX] = 2 * sizeof(float),
+        [TORUS_DOUBLE_COMPLEX] = 2 * sizeof(double), [TORUS_LONG_DOUBLE_COMPLEX] = 2 * sizeof(long double),
+        [TORUS_BOOL] = sizeof(_Bool), [TORUS_BYTE] = 1,
+        /* the pairs packed: value, then index */
+        [TORUS_FLOAT_INT] = sizeof(float) + sizeof(int), [TORUS_DOUBLE_INT] = sizeof(double) + sizeof(int),
+        [TORUS_LONG_INT] = sizeof(long) + sizeof(int), [TORUS_2INT] = 2 * sizeof(int),
+        [TORUS_SHORT_INT] = sizeof(short) + sizeof(int), [TORUS_LONG_DOUBLE_INT] = sizeof(long double) + sizeof(int),
+        [TORUS_2FLOAT] = 2 * sizeof(float), [TORUS_2DOUBLE] = 2 * sizeof(double),
+    };
+    return (unsigned)t < TORUS_NDTYPES ? size[t] : 0;
+}
+
+torus__reduce_fn torus__reduce_kernel(torus_dtype t, torus_op op)
+{
+    switch (op) {
+    case TORUS_OP_SUM:
+    case TORUS_OP_PROD:
+    case TORUS_OP_MIN:
+    case TORUS_OP_MAX:
+        return torus__reduce_arith(t, op);
+    case TORUS_OP_MAXLOC:
+    case TORUS_OP_MINLOC:
+        return torus__reduce_loc(t, op);
+    default:
+        return torus__reduce_logic(t, op);
+    }
+}
+
+int torus_coll_reduce_defined(torus_dtype t, torus_op op)
+{
+    return torus__reduce_kernel(t, op) != NULL;
+}
+
+void torus_coll_skip_empty(torus_coll *c, int on)
+{
+    c->skip_empty = on != 0;
 }
 
 static const char *const op_names[TORUS_COLL_NCOLL] = {"barrier", "bcast", "allreduce", "alltoallv"};
@@ -242,46 +279,12 @@ int torus__sendrecv(torus_coll *c, int dst, const void *sbuf, size_t sbytes, int
 
 /* ---- reductions --------------------------------------------------------- */
 
-#define REDUCE_LOOP(T, EXPR)                                                                                   \
-    do {                                                                                                       \
-        T *d_ = dst;                                                                                           \
-        const T *a_ = a, *b_ = b;                                                                              \
-        for (size_t i = 0; i < count; i++) {                                                                   \
-            T x = a_[i], y = b_[i];                                                                            \
-            d_[i] = (EXPR);                                                                                    \
-        }                                                                                                      \
-    } while (0)
-
 void torus__reduce3(torus_coll *c, void *dst, const void *a, const void *b, size_t count, torus_dtype t, torus_op op)
 {
-    switch (t) {
-    case TORUS_UINT64:
-        switch (op) {
-        case TORUS_OP_SUM: REDUCE_LOOP(uint64_t, x + y); break;
-        case TORUS_OP_MIN: REDUCE_LOOP(uint64_t, x < y ? x : y); break;
-        case TORUS_OP_MAX: REDUCE_LOOP(uint64_t, x > y ? x : y); break;
-        default: REDUCE_LOOP(uint64_t, x ^ y); break;
-        }
-        break;
-    case TORUS_INT64:
-        switch (op) {
-        /* wrap-around sum, as MPI implementations do on overflow */
-        case TORUS_OP_SUM: REDUCE_LOOP(int64_t, (int64_t)((uint64_t)x + (uint64_t)y)); break;
-        case TORUS_OP_MIN: REDUCE_LOOP(int64_t, x < y ? x : y); break;
-        case TORUS_OP_MAX: REDUCE_LOOP(int64_t, x > y ? x : y); break;
-        default: REDUCE_LOOP(int64_t, x ^ y); break;
-        }
-        break;
-    default:
-        switch (op) {
-        case TORUS_OP_SUM: REDUCE_LOOP(double, x + y); break;
-        case TORUS_OP_MIN: REDUCE_LOOP(double, x < y ? x : y); break;
-        default: REDUCE_LOOP(double, x > y ? x : y); break;
-        }
-        break;
-    }
+    /* the entry point checked that the kernel exists */
+    torus__reduce_kernel(t, op)(dst, a, b, count);
     if (c->tp->reduced)
-        c->tp->reduced(c->tp->impl, count * 8);
+        c->tp->reduced(c->tp->impl, count * torus_dtype_size(t));
 }
 
 void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, torus_dtype t, torus_op op)
@@ -438,18 +441,33 @@ int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root)
     return dispatch(c, &a);
 }
 
+static const char *const dtype_names[TORUS_NDTYPES] = {
+    "uint64", "int64", "double", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float", "long double",
+    "float complex", "double complex", "long double complex", "bool", "byte", "float_int", "double_int",
+    "long_int", "2int", "short_int", "long_double_int", "2float", "2double"};
+static const char *const rop_names[TORUS_NOPS] = {"sum", "min", "max", "bxor", "prod", "land",
+                                                   "lor", "lxor", "band", "bor", "maxloc", "minloc"};
+
 int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op)
 {
     if ((unsigned)t >= TORUS_NDTYPES || (unsigned)op >= TORUS_NOPS)
         return torus__fail(c, TORUS_COLL_EARG, "allreduce: unknown type %d or operation %d", (int)t, (int)op);
-    if (t == TORUS_DOUBLE && op == TORUS_OP_BXOR)
-        return torus__fail(c, TORUS_COLL_EARG, "allreduce: bxor is not defined on doubles: allowed sum, min, max");
-    if (count > SIZE_MAX / 16)
+    if (!torus__reduce_kernel(t, op)) {
+        char list[128] = "";
+        size_t o = 0;
+        for (int k = 0; k < TORUS_NOPS && o < sizeof list; k++)
+            if (torus__reduce_kernel(t, (torus_op)k))
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", rop_names[k]);
+        return torus__fail(c, TORUS_COLL_EARG, "allreduce: %s is not defined on %s: allowed %s", rop_names[op],
+                           dtype_names[t], list);
+    }
+    size_t esize = torus_dtype_size(t);
+    if (count > SIZE_MAX / 64)
         return torus__fail(c, TORUS_COLL_EARG, "allreduce: count %zu too large", count);
     if (sbuf != rbuf && count)
-        memmove(rbuf, sbuf, count * 8);
+        memmove(rbuf, sbuf, count * esize);
     torus__coll_args a = {.op = TORUS_COLL_ALLREDUCE, .sbuf = rbuf, .rbuf = rbuf, .count = count,
-                          .bytes = count * 8, .dt = t, .rop = op};
+                          .bytes = count * esize, .esize = esize, .dt = t, .rop = op};
     if (!count || c->n == 1) {
         c->seq++;
         return 0;
@@ -483,8 +501,8 @@ int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t byte
  * op at `bytes`, with no data. */
 static torus__coll_args shape_args(torus_coll_op op, size_t bytes)
 {
-    torus__coll_args a = {.op = op, .bytes = bytes, .count = bytes / 8, .dt = TORUS_UINT64, .rop = TORUS_OP_SUM,
-                          .uniform = op == TORUS_COLL_ALLTOALLV};
+    torus__coll_args a = {.op = op, .bytes = bytes, .count = bytes / 8, .esize = 8, .dt = TORUS_UINT64,
+                          .rop = TORUS_OP_SUM, .uniform = op == TORUS_COLL_ALLTOALLV};
     return a;
 }
 

@@ -25,6 +25,7 @@ typedef struct torus__coll_args {
     const void *sbuf;
     void *rbuf;
     size_t count;
+    size_t esize; /* bytes of one element of dt (bytes = count * esize) */
     torus_dtype dt;
     torus_op rop;
     /* alltoallv (uniform alltoall fills them too) */
@@ -60,6 +61,7 @@ struct torus_coll {
     void *idle_ctx;
     int idle_polls;
     int seq;          /* calls so far: the tag of the current call */
+    int skip_empty;   /* alltoallv: empty blocks are not exchanged (torus_coll_skip_empty) */
     uint64_t progress; /* operations completed: the virtual-rank runner watches it */
     torus_coll_counts counts;
     const torus__coll_alg *forced[TORUS_COLL_NCOLL];
@@ -101,6 +103,32 @@ int torus__test(torus_coll *c, torus_req *r);
  * k_d - 1 needed).  Counted as k_d - 1 messages either way: each rank of
  * the line receives it as a message from me (torus__irecv). */
 int torus__line_send(torus_coll *c, int d, const void *buf, size_t bytes, torus_req *r, int *nr);
+
+/* A reduction kernel: dst[i] = a[i] op b[i] for n elements, a first (the
+ * order the algorithm fixes); dst may be a or b, never a partial overlap.
+ * One per (type, op) MPI defines, in one file per family of ops:
+ * reduce_arith.c (sum, prod, min, max), reduce_logic.c (land, lor, lxor,
+ * band, bor, bxor), reduce_loc.c (maxloc, minloc).  Each returns NULL for
+ * a pair it does not hold. */
+typedef void (*torus__reduce_fn)(void *dst, const void *a, const void *b, size_t n);
+/* Defines kernel `name`: d[i] = EXPR over u = a[i], v = b[i], elements
+ * of C type T (reduce_arith.c and reduce_logic.c; gcc -O3 vectorises it
+ * with a run-time overlap check). */
+#define TORUS__REDUCE_KERNEL(name, T, EXPR)                                                                    \
+    static void name(void *dst, const void *a, const void *b, size_t n)                                        \
+    {                                                                                                          \
+        T *d_ = dst;                                                                                           \
+        const T *x_ = a, *y_ = b;                                                                              \
+        for (size_t i_ = 0; i_ < n; i_++) {                                                                    \
+            T u = x_[i_], v = y_[i_];                                                                          \
+            d_[i_] = (EXPR);                                                                                   \
+        }                                                                                                      \
+    }
+torus__reduce_fn torus__reduce_arith(torus_dtype t, torus_op op);
+torus__reduce_fn torus__reduce_logic(torus_dtype t, torus_op op);
+torus__reduce_fn torus__reduce_loc(torus_dtype t, torus_op op);
+/* The kernel of (t, op) from whichever family holds it; NULL: undefined. */
+torus__reduce_fn torus__reduce_kernel(torus_dtype t, torus_op op);
 
 /* dst[i] = dst[i] op src[i] for count elements (charges the timed model). */
 void torus__reduce(torus_coll *c, void *dst, const void *src, size_t count, torus_dtype t, torus_op op);

@@ -22,8 +22,33 @@
 #include "torus_sim.h"
 #include "torus_timed.h"
 
-typedef enum { TORUS_UINT64 = 0, TORUS_INT64, TORUS_DOUBLE, TORUS_NDTYPES } torus_dtype;
-typedef enum { TORUS_OP_SUM = 0, TORUS_OP_MIN, TORUS_OP_MAX, TORUS_OP_BXOR, TORUS_NOPS } torus_op;
+/* Element types of allreduce, each combined in its own arithmetic by the
+ * kernels of reduce_arith.c, reduce_logic.c and reduce_loc.c.  The pair
+ * types of MAXLOC/MINLOC are packed, as MPI_Pack lays them out: the value,
+ * then the index, no padding (MPI_DOUBLE_INT is 12 bytes, not 16), so an
+ * element may sit at any byte offset; the kernels read them with memcpy.
+ * The first three keep their numbers (the library's original types). */
+typedef enum {
+    TORUS_UINT64 = 0, TORUS_INT64, TORUS_DOUBLE,
+    TORUS_INT8, TORUS_INT16, TORUS_INT32, TORUS_UINT8, TORUS_UINT16, TORUS_UINT32,
+    TORUS_FLOAT, TORUS_LONG_DOUBLE,
+    TORUS_FLOAT_COMPLEX, TORUS_DOUBLE_COMPLEX, TORUS_LONG_DOUBLE_COMPLEX,
+    TORUS_BOOL,  /* C _Bool, one byte, 0 or 1 (logical ops) */
+    TORUS_BYTE,  /* MPI_BYTE: bitwise ops only */
+    TORUS_FLOAT_INT, TORUS_DOUBLE_INT, TORUS_LONG_INT, TORUS_2INT, TORUS_SHORT_INT, TORUS_LONG_DOUBLE_INT,
+    TORUS_2FLOAT, TORUS_2DOUBLE, /* Fortran's MPI_2REAL, MPI_2DOUBLE_PRECISION: the index has the value's type */
+    TORUS_NDTYPES
+} torus_dtype;
+/* The operations; which types each is defined on follows MPI (sum and prod
+ * on integers, floating and complex types; min/max on integers and
+ * floating; land/lor/lxor on integers and bool; band/bor/bxor on integers
+ * and bytes; maxloc/minloc on the pairs): torus_coll_reduce_defined(). */
+typedef enum {
+    TORUS_OP_SUM = 0, TORUS_OP_MIN, TORUS_OP_MAX, TORUS_OP_BXOR,
+    TORUS_OP_PROD, TORUS_OP_LAND, TORUS_OP_LOR, TORUS_OP_LXOR, TORUS_OP_BAND, TORUS_OP_BOR,
+    TORUS_OP_MAXLOC, TORUS_OP_MINLOC,
+    TORUS_NOPS
+} torus_op;
 typedef enum { TORUS_COLL_BARRIER = 0, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE, TORUS_COLL_ALLTOALLV, TORUS_COLL_NCOLL } torus_coll_op;
 
 enum {
@@ -54,9 +79,14 @@ const char *torus_coll_error(const torus_coll *c);
 int torus_coll_barrier(torus_coll *c);
 /* buf: bytes on every rank; root's bytes end up everywhere. */
 int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root);
-/* count elements of type t combined with op; sbuf may equal rbuf.  Every
- * rank gets bit-identical results (doubles combined in one order). */
+/* count elements of type t combined with op (a pair torus_coll_reduce_defined
+ * accepts, else TORUS_COLL_EARG); sbuf may equal rbuf.  Every rank gets
+ * bit-identical results: each element is combined in one order that the
+ * algorithm fixes (the same on every rank and in every run), in the
+ * element type's own arithmetic (a float sum rounds to float at each step). */
 int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op);
+/* 1 when op is defined on t (MPI's table of predefined operations). */
+int torus_coll_reduce_defined(torus_dtype t, torus_op op);
 /* Byte counts and displacements per rank, as MPI_Alltoallv with MPI_BYTE:
  * scounts[j] bytes at sbuf + sdispls[j] go to rank j, which receives them
  * at rbuf + its rdispls[me]; rcounts[i] must equal rank i's scounts[me]. */
@@ -66,6 +96,15 @@ int torus_coll_alltoallv(torus_coll *c, const void *sbuf, const size_t *scounts,
 /* Uniform alltoall: `bytes` to every rank (a size every rank shares, so the
  * table may pick by it, e.g. Bruck for small blocks). */
 int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t bytes);
+
+/* Empty alltoallv blocks: by default (0) the pairwise exchange sends them
+ * as 0-byte messages, so that counts which disagree between ranks end in
+ * TORUS_COLL_ETRUNC instead of a hang.  1: empty blocks are not exchanged
+ * (MPI_Alltoallv's own rule, counts matching pairwise, is assumed): a rank
+ * with nothing to send or receive sends no message, so a call whose
+ * counts are all 0 costs nothing.  Set on every rank alike (the MPI
+ * adapter sets it). */
+void torus_coll_skip_empty(torus_coll *c, int on);
 
 /* ---- algorithms and their choice ------------------------------------- */
 
@@ -137,7 +176,8 @@ int torus_coll_vrun_timed(const torus_map *m, const torus_timed_params *p, const
  * timing one collective from within a body); 0 elsewhere. */
 double torus_coll_vtime(const torus_coll *c);
 
-/* Sizes of the element types. */
+/* Sizes of the element types (packed: the pairs without padding); 0 for
+ * a value that is not a type. */
 size_t torus_dtype_size(torus_dtype t);
 
 /* ---- multisend: persistent sparse many-to-many exchange (paper 001) ---- */

@@ -3,19 +3,23 @@
  * (libtorus_pmpi.so, paper 004's lesson: a collectives library is used when
  * it plugs into the MPI people already run).  LD_PRELOADed, it defines
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
- * MPI_Neighbor_alltoallv (pmpi_calls.c, pmpi_neighbor.c), plus MPI_Init,
- * MPI_Init_thread and MPI_Finalize for its settings and its stats; each
- * collective either runs the torus collective (torus/coll/) on a
- * communicator state cached on the user's communicator, or passes the call
- * straight to the MPI library's PMPI_ entry, counting why.
+ * MPI_Neighbor_alltoallv (pmpi_calls.c, pmpi_alltoall.c, pmpi_neighbor.c),
+ * plus MPI_Init, MPI_Init_thread and MPI_Finalize for its settings and its
+ * stats; each collective either runs the torus collective (torus/coll/) on
+ * a communicator state cached on the user's communicator, or passes the
+ * call straight to the MPI library's PMPI_ entry, counting why.
  *
- * Every decision to intercept rests on arguments MPI requires to be the
- * same on every rank of the call (communicator, datatype class, op, count
- * of a uniform operation, MPI_IN_PLACE for allreduce and alltoall), so all
- * ranks take the same path without talking.  The one exception MPI allows
- * is a bcast/alltoall(v) whose ranks pass different datatypes of the same
- * signature (a derived type on one, a predefined one on another): such a
- * program must run with TORUS_COLL=off (docs/mpi-adapter.md).
+ * One path for all ranks, by construction: every decision (intercept or
+ * fall through, the algorithm, a zero-byte return, in-place handling)
+ * rests only on what MPI requires to match on every rank: the type
+ * signature reduced to its byte count and, for reductions, to (predefined
+ * element type, element count) (pmpi_types.c), the op, the root, the
+ * communicator, MPI_IN_PLACE (which MPI requires on all ranks or none),
+ * and the environment (checked equal on every rank at MPI_Init).  The
+ * datatype handle a rank passed decides only how that rank lays its own
+ * bytes out: read in place when they are one contiguous run, packed and
+ * unpacked around the torus call when not (pmpi_layout.c).  docs/adapter.md
+ * has the whole contract.
  */
 #ifndef TORUS_PMPI_IMPL_H
 #define TORUS_PMPI_IMPL_H
@@ -26,6 +30,9 @@
 
 #include "torus_coll.h"
 #include "torus_mpi.h"
+
+/* Every entry point the version script exports (torus/pmpi/exports.map). */
+#define PM_EXPORT __attribute__((visibility("default")))
 
 /* The intercepted operations, in the order the stats lines print them. */
 typedef enum {
@@ -44,14 +51,19 @@ typedef enum {
     PM_WHY_OFF,       /* TORUS_COLL=off */
     PM_WHY_THREADS,   /* MPI_THREAD_MULTIPLE: the adapter steps aside */
     PM_WHY_INTERCOMM, /* an intercommunicator */
-    PM_WHY_DATATYPE,  /* derived, non-contiguous or unknown datatype */
+    PM_WHY_DATATYPE,  /* a reduction whose signature is not one predefined element type (mixed, MPI_CHAR, ...) */
     PM_WHY_USER_OP,   /* a user-defined reduction */
-    PM_WHY_TYPE_OP,   /* a predefined op/type pair the torus library cannot combine exactly */
-    PM_WHY_ARGS,      /* arguments MPI will reject (null comm, negative count, bad root) */
+    PM_WHY_TYPE_OP,   /* a predefined op MPI does not define on this type (MPI_REPLACE, MPI_SUM on bytes) */
+    PM_WHY_REPRO,     /* TORUS_COLL_REPRO=library: a floating sum or product, whose last bits follow the order */
+    PM_WHY_ARGS,      /* arguments MPI will reject (null handles, negative count, bad root) */
     PM_WHY_SETUP,     /* the communicator's torus state could not be built */
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_NWHY
 } pm_why;
+
+/* Scratch buffers a call may hold at once (packed send and receive sides,
+ * an MPI_IN_PLACE copy). */
+enum { PM_SCRATCH_SEND = 0, PM_SCRATCH_RECV, PM_NSCRATCH };
 
 /* One communicator's torus state, cached as an attribute of the user's
  * communicator and destroyed when that is freed (or at MPI_Finalize). */
@@ -65,8 +77,8 @@ typedef struct pm_comm {
     torus_transport tp;
     torus_coll *c;
     size_t *v;         /* 4n: alltoallv byte counts and displacements */
-    void *tmp;         /* scratch for MPI_IN_PLACE copies and widened integers */
-    size_t tmp_cap;
+    void *tmp[PM_NSCRATCH]; /* scratch kept between calls */
+    size_t tmp_cap[PM_NSCRATCH];
     /* MPI_Neighbor_alltoallv on a distributed graph (pmpi_neighbor.c):
      * the graph, read once, and the multisend plan of the last pattern */
     int graph;         /* 0 not read yet, 1 a distributed graph, -1 none */
@@ -77,20 +89,20 @@ typedef struct pm_comm {
     struct pm_comm *prev, *next;
 } pm_comm;
 
-/* Datatype classes for reductions. */
-typedef enum { PM_K_BYTES = 0, PM_K_SINT, PM_K_UINT, PM_K_FLOAT, PM_K_DOUBLE } pm_kind;
-
 /* ---- pmpi_state.c ------------------------------------------------------- */
 
 /* Set while the adapter runs (its own setup or a torus call): MPI calls the
  * torus library makes inside go straight to PMPI_. */
 extern int pm__busy;
+/* TORUS_COLL_REPRO=library: floating sums and products go to the library. */
+extern int pm__repro_library;
 
 /* PM_OK when the adapter is on; else the reason every call falls through.
- * Reads the environment and creates the attribute key on first use. */
+ * Reads the environment and creates the attribute keys on first use. */
 pm_why pm__ready(void);
-/* The same, called by MPI_Init/MPI_Init_thread on every rank: a bad
- * setting stops the job there with one line from rank 0. */
+/* The same, called by MPI_Init/MPI_Init_thread on every rank: the settings
+ * are checked, agreed between the ranks (one small allreduce), and a bad
+ * or differing setting stops the job there with one line. */
 void pm__init_collective(void);
 /* The mode without initialising (MPI_Finalize). */
 pm_why pm__mode(void);
@@ -99,8 +111,10 @@ pm_why pm__mode(void);
  * rank reaches it in the same call).  PM_OK with *out set, or why not. */
 pm_why pm__comm(MPI_Comm comm, pm_comm **out);
 
-/* Scratch of at least bytes in pc (kept between calls); NULL: out of memory. */
-void *pm__scratch(pm_comm *pc, size_t bytes);
+/* Scratch slot `slot` of at least bytes in pc (kept between calls); a rank
+ * that cannot get it stops the job (exit 3): the other ranks are already
+ * inside the collective, so it cannot fall through alone. */
+void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what);
 
 /* After a torus call: 0 -> MPI_SUCCESS; an error -> one line on stderr and
  * the communicator's error handler (fatal by default). */
@@ -116,27 +130,100 @@ void pm__free_all(void);
 
 /* ---- pmpi_types.c ------------------------------------------------------- */
 
-/* A predefined datatype whose bytes are contiguous (size == extent, lb 0):
- * PM_OK with *size and *kind, else PM_WHY_DATATYPE. */
-pm_why pm__datatype(MPI_Datatype dt, size_t *size, pm_kind *kind);
-/* The torus op for an MPI op on a datatype of this kind: PM_OK,
- * PM_WHY_USER_OP or PM_WHY_TYPE_OP. */
-pm_why pm__reduction(MPI_Op op, pm_kind kind, torus_op *top);
+/* Reduction classes besides the torus_dtype values. */
+enum {
+    PM_NOKERNEL = -1, /* no single predefined element type the torus library combines (mixed, MPI_CHAR, ...) */
+    PM_EMPTY = -2,    /* no elements (a zero-size type) */
+};
+
+/* What the adapter knows of one datatype, decoded once per handle. */
+typedef struct pm_type {
+    MPI_Count size;    /* bytes of its type signature (MPI_Type_size) */
+    MPI_Aint extent;   /* the stride of consecutive instances */
+    MPI_Aint tlb;      /* where its data starts (the true lower bound) */
+    int one_run;       /* one instance's data is one run of `size` bytes from tlb, in type-map order */
+    int elem;          /* the class for every op but MAXLOC/MINLOC: a torus_dtype, PM_NOKERNEL or PM_EMPTY
+                        * (MPI_2INT is int32 x 2, so it matches MPI_INT with twice the count) */
+    int loc;           /* the class for MAXLOC/MINLOC: the pairs kept whole */
+} pm_type;
+
+/* dt's description (a named type from a table, a derived one decoded once
+ * and cached as an attribute of the type); NULL for MPI_DATATYPE_NULL. */
+const pm_type *pm__type(MPI_Datatype dt);
+/* A predefined op as the torus op: PM_OK, PM_WHY_USER_OP (user-defined)
+ * or PM_WHY_TYPE_OP (MPI_REPLACE, MPI_NO_OP). */
+pm_why pm__op(MPI_Op op, torus_op *top);
+/* The element type a reduction of t with op runs on: PM_OK with *dt, or
+ * PM_WHY_DATATYPE (no single predefined element type), PM_WHY_TYPE_OP
+ * (op not defined on it) or PM_WHY_REPRO (TORUS_COLL_REPRO=library). */
+pm_why pm__reduction(const pm_type *t, torus_op op, torus_dtype *dt);
+/* A predefined type's description (NULL: dt is not a predefined type). */
+const pm_type *pm__named(MPI_Datatype dt);
+/* size, extent, tlb of dt (and its true extent): 0, or -1 if MPI rejects it. */
+int pm__measure(MPI_Datatype dt, pm_type *t, MPI_Aint *true_extent);
+/* pmpi_decode.c: a derived type's description from its constructor. */
+void pm__decode(MPI_Datatype dt, pm_type *out);
+/* Creates the datatype attribute key (MPI_Init) and frees it and every
+ * decoded description (MPI_Finalize). */
+int pm__types_init(void);
+void pm__types_free(void);
+
+/* ---- pmpi_layout.c ------------------------------------------------------ */
+
+/* The bytes of count instances of t at buf when they are one contiguous
+ * run in type-map order (MPI_BOTTOM with absolute displacements too),
+ * else NULL: they must be packed. */
+void *pm__direct(const void *buf, MPI_Count count, const pm_type *t);
+/* count instances of dt at buf to/from their packed bytes (count * size,
+ * type-map order: MPI_Pack's layout, the type signature's bytes). */
+void pm__pack(pm_comm *pc, const void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t, void *out);
+void pm__unpack(pm_comm *pc, const void *in, void *buf, MPI_Count count, MPI_Datatype dt, const pm_type *t);
+
+/* One side of a v-collective: k blocks, block i counts[i] instances of dt
+ * at displs[i] extents from buf, as the byte counts and offsets the torus
+ * call takes (cnt, off: k each), from `base`.  Contiguous types: base is
+ * the user's buffer at its lowest block (negative displacements allowed);
+ * else the blocks are packed one after another in scratch `slot`. */
+typedef struct pm_side {
+    unsigned char *base;
+    size_t *cnt, *off;
+    size_t total;      /* bytes of all blocks */
+    int packed;        /* base is scratch: fill it with pm__side_pack, read it with pm__side_unpack */
+} pm_side;
+/* Lays the side out; 0, or -1 when a count is negative (MPI's error). */
+int pm__side(pm_comm *pc, pm_side *s, int slot, const void *buf, int k, const int *counts, const int *displs,
+             const pm_type *t);
+void pm__side_pack(pm_comm *pc, const pm_side *s, const void *buf, int k, const int *counts, const int *displs,
+                   MPI_Datatype dt, const pm_type *t);
+void pm__side_unpack(pm_comm *pc, const pm_side *s, void *buf, int k, const int *counts, const int *displs,
+                     MPI_Datatype dt, const pm_type *t);
 
 /* ---- pmpi_stats.c ------------------------------------------------------- */
 
-/* Collecting per-call time costs two clock reads: only with TORUS_COLL_STATS=1. */
+/* Collecting per-call time and messages costs two clock reads: only with
+ * TORUS_COLL_STATS=1. */
 extern int pm__timing;
 
+/* A started intercepted call (stats only). */
+typedef struct pm_mark {
+    double t0;
+    uint64_t msgs;
+} pm_mark;
+
 void pm__fell(pm_op op, pm_why why);
+pm_mark pm__start(const pm_comm *pc);
 /* Records an intercepted call: its payload bytes (this rank), the torus
- * algorithm (NULL: nothing to do, "trivial") and the time since t0. */
-void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0);
-/* A multisend plan was (re)built for MPI_Neighbor_alltoallv. */
+ * algorithm (NULL: nothing to do, "trivial"), the time and messages since
+ * the mark. */
+void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_comm *pc);
+/* A zero-byte call that returned at once ("empty"): no message, no wait. */
+void pm__empty(pm_op op);
+/* A multisend plan was (re)built for MPI_Neighbor_alltoallv; an agreement
+ * collective ran. */
 void pm__planned(void);
-double pm__now(void);
+void pm__agreed(pm_op op);
 /* At MPI_Finalize with TORUS_COLL_STATS=1: rank 0 of MPI_COMM_WORLD prints
- * one line per operation (collective over MPI_COMM_WORLD). */
+ * one line per operation and a summary (collective over MPI_COMM_WORLD). */
 void pm__print_stats(pm_why mode);
 
 #endif

@@ -14,16 +14,21 @@
  * Multiple edges between two ranks pair in the order MPI pairs them (the
  * k-th listing on each side), which is multisend's rule too.
  *
+ * Datatypes as in MPI_Alltoallv: each side in place when its type is
+ * contiguous, else packed (pmpi_layout.c).  That agreement allreduce is
+ * the one collective the adapter adds to a call; it runs on every call,
+ * zero-byte ones included (a rank cannot know that its neighbours'
+ * patterns are unchanged): one MPI_Allreduce of one int over the
+ * communicator, a few microseconds on this machine (docs/adapter.md).
+ *
  * TORUS_COLL_MULTISEND=direct|routed forces the plan's algorithm (the
  * default lets multisend choose).  Falls through: communicators without a
  * distributed graph (Cartesian and general graphs, reason "topology"),
- * derived datatypes, negative counts.
+ * negative counts.
  */
 #include "pmpi_impl.h"
 
 #include <stdlib.h>
-
-#define PM_EXPORT __attribute__((visibility("default")))
 
 const char *pm__ms_algorithm;
 
@@ -85,54 +90,49 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
     if (pm__busy)
         return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     pm_comm *pc = NULL;
-    size_t ssize = 0, rsize = 0, sent = 0;
-    pm_kind kind;
+    const pm_type *st = NULL, *rt = NULL;
     pm_why why = pm__ready();
-    if (!why)
-        why = pm__datatype(rtype, &rsize, &kind);
-    if (!why)
-        why = pm__datatype(stype, &ssize, &kind);
+    if (!why && (comm == MPI_COMM_NULL || !(st = pm__type(stype)) || !(rt = pm__type(rtype))))
+        why = PM_WHY_ARGS;
     if (!why)
         why = pm__comm(comm, &pc);
     if (!why)
         why = graph_of(pc);
-    torus_multisend_spec spec = {0};
+    pm_side ss = {0}, rs = {0};
     if (!why) {
-        size_t *sc = pc->nv, *sd = sc + pc->outdeg, *rc = sd + pc->outdeg, *rd = rc + pc->indeg;
-        for (int i = 0; i < pc->outdeg && !why; i++) {
-            why = scounts[i] < 0 || sdispls[i] < 0 ? PM_WHY_ARGS : PM_OK;
-            sc[i] = (size_t)scounts[i] * ssize;
-            sd[i] = (size_t)sdispls[i] * ssize;
-            sent += sc[i];
-        }
-        for (int j = 0; j < pc->indeg && !why; j++) {
-            why = rcounts[j] < 0 || rdispls[j] < 0 ? PM_WHY_ARGS : PM_OK;
-            rc[j] = (size_t)rcounts[j] * rsize;
-            rd[j] = (size_t)rdispls[j] * rsize;
-        }
-        spec = (torus_multisend_spec){.ndest = pc->outdeg, .dests = pc->dests, .scounts = sc, .sdispls = sd,
-                                      .nsrc = pc->indeg, .srcs = pc->srcs, .rcounts = rc, .rdispls = rd};
+        ss.cnt = pc->nv, ss.off = ss.cnt + pc->outdeg, rs.cnt = ss.off + pc->outdeg, rs.off = rs.cnt + pc->indeg;
+        if (pm__side(pc, &ss, PM_SCRATCH_SEND, sbuf, pc->outdeg, scounts, sdispls, st) ||
+            pm__side(pc, &rs, PM_SCRATCH_RECV, rbuf, pc->indeg, rcounts, rdispls, rt))
+            why = PM_WHY_ARGS;
     }
     if (why) {
         pm__fell(PM_NEIGHBOR_ALLTOALLV, why);
         return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     }
-    double t0 = pm__timing ? pm__now() : 0;
+    pm_mark m = pm__start(pc);
+    if (ss.packed)
+        pm__side_pack(pc, &ss, sbuf, pc->outdeg, scounts, sdispls, stype, st);
+    torus_multisend_spec spec = {.ndest = pc->outdeg, .dests = pc->dests, .scounts = ss.cnt, .sdispls = ss.off,
+                                 .nsrc = pc->indeg, .srcs = pc->srcs, .rcounts = rs.cnt, .rdispls = rs.off};
     pm__busy = 1;
     int changed = !pc->plan || torus_multisend_check(pc->plan, &spec) != 0, any = changed;
     PMPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, pc->comm);
+    pm__agreed(PM_NEIGHBOR_ALLTOALLV);
     int rc = 0;
     if (any) {
         if (pc->plan)
             torus_multisend_free(&pc->plan);
         rc = torus_multisend_init(pc->c, &spec, pm__ms_algorithm, &pc->plan);
         pm__planned();
+        m.msgs = pm__start(pc).msgs; /* the stats' msgs: the exchange's; a plan's set-up is in "plans" */
     }
     if (!rc)
-        rc = torus_multisend_start(pc->plan, sbuf, rbuf);
+        rc = torus_multisend_start(pc->plan, ss.base, rs.base);
     if (!rc)
         rc = torus_multisend_wait(pc->plan);
     pm__busy = 0;
-    pm__ran(PM_NEIGHBOR_ALLTOALLV, sent, rc ? NULL : torus_multisend_algorithm(pc->plan), t0);
+    if (!rc && rs.packed)
+        pm__side_unpack(pc, &rs, rbuf, pc->indeg, rcounts, rdispls, rtype, rt);
+    pm__ran(PM_NEIGHBOR_ALLTOALLV, ss.total, rc ? NULL : torus_multisend_algorithm(pc->plan), m, pc);
     return pm__result(pc, "MPI_Neighbor_alltoallv", rc);
 }

@@ -1,12 +1,18 @@
 /*
  * pmpi_state.c - the adapter's settings and its per-communicator state.
  *
- * Settings come from the environment, read once right after MPI_Init (the
- * launcher exports the same values to every rank): TORUS_COLL=off|on,
- * TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1, TORUS_COLL_MULTISEND=name
- * (MPI_Neighbor_alltoallv's plans) and the library's own
- * TORUS_COLL_<OP>=name, checked here so that a bad value stops the job at
- * start with one line instead of at some later collective.
+ * Settings come from the environment, read once right after MPI_Init:
+ * TORUS_COLL=on|off, TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1|0,
+ * TORUS_COLL_REPRO=torus|library (the numeric policy, pmpi_types.c),
+ * TORUS_COLL_MULTISEND=name (MPI_Neighbor_alltoallv's plans) and the
+ * library's own TORUS_COLL_<OP>=name, checked here so that a bad value
+ * stops the job at start with one line instead of at some later
+ * collective.  Every rank must take the same path, so the ranks then
+ * agree on the settings with one small allreduce (three 64-bit words, once
+ * per job): a launcher that exported different values to different ranks
+ * (or a wrapper script that set one on some nodes) stops the job there
+ * with one line and exit 2, where it would otherwise split the ranks
+ * between the adapter and the library and hang.
  *
  * A communicator's state (pm_comm) is built by its first intercepted call
  * (every rank of it makes that call, so the set-up collectives match):
@@ -25,6 +31,7 @@
 #include <string.h>
 
 int pm__busy;
+int pm__repro_library;
 
 /* PM_OK once set up and on; PM_WHY_OFF / PM_WHY_THREADS when stepping
  * aside; PM_WHY_ARGS before MPI_Init and after MPI_Finalize. */
@@ -59,7 +66,8 @@ static void destroy(pm_comm *pc)
     torus_map_free(&pc->map);
     free(pc->node_of);
     free(pc->v);
-    free(pc->tmp);
+    for (int i = 0; i < PM_NSCRATCH; i++)
+        free(pc->tmp[i]);
     free(pc);
 }
 
@@ -71,19 +79,133 @@ static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
-/* A bad setting: one line, then the job stops with exit code 2 (usage).
- * collective: every rank found the same bad value at the same point
- * (MPI_Init), so rank 0 alone says it and every rank ends MPI and exits
- * (an abort could kill rank 0 before the launcher has forwarded its line);
- * else the rank that found it says it and aborts the job. */
-static void usage_error(const char *msg, int collective)
+/* A bad setting found outside MPI_Init (MPI started through another
+ * entry, e.g. a Fortran binding): this rank says it and aborts the job
+ * with exit code 2 (usage). */
+static void usage_error(const char *msg)
 {
-    int r = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
-    if (r == 0 || !collective)
-        fprintf(stderr, "torus_pmpi: %s\n", msg);
-    if (!collective)
-        PMPI_Abort(MPI_COMM_WORLD, 2);
+    fprintf(stderr, "torus_pmpi: %s\n", msg);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* A value of an on/off setting: 1, 0, or -1 when it is neither. */
+static int on_off(const char *v)
+{
+    if (!strcmp(v, "on") || !strcmp(v, "1"))
+        return 1;
+    if (!strcmp(v, "off") || !strcmp(v, "0"))
+        return 0;
+    return -1;
+}
+
+/* name=value of a setting that is not allowed, into msg. */
+static void bad_value(char *msg, size_t len, const char *name, const char *v, const char *allowed)
+{
+    char shown[100];
+    torus_cli_escape(v, shown, sizeof shown);
+    snprintf(msg, len, "%s=%s: allowed %s", name, shown, allowed);
+}
+
+/* name=value of an algorithm setting that names none of list, into msg
+ * (0 when it names one or is unset/auto). */
+static int check_name(char *msg, size_t len, const char *name, const char *what, const char *const *list)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || !strcmp(v, "auto"))
+        return 0;
+    int found = 0;
+    size_t o = 0;
+    char names[400] = "";
+    for (const char *const *a = list; *a; a++) {
+        found |= !strcmp(*a, v);
+        if (o < sizeof names)
+            o += (size_t)snprintf(names + o, sizeof names - o, ", %s", *a);
+    }
+    if (found)
+        return 0;
+    char shown[100];
+    torus_cli_escape(v, shown, sizeof shown);
+    snprintf(msg, len, "%s=%s: unknown %s algorithm: allowed auto%s", name, shown, what, names);
+    return -1;
+}
+
+/* Every setting that steers a decision; their values are agreed between
+ * the ranks at MPI_Init. */
+static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
+                                       "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
+                                       "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
+
+/* Checks every setting: 0, or -1 with the first bad one's line in msg. */
+static int check_settings(char *msg, size_t len)
+{
+    const char *on = getenv("TORUS_COLL");
+    if (on && *on && on_off(on) < 0) {
+        bad_value(msg, len, "TORUS_COLL", on, "on, off, 1, 0");
+        return -1;
+    }
+    const char *st = getenv("TORUS_COLL_STATS");
+    if (st && *st && on_off(st) < 0) {
+        bad_value(msg, len, "TORUS_COLL_STATS", st, "1, 0, on, off");
+        return -1;
+    }
+    const char *re = getenv("TORUS_COLL_REPRO");
+    if (re && *re && strcmp(re, "torus") && strcmp(re, "library")) {
+        bad_value(msg, len, "TORUS_COLL_REPRO", re, "torus (the default), library");
+        return -1;
+    }
+    const char *dims = getenv("TORUS_COLL_DIMS");
+    if (dims && *dims) {
+        torus_shape s;
+        char e[300];
+        if (torus_shape_parse(dims, world_n, &s, e, sizeof e)) {
+            snprintf(msg, len, "TORUS_COLL_DIMS: %s", e);
+            return -1;
+        }
+    }
+    /* TORUS_COLL_<OP>=name: the library would reject a bad name at the
+     * first call on each communicator; say it once, now */
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++)
+        if (check_name(msg, len, settings[5 + op], torus_coll_op_name((torus_coll_op)op),
+                       torus_coll_algorithms((torus_coll_op)op)))
+            return -1;
+    return check_name(msg, len, "TORUS_COLL_MULTISEND", "multisend", torus_multisend_algorithms());
+}
+
+/* A hash of every setting's value (unset and empty alike) and the thread
+ * level: what must be equal on every rank. */
+static uint64_t settings_hash(int level)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t k = 0; k < sizeof settings / sizeof *settings; k++) {
+        const char *v = getenv(settings[k]);
+        for (const char *p = v ? v : ""; *p; p++)
+            h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+        h = (h ^ 0xff) * 0x100000001b3ULL; /* separator */
+    }
+    return (h ^ (uint64_t)(level == MPI_THREAD_MULTIPLE)) * 0x100000001b3ULL;
+}
+
+/* collective (MPI_Init on every rank): the ranks agree with one allreduce
+ * of {hash, ~hash, a bad rank}: equal hashes everywhere leave max(hash) =
+ * ~max(~hash), and the lowest rank with a bad value says it; then every
+ * rank ends MPI and exits 2 together (an abort could kill the rank with
+ * the line before the launcher has forwarded it). */
+static void agree(int bad, const char *msg, int level)
+{
+    int me = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    uint64_t h = settings_hash(level), mine[3] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0}, all[3];
+    PMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (all[2]) {
+        if (UINT64_MAX - all[2] == (uint64_t)me)
+            fprintf(stderr, "torus_pmpi: %s\n", msg);
+    } else if (all[0] != ~all[1]) {
+        if (me == 0)
+            fprintf(stderr, "torus_pmpi: the TORUS_COLL* settings differ between ranks: the launcher must export "
+                            "the same environment to every rank (mpirun -x, or env on the command line)\n");
+    } else {
+        return;
+    }
     PMPI_Finalize();
     exit(2);
 }
@@ -93,78 +215,37 @@ static void usage_error(const char *msg, int collective)
 static void init(int collective)
 {
     initialised = 1;
-    char msg[700], shown[100];
+    char msg[700];
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
+    int bad = check_settings(msg, sizeof msg);
+    if (collective)
+        agree(bad, msg, level);
+    else if (bad)
+        usage_error(msg);
+    const char *st = getenv("TORUS_COLL_STATS");
+    pm__timing = st && *st && on_off(st) == 1;
+    const char *re = getenv("TORUS_COLL_REPRO");
+    pm__repro_library = re && !strcmp(re, "library");
     const char *on = getenv("TORUS_COLL");
-    if (on && *on && strcmp(on, "on") && strcmp(on, "1") && strcmp(on, "off") && strcmp(on, "0")) {
-        torus_cli_escape(on, shown, sizeof shown);
-        snprintf(msg, sizeof msg, "TORUS_COLL=%s: allowed on, off, 1, 0", shown);
-        usage_error(msg, collective);
-    }
-    pm__timing = getenv("TORUS_COLL_STATS") && !strcmp(getenv("TORUS_COLL_STATS"), "1");
-    if (on && (!strcmp(on, "off") || !strcmp(on, "0"))) {
+    if (on && *on && !on_off(on)) {
         mode = PM_WHY_OFF;
         return;
     }
-    int level = MPI_THREAD_SINGLE;
-    PMPI_Query_thread(&level);
     if (level == MPI_THREAD_MULTIPLE) {
         /* the adapter's state has no locks: let the library serve threads */
         mode = PM_WHY_THREADS;
         return;
     }
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
     dims_env = getenv("TORUS_COLL_DIMS");
     if (dims_env && !*dims_env)
         dims_env = NULL;
-    if (dims_env) {
-        torus_shape s;
-        char e[300];
-        if (torus_shape_parse(dims_env, world_n, &s, e, sizeof e)) {
-            snprintf(msg, sizeof msg, "TORUS_COLL_DIMS: %s", e);
-            usage_error(msg, collective);
-        }
-    }
-    /* TORUS_COLL_<OP>=name: the library would reject a bad name at the
-     * first call on each communicator; say it once, now */
-    static const char *const env[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST", "TORUS_COLL_ALLREDUCE",
-                                                      "TORUS_COLL_ALLTOALLV"};
-    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *v = getenv(env[op]);
-        if (!v || !*v || !strcmp(v, "auto"))
-            continue;
-        int found = 0;
-        size_t o = 0;
-        char list[400] = "";
-        for (const char *const *a = torus_coll_algorithms((torus_coll_op)op); *a; a++) {
-            found |= !strcmp(*a, v);
-            if (o < sizeof list)
-                o += (size_t)snprintf(list + o, sizeof list - o, ", %s", *a);
-        }
-        if (!found) {
-            torus_cli_escape(v, shown, sizeof shown);
-            snprintf(msg, sizeof msg, "%s=%s: unknown %s algorithm: allowed auto%s", env[op], shown,
-                     torus_coll_op_name((torus_coll_op)op), list);
-            usage_error(msg, collective);
-        }
-    }
     const char *ms = getenv("TORUS_COLL_MULTISEND");
-    if (ms && *ms && strcmp(ms, "auto")) {
-        int found = 0;
-        size_t o = 0;
-        char list[200] = "";
-        for (const char *const *a = torus_multisend_algorithms(); *a; a++) {
-            found |= !strcmp(*a, ms);
-            if (o < sizeof list)
-                o += (size_t)snprintf(list + o, sizeof list - o, ", %s", *a);
-        }
-        if (!found) {
-            torus_cli_escape(ms, shown, sizeof shown);
-            snprintf(msg, sizeof msg, "TORUS_COLL_MULTISEND=%s: unknown multisend algorithm: allowed auto%s", shown, list);
-            usage_error(msg, collective);
-        }
+    if (ms && *ms && strcmp(ms, "auto"))
         pm__ms_algorithm = ms;
-    }
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS) {
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS ||
+        pm__types_init()) {
         mode = PM_WHY_SETUP;
         return;
     }
@@ -223,6 +304,8 @@ static int build(pm_comm *pc)
     torus_mpi_bind(pc->tm, &pc->tp);
     torus_coll_config cfg = {.map = &pc->map, .me = pc->me, .tp = &pc->tp, .node_of = pc->node_of};
     int rc = torus_coll_create(&pc->c, &cfg, err, sizeof err);
+    if (!rc) /* MPI_Alltoallv's counts match pairwise: empty blocks need no message */
+        torus_coll_skip_empty(pc->c, 1);
     if (rc && pc->me == 0)
         fprintf(stderr, "torus_pmpi: %s: this communicator's calls go to the MPI library\n", err);
     return torus_all_ok(pc->comm, rc == 0) ? 0 : -1;
@@ -287,15 +370,18 @@ pm_why pm__comm(MPI_Comm comm, pm_comm **out)
     return pc->why;
 }
 
-void *pm__scratch(pm_comm *pc, size_t bytes)
+void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what)
 {
-    if (bytes <= pc->tmp_cap)
-        return pc->tmp;
-    void *p = realloc(pc->tmp, bytes);
-    if (!p)
+    if (bytes <= pc->tmp_cap[slot])
+        return pc->tmp[slot];
+    void *p = realloc(pc->tmp[slot], bytes);
+    if (!p) {
+        fprintf(stderr, "torus_pmpi: rank %d: out of memory for %zu bytes of scratch (%s)\n", pc->me, bytes, what);
+        PMPI_Abort(pc->comm, 3);
         return NULL;
-    pc->tmp = p;
-    pc->tmp_cap = bytes;
+    }
+    pc->tmp[slot] = p;
+    pc->tmp_cap[slot] = bytes;
     return p;
 }
 
@@ -320,6 +406,7 @@ void pm__free_all(void)
     }
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_free_keyval(&keyval);
+    pm__types_free();
     mode = PM_WHY_ARGS;
 }
 

@@ -2,26 +2,34 @@
  * pmpi_stats.c - what the adapter did, printed at MPI_Finalize when
  * TORUS_COLL_STATS=1: one line per operation from rank 0 of MPI_COMM_WORLD,
  *
- *   torus_pmpi: allreduce: calls 14, torus 12 (recursive_doubling 11, trivial 1),
- *               bytes 152, time_s 0.000210, fell_through 2 (user_op 1, type_op 1)
+ *   torus_pmpi: allreduce: calls 14, torus 12 (recursive_doubling 10, empty 2),
+ *               bytes 152, msgs 20, time_s 0.000210, fell_through 2 (user_op 1, repro 1)
  *
  * (one line), each figure the largest over the ranks of that rank's own
  * count, so that calls on communicators without rank 0 show too.  bytes is
- * the payload the rank passed (bcast and allreduce: count * size;
- * alltoall(v): the bytes it sent); time_s the wall time inside the torus
- * calls (fall-throughs are counted, not timed).  "trivial" is a call with
- * nothing to move (zero bytes, one rank).  neighbor_alltoallv adds "plans N":
- * how many multisend plans were built (the rest of its calls replayed one).
+ * the payload the rank passed (bcast and allreduce: the type signature's
+ * bytes; alltoall(v): the bytes it sent); msgs the messages the torus
+ * algorithms sent (neighbor_alltoallv: its exchanges', not the set-up of
+ * its plans); time_s the wall time inside the intercepted calls
+ * (fall-throughs are counted, not timed).  "trivial" is a call with
+ * nothing to move (one rank); "empty" a zero-byte call, which returns at
+ * once with no message.  neighbor_alltoallv adds "plans N" (multisend
+ * plans built; the rest of its calls replayed one) and "agreements N"
+ * (its per-call allreduce).  Then one summary line names the commonest
+ * reason a call fell through, so that a user sees at once why a program
+ * did not speed up:
+ *
+ *   torus_pmpi: summary: calls 412, torus 380, fell_through 32, most for user_op (30 of them)
  */
 #include "pmpi_impl.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { ALGS = 32, TRIVIAL = ALGS, SLOTS = ALGS + 1 };
+enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, SLOTS };
 
 typedef struct pm_stat {
-    uint64_t torus, fell[PM_NWHY], alg[SLOTS], bytes, ns, calls, plans;
+    uint64_t torus, fell[PM_NWHY], alg[SLOTS], bytes, ns, calls, plans, msgs, agreements;
 } pm_stat;
 
 static pm_stat stats[PM_NOPS];
@@ -29,8 +37,8 @@ int pm__timing;
 
 static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
                                               "neighbor_alltoallv"};
-static const char *const why_names[PM_NWHY] = {"", "off", "threads", "intercomm", "datatype", "user_op", "type_op",
-                                                "args", "setup", "topology"};
+static const char *const why_names[PM_NWHY] = {"", "off", "threads", "intercomm", "datatype", "user_op",
+                                                "type_op", "repro", "args", "setup", "topology"};
 
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)
@@ -40,9 +48,16 @@ static const char *const *alg_names(int op)
     return op == PM_NEIGHBOR_ALLTOALLV ? torus_multisend_algorithms() : torus_coll_algorithms(coll_of[op]);
 }
 
-double pm__now(void)
+static double now(void)
 {
     return PMPI_Wtime();
+}
+
+static uint64_t msgs_of(const pm_comm *pc)
+{
+    torus_coll_counts k;
+    torus_coll_get_counts(pc->c, &k);
+    return k.msgs_sent;
 }
 
 void pm__fell(pm_op op, pm_why why)
@@ -50,7 +65,17 @@ void pm__fell(pm_op op, pm_why why)
     stats[op].fell[why]++;
 }
 
-void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0)
+pm_mark pm__start(const pm_comm *pc)
+{
+    pm_mark m = {0, 0};
+    if (pm__timing) {
+        m.t0 = now();
+        m.msgs = msgs_of(pc);
+    }
+    return m;
+}
+
+void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_comm *pc)
 {
     pm_stat *s = &stats[op];
     s->torus++;
@@ -65,13 +90,51 @@ void pm__ran(pm_op op, size_t bytes, const char *algorithm, double t0)
             }
     }
     s->alg[slot]++;
-    if (pm__timing)
-        s->ns += (uint64_t)((pm__now() - t0) * 1e9);
+    if (pm__timing) {
+        s->ns += (uint64_t)((now() - m.t0) * 1e9);
+        s->msgs += msgs_of(pc) - m.msgs;
+    }
+}
+
+void pm__empty(pm_op op)
+{
+    stats[op].torus++;
+    stats[op].alg[EMPTY]++;
+}
+
+void pm__agreed(pm_op op)
+{
+    stats[op].agreements++;
 }
 
 void pm__planned(void)
 {
     stats[PM_NEIGHBOR_ALLTOALLV].plans++;
+}
+
+/* The summary line: totals, and the reason most calls fell through for. */
+static void summary(const pm_stat *all)
+{
+    uint64_t calls = 0, torus = 0, fell = 0, by[PM_NWHY] = {0};
+    for (int op = 0; op < PM_NOPS; op++) {
+        calls += all[op].calls;
+        torus += all[op].torus;
+        for (int w = 1; w < PM_NWHY; w++) {
+            by[w] += all[op].fell[w];
+            fell += all[op].fell[w];
+        }
+    }
+    int top = 0;
+    for (int w = 1; w < PM_NWHY; w++)
+        if (by[w] > (top ? by[top] : 0))
+            top = w;
+    if (top)
+        fprintf(stderr, "torus_pmpi: summary: calls %llu, torus %llu, fell_through %llu, most for %s (%llu of them)\n",
+                (unsigned long long)calls, (unsigned long long)torus, (unsigned long long)fell, why_names[top],
+                (unsigned long long)by[top]);
+    else
+        fprintf(stderr, "torus_pmpi: summary: calls %llu, torus %llu, fell_through 0\n", (unsigned long long)calls,
+                (unsigned long long)torus);
 }
 
 void pm__print_stats(pm_why mode)
@@ -108,7 +171,8 @@ void pm__print_stats(pm_why mode)
         const char *sep = " (";
         for (int i = 0; i < SLOTS && o < sizeof line; i++)
             if (s->alg[i]) {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep, i == TRIVIAL ? "trivial" : names[i],
+                o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep,
+                                      i == TRIVIAL ? "trivial" : i == EMPTY ? "empty" : names[i],
                                       (unsigned long long)s->alg[i]);
                 sep = ", ";
             }
@@ -118,10 +182,12 @@ void pm__print_stats(pm_why mode)
         for (int w = 1; w < PM_NWHY; w++)
             fell += s->fell[w];
         if (op == PM_NEIGHBOR_ALLTOALLV && o < sizeof line)
-            o += (size_t)snprintf(line + o, sizeof line - o, ", plans %llu", (unsigned long long)s->plans);
+            o += (size_t)snprintf(line + o, sizeof line - o, ", plans %llu, agreements %llu",
+                                  (unsigned long long)s->plans, (unsigned long long)s->agreements);
         if (o < sizeof line)
-            o += (size_t)snprintf(line + o, sizeof line - o, ", bytes %llu, time_s %.6f, fell_through %llu",
-                                  (unsigned long long)s->bytes, (double)s->ns * 1e-9, (unsigned long long)fell);
+            o += (size_t)snprintf(line + o, sizeof line - o, ", bytes %llu, msgs %llu, time_s %.6f, fell_through %llu",
+                                  (unsigned long long)s->bytes, (unsigned long long)s->msgs, (double)s->ns * 1e-9,
+                                  (unsigned long long)fell);
         sep = " (";
         for (int w = 1; w < PM_NWHY && o < sizeof line; w++)
             if (s->fell[w]) {
@@ -133,4 +199,5 @@ void pm__print_stats(pm_why mode)
             snprintf(line + o, sizeof line - o, ")");
         fprintf(stderr, "%s\n", line);
     }
+    summary(all);
 }

@@ -1,145 +1,372 @@
 /*
- * pmpi_types.c - which MPI datatypes and reduction ops the adapter can hand
- * to the torus library exactly.
+ * pmpi_types.c - what the adapter knows of datatypes and ops: the
+ * predefined (named) datatypes in a table, the derived ones decoded once
+ * (pmpi_decode.c) and cached as an attribute of the type, and the rule
+ * that maps a reduction to one of the torus library's element types.
  *
- * bcast and alltoall(v) move bytes: any predefined datatype whose bytes are
- * contiguous (size == extent, lower bound 0: not MPI_DOUBLE_INT and the
- * other padded pair types) maps to count * size bytes.  Derived datatypes
- * fall through even when contiguous: telling the contiguous ones apart costs
- * a datatype decode per call, and the fall-through is what users expect.
+ * Data movement (bcast, alltoall(v), neighbor_alltoallv) needs no class at
+ * all: MPI requires the type signatures of sender and receiver to match,
+ * so the byte count (size x count) is the same on both sides whatever
+ * handles they passed, and any datatype is intercepted (packed when its
+ * bytes are not one run, pmpi_layout.c).  A reduction needs its element
+ * type: the signature reduced to (predefined element type, count), the
+ * `elem` class.  A contiguous, vector or struct type made of MPI_INTs is
+ * int32 x (size / 4), and so is MPI_2INT (its signature is two ints), so
+ * ranks that pass different handles of one signature get one class.
+ * MAXLOC/MINLOC keep the pairs whole (the `loc` class: MPI_2INT is one
+ * 2int); MPI requires a pair type there.  Which MPI handles map to which
+ * element type is fixed here by their C type and checked against the
+ * size MPI reports, so a library whose sizes differ just falls through.
  *
- * allreduce combines 64-bit words (uint64, int64, double; sum, min, max,
- * bxor).  Integer types of 8, 16, 32 and 64 bits are exact: a narrower type
- * is widened (sign- or zero-extended) to 64 bits, combined and truncated
- * back, which gives the MPI library's wrap-around result bit for bit.
- * MPI_FLOAT is exact for min and max (widening a float to double and back
- * is exact) but not for sum (the library rounds to float at every step), so
- * a float sum falls through.  MPI_DOUBLE sums are combined in the torus
- * algorithm's fixed order, which may differ from the library's in the last
- * bits (docs/mpi-adapter.md).  Everything else (MPI_PROD, the logical and bitwise and/or
- * ops, MAXLOC/MINLOC, long double, complex) falls through.
+ * Numeric policy (docs/adapter.md): every (element type, op) pair MPI
+ * defines is combined by the torus library in the type's own arithmetic,
+ * in an order the algorithm fixes, the same on every rank and in every
+ * run; integer, logical, bitwise, min/max and loc results are the MPI
+ * library's bits.  TORUS_COLL_REPRO=library hands floating sums and
+ * products (float, double, long double, complex), whose last bits depend
+ * on the order of combination, to the MPI library instead (reason
+ * "repro").
  */
 #include "pmpi_impl.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-typedef struct pm_type {
+
+/* ---- the named types ----------------------------------------------------- */
+
+enum { NSLOTS = 256 }; /* open addressing; about 70 predefined types */
+
+typedef struct named {
     MPI_Datatype dt;
-    pm_kind kind; /* for reductions; PM_K_BYTES: bcast/alltoall only */
-    size_t size;
-} pm_type;
+    int used;
+    pm_type t;
+} named;
 
-/* Built at first use: Open MPI's predefined handles are addresses, not
- * constant expressions. */
-enum { PM_MAXTYPES = 48 };
-static pm_type types[PM_MAXTYPES];
-static int ntypes = -1;
+static named slots[NSLOTS];
+static int built;
 
-static void add(MPI_Datatype dt, pm_kind kind)
+static unsigned slot_of(MPI_Datatype dt)
 {
-    if (dt == MPI_DATATYPE_NULL || ntypes >= PM_MAXTYPES)
-        return;
-    for (int i = 0; i < ntypes; i++)
-        if (types[i].dt == dt) /* an alias (MPI_LONG_LONG == MPI_LONG_LONG_INT) */
-            return;
-    int size = 0;
+    /* MPICH's handles are ints, Open MPI's addresses: hash the bits */
+    uint64_t h = 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
+    h *= 0x9E3779B97F4A7C15ULL;
+    return (unsigned)(h >> 56) % NSLOTS;
+}
+
+static named *find(MPI_Datatype dt)
+{
+    for (unsigned i = slot_of(dt), k = 0; k < NSLOTS; k++, i = (i + 1) % NSLOTS) {
+        if (!slots[i].used)
+            return &slots[i];
+        if (slots[i].dt == dt)
+            return &slots[i];
+    }
+    return NULL;
+}
+
+/* The integer element type of a C type of `size` bytes. */
+static int int_class(int is_signed, MPI_Count size)
+{
+    switch (size) {
+    case 1: return is_signed ? TORUS_INT8 : TORUS_UINT8;
+    case 2: return is_signed ? TORUS_INT16 : TORUS_UINT16;
+    case 4: return is_signed ? TORUS_INT32 : TORUS_UINT32;
+    case 8: return is_signed ? TORUS_INT64 : TORUS_UINT64;
+    default: return PM_NOKERNEL;
+    }
+}
+
+/* Reads size, extent and true lower bound (and the true extent); 0, or
+ * -1 for a handle MPI rejects. */
+int pm__measure(MPI_Datatype dt, pm_type *t, MPI_Aint *true_extent)
+{
+    MPI_Count size = 0;
     MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+    if (PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS || size < 0)
+        return -1;
+    t->size = size;
+    t->extent = extent;
+    t->tlb = tlb;
+    *true_extent = textent;
+    return 0;
+}
+
+/* Adds a named type: elem and loc classes, each kept only where MPI's
+ * size for the handle is the torus type's (elem: one or two elements). */
+static void add(MPI_Datatype dt, int elem, int loc)
+{
+    if (dt == MPI_DATATYPE_NULL)
         return;
-    /* contiguous bytes only: no padding, no holes */
-    if (size <= 0 || lb != 0 || tlb != 0 || extent != size || textent != size)
+    named *s = find(dt);
+    if (!s || s->used) /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
         return;
-    /* a reduction class only where the width is one we widen exactly */
-    if ((kind == PM_K_SINT || kind == PM_K_UINT) && size != 1 && size != 2 && size != 4 && size != 8)
-        kind = PM_K_BYTES;
-    if ((kind == PM_K_FLOAT && size != 4) || (kind == PM_K_DOUBLE && size != 8))
-        kind = PM_K_BYTES;
-    types[ntypes++] = (pm_type){.dt = dt, .kind = kind, .size = (size_t)size};
+    pm_type t;
+    MPI_Aint textent = 0;
+    if (pm__measure(dt, &t, &textent) || t.size <= 0)
+        return;
+    /* a named type is one run unless it has holes (MPI_SHORT_INT: 2 + 2 + 4) */
+    t.one_run = t.size == textent;
+    size_t es = elem >= 0 ? torus_dtype_size((torus_dtype)elem) : 0;
+    t.elem = es && ((size_t)t.size == es || (size_t)t.size == 2 * es) ? elem : PM_NOKERNEL;
+    t.loc = loc >= 0 && (size_t)t.size == torus_dtype_size((torus_dtype)loc) ? loc : t.elem;
+    s->dt = dt;
+    s->t = t;
+    s->used = 1;
+}
+
+/* The same class for both. */
+static void add1(MPI_Datatype dt, int cls)
+{
+    add(dt, cls, cls);
 }
 
 static void build(void)
 {
-    ntypes = 0;
-    /* the most used first: the lookup is a linear scan */
-    add(MPI_DOUBLE, PM_K_DOUBLE);
-    add(MPI_INT, PM_K_SINT);
-    add(MPI_UINT64_T, PM_K_UINT);
-    add(MPI_INT64_T, PM_K_SINT);
-    add(MPI_LONG, PM_K_SINT);
-    add(MPI_UNSIGNED_LONG, PM_K_UINT);
-    add(MPI_LONG_LONG_INT, PM_K_SINT);
-    add(MPI_LONG_LONG, PM_K_SINT);
-    add(MPI_UNSIGNED_LONG_LONG, PM_K_UINT);
-    add(MPI_UNSIGNED, PM_K_UINT);
-    add(MPI_BYTE, PM_K_BYTES);
-    add(MPI_CHAR, PM_K_BYTES);
-    add(MPI_FLOAT, PM_K_FLOAT);
-    add(MPI_SHORT, PM_K_SINT);
-    add(MPI_UNSIGNED_SHORT, PM_K_UINT);
-    add(MPI_SIGNED_CHAR, PM_K_SINT);
-    add(MPI_UNSIGNED_CHAR, PM_K_UINT);
-    add(MPI_INT8_T, PM_K_SINT);
-    add(MPI_INT16_T, PM_K_SINT);
-    add(MPI_INT32_T, PM_K_SINT);
-    add(MPI_UINT8_T, PM_K_UINT);
-    add(MPI_UINT16_T, PM_K_UINT);
-    add(MPI_UINT32_T, PM_K_UINT);
-    add(MPI_AINT, PM_K_SINT);
-    add(MPI_OFFSET, PM_K_SINT);
-    add(MPI_COUNT, PM_K_SINT);
-    add(MPI_WCHAR, PM_K_BYTES);
-    add(MPI_C_BOOL, PM_K_BYTES);
-    add(MPI_LONG_DOUBLE, PM_K_BYTES);
-    add(MPI_C_FLOAT_COMPLEX, PM_K_BYTES);
-    add(MPI_C_DOUBLE_COMPLEX, PM_K_BYTES);
-    add(MPI_PACKED, PM_K_BYTES);
+    built = 1;
+    /* C integers, by their C size */
+    add1(MPI_INT, int_class(1, sizeof(int)));
+    add1(MPI_UNSIGNED, int_class(0, sizeof(unsigned)));
+    add1(MPI_LONG, int_class(1, sizeof(long)));
+    add1(MPI_UNSIGNED_LONG, int_class(0, sizeof(unsigned long)));
+    add1(MPI_LONG_LONG_INT, int_class(1, sizeof(long long)));
+    add1(MPI_LONG_LONG, int_class(1, sizeof(long long)));
+    add1(MPI_UNSIGNED_LONG_LONG, int_class(0, sizeof(unsigned long long)));
+    add1(MPI_SHORT, int_class(1, sizeof(short)));
+    add1(MPI_UNSIGNED_SHORT, int_class(0, sizeof(unsigned short)));
+    add1(MPI_SIGNED_CHAR, TORUS_INT8);
+    add1(MPI_UNSIGNED_CHAR, TORUS_UINT8);
+    add1(MPI_INT8_T, TORUS_INT8);
+    add1(MPI_INT16_T, TORUS_INT16);
+    add1(MPI_INT32_T, TORUS_INT32);
+    add1(MPI_INT64_T, TORUS_INT64);
+    add1(MPI_UINT8_T, TORUS_UINT8);
+    add1(MPI_UINT16_T, TORUS_UINT16);
+    add1(MPI_UINT32_T, TORUS_UINT32);
+    add1(MPI_UINT64_T, TORUS_UINT64);
+    add1(MPI_AINT, int_class(1, sizeof(MPI_Aint)));
+    add1(MPI_OFFSET, int_class(1, sizeof(MPI_Offset)));
+    add1(MPI_COUNT, int_class(1, sizeof(MPI_Count)));
+    /* floating, complex, logical, bytes */
+    add1(MPI_FLOAT, TORUS_FLOAT);
+    add1(MPI_DOUBLE, TORUS_DOUBLE);
+    add1(MPI_LONG_DOUBLE, TORUS_LONG_DOUBLE);
+    add1(MPI_C_FLOAT_COMPLEX, TORUS_FLOAT_COMPLEX);
+    add1(MPI_C_DOUBLE_COMPLEX, TORUS_DOUBLE_COMPLEX);
+    add1(MPI_C_LONG_DOUBLE_COMPLEX, TORUS_LONG_DOUBLE_COMPLEX);
+    add1(MPI_C_BOOL, TORUS_BOOL);
+    add1(MPI_BYTE, TORUS_BYTE);
+    /* no reduction is defined on these; their bytes move all the same */
+    add1(MPI_CHAR, PM_NOKERNEL);
+    add1(MPI_WCHAR, PM_NOKERNEL);
+    add1(MPI_PACKED, PM_NOKERNEL);
+    /* the pairs: two ints are int32 x 2 for every op but MAXLOC/MINLOC */
+    add(MPI_FLOAT_INT, PM_NOKERNEL, TORUS_FLOAT_INT);
+    add(MPI_DOUBLE_INT, PM_NOKERNEL, TORUS_DOUBLE_INT);
+    add(MPI_LONG_INT, PM_NOKERNEL, sizeof(long) == 8 ? TORUS_LONG_INT : PM_NOKERNEL);
+    add(MPI_2INT, TORUS_INT32, TORUS_2INT);
+    add(MPI_SHORT_INT, PM_NOKERNEL, TORUS_SHORT_INT);
+    add(MPI_LONG_DOUBLE_INT, PM_NOKERNEL, TORUS_LONG_DOUBLE_INT);
+    /* Fortran's, by the sizes gfortran gives them (checked against MPI's);
+     * LOGICAL's true value is the compiler's, not C's 1: no kernel */
+    add1(MPI_INTEGER, TORUS_INT32);
+    add1(MPI_REAL, TORUS_FLOAT);
+    add1(MPI_DOUBLE_PRECISION, TORUS_DOUBLE);
+    add1(MPI_COMPLEX, TORUS_FLOAT_COMPLEX);
+    add1(MPI_DOUBLE_COMPLEX, TORUS_DOUBLE_COMPLEX);
+    add1(MPI_LOGICAL, PM_NOKERNEL);
+    add1(MPI_CHARACTER, PM_NOKERNEL);
+    add(MPI_2INTEGER, TORUS_INT32, TORUS_2INT);
+    add(MPI_2REAL, TORUS_FLOAT, TORUS_2FLOAT);
+    add(MPI_2DOUBLE_PRECISION, TORUS_DOUBLE, TORUS_2DOUBLE);
+#ifdef MPI_INTEGER1
+    add1(MPI_INTEGER1, TORUS_INT8);
+#endif
+#ifdef MPI_INTEGER2
+    add1(MPI_INTEGER2, TORUS_INT16);
+#endif
+#ifdef MPI_INTEGER4
+    add1(MPI_INTEGER4, TORUS_INT32);
+#endif
+#ifdef MPI_INTEGER8
+    add1(MPI_INTEGER8, TORUS_INT64);
+#endif
+#ifdef MPI_REAL4
+    add1(MPI_REAL4, TORUS_FLOAT);
+#endif
+#ifdef MPI_REAL8
+    add1(MPI_REAL8, TORUS_DOUBLE);
+#endif
+#ifdef MPI_COMPLEX8
+    add1(MPI_COMPLEX8, TORUS_FLOAT_COMPLEX);
+#endif
+#ifdef MPI_COMPLEX16
+    add1(MPI_COMPLEX16, TORUS_DOUBLE_COMPLEX);
+#endif
+#ifdef MPI_CXX_BOOL
+    add1(MPI_CXX_BOOL, sizeof(_Bool) == 1 ? TORUS_BOOL : PM_NOKERNEL);
+#endif
+#ifdef MPI_CXX_FLOAT_COMPLEX
+    add1(MPI_CXX_FLOAT_COMPLEX, TORUS_FLOAT_COMPLEX);
+    add1(MPI_CXX_DOUBLE_COMPLEX, TORUS_DOUBLE_COMPLEX);
+    add1(MPI_CXX_LONG_DOUBLE_COMPLEX, TORUS_LONG_DOUBLE_COMPLEX);
+#endif
 }
 
-pm_why pm__datatype(MPI_Datatype dt, size_t *size, pm_kind *kind)
+const pm_type *pm__named(MPI_Datatype dt)
 {
-    if (ntypes < 0)
+    if (!built)
         build();
-    for (int i = 0; i < ntypes; i++)
-        if (types[i].dt == dt) {
-            *size = types[i].size;
-            *kind = types[i].kind;
+    named *s = find(dt);
+    if (s && s->used)
+        return &s->t;
+    /* a predefined type not listed (MPI_REAL16, MPI_CXX_...): bytes only */
+    int ni, na, nd, combiner;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED)
+        return NULL;
+    add1(dt, PM_NOKERNEL);
+    s = find(dt);
+    if (s && s->used)
+        return &s->t;
+    /* the table is full (never with MPI's ~70 named types): describe it in
+     * a slot of its own, without keeping it */
+    static pm_type spare;
+    MPI_Aint textent;
+    if (pm__measure(dt, &spare, &textent))
+        return NULL;
+    spare.one_run = 0; /* packed: always right */
+    spare.elem = spare.loc = PM_NOKERNEL;
+    return &spare;
+}
+
+/* ---- derived types: decoded once, cached on the type ----------------------- */
+
+/* Every description still attached to a type, freed at MPI_Finalize. */
+typedef struct cached {
+    pm_type t;
+    struct cached *prev, *next;
+} cached;
+
+static cached *alive;
+static int type_key = MPI_KEYVAL_INVALID;
+static int finalized;
+
+static void unlink_cached(cached *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        alive = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+}
+
+/* The type is being freed: so is its description (after MPI_Finalize the
+ * descriptions are gone already; a library that frees its types there
+ * finds nothing to do). */
+static int delete_desc(MPI_Datatype dt, int key, void *val, void *extra)
+{
+    (void)dt, (void)key, (void)extra;
+    if (!finalized && val) {
+        unlink_cached(val);
+        free(val);
+    }
+    return MPI_SUCCESS;
+}
+
+int pm__types_init(void)
+{
+    if (!built)
+        build();
+    finalized = 0;
+    /* MPI_Type_dup does not copy the description: the dup is decoded at its first use */
+    return PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_desc, &type_key, NULL) == MPI_SUCCESS ? 0 : -1;
+}
+
+void pm__types_free(void)
+{
+    finalized = 1;
+    while (alive) {
+        cached *c = alive;
+        unlink_cached(c);
+        free(c);
+    }
+    if (type_key != MPI_KEYVAL_INVALID)
+        PMPI_Type_free_keyval(&type_key);
+}
+
+const pm_type *pm__type(MPI_Datatype dt)
+{
+    if (dt == MPI_DATATYPE_NULL)
+        return NULL;
+    const pm_type *t = pm__named(dt);
+    if (t)
+        return t;
+    void *val = NULL;
+    int flag = 0;
+    if (type_key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(dt, type_key, &val, &flag) == MPI_SUCCESS && flag)
+        return &((cached *)val)->t;
+    cached *c = malloc(sizeof *c);
+    if (!c) {
+        /* every rank is inside the same collective: it cannot fall through alone */
+        fprintf(stderr, "torus_pmpi: out of memory describing a datatype\n");
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+        return NULL;
+    }
+    pm__decode(dt, &c->t);
+    c->prev = NULL;
+    c->next = alive;
+    if (alive)
+        alive->prev = c;
+    alive = c;
+    /* a type MPI will not attach attributes to stays on the list, freed at
+     * MPI_Finalize, and is decoded again at its next use */
+    if (type_key != MPI_KEYVAL_INVALID)
+        PMPI_Type_set_attr(dt, type_key, c);
+    return &c->t;
+}
+
+/* ---- ops and the reduction rule ------------------------------------------- */
+
+pm_why pm__op(MPI_Op op, torus_op *top)
+{
+    /* built per call: Open MPI's predefined ops are addresses, not
+     * constant expressions; the compiler keeps them in registers */
+    const MPI_Op ops[] = {MPI_SUM,  MPI_MAX, MPI_MIN, MPI_PROD, MPI_BXOR, MPI_BAND,   MPI_BOR,
+                          MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
+    static const torus_op tops[] = {TORUS_OP_SUM,  TORUS_OP_MAX, TORUS_OP_MIN,  TORUS_OP_PROD,
+                                    TORUS_OP_BXOR, TORUS_OP_BAND, TORUS_OP_BOR, TORUS_OP_LAND,
+                                    TORUS_OP_LOR,  TORUS_OP_LXOR, TORUS_OP_MAXLOC, TORUS_OP_MINLOC};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (op == ops[i]) {
+            *top = tops[i];
             return PM_OK;
         }
-    return PM_WHY_DATATYPE;
+    if (op == MPI_OP_NULL)
+        return PM_WHY_ARGS;
+    if (op == MPI_REPLACE || op == MPI_NO_OP) /* one-sided only */
+        return PM_WHY_TYPE_OP;
+    return PM_WHY_USER_OP;
 }
 
-pm_why pm__reduction(MPI_Op op, pm_kind kind, torus_op *top)
+static int floating(int cls)
 {
-    int known = 1;
-    if (op == MPI_SUM)
-        *top = TORUS_OP_SUM;
-    else if (op == MPI_MIN)
-        *top = TORUS_OP_MIN;
-    else if (op == MPI_MAX)
-        *top = TORUS_OP_MAX;
-    else if (op == MPI_BXOR)
-        *top = TORUS_OP_BXOR;
-    else
-        known = 0;
-    if (!known) {
-        /* a predefined op the library has no counterpart for, or the user's */
-        const MPI_Op predefined[] = {MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
-                                     MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
-        for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
-            if (op == predefined[i])
-                return PM_WHY_TYPE_OP;
-        return PM_WHY_USER_OP;
-    }
-    switch (kind) {
-    case PM_K_SINT:
-    case PM_K_UINT:
-        return PM_OK;
-    case PM_K_DOUBLE:
-        return *top == TORUS_OP_BXOR ? PM_WHY_TYPE_OP : PM_OK;
-    case PM_K_FLOAT:
-        return *top == TORUS_OP_MIN || *top == TORUS_OP_MAX ? PM_OK : PM_WHY_TYPE_OP;
-    default:
+    return cls == TORUS_FLOAT || cls == TORUS_DOUBLE || cls == TORUS_LONG_DOUBLE || cls == TORUS_FLOAT_COMPLEX ||
+           cls == TORUS_DOUBLE_COMPLEX || cls == TORUS_LONG_DOUBLE_COMPLEX;
+}
+
+pm_why pm__reduction(const pm_type *t, torus_op op, torus_dtype *dt)
+{
+    int cls = op == TORUS_OP_MAXLOC || op == TORUS_OP_MINLOC ? t->loc : t->elem;
+    if (cls < 0)
+        return PM_WHY_DATATYPE;
+    if (!torus_coll_reduce_defined((torus_dtype)cls, op))
         return PM_WHY_TYPE_OP;
-    }
+    if (pm__repro_library && (op == TORUS_OP_SUM || op == TORUS_OP_PROD) && floating(cls))
+        return PM_WHY_REPRO;
+    *dt = (torus_dtype)cls;
+    return PM_OK;
 }

@@ -1,0 +1,133 @@
+/*
+ * pmpi_alltoall.c - MPI_Alltoall and MPI_Alltoallv through the torus
+ * alltoall(v).
+ *
+ * MPI_Alltoall: every rank's block is the same number of bytes (sender's
+ * and receiver's signatures match, and one count and type serve every
+ * peer), so the block size is a fact all ranks share: it picks the
+ * algorithm, and a zero-byte block returns at once everywhere (MPI
+ * requires no synchronisation).  MPI_Alltoallv: counts differ per rank
+ * and no rank knows another's, so nothing is decided from them: every
+ * call runs the torus alltoallv, whose algorithm depends on the rank count
+ * only, with empty blocks skipped (torus_coll_skip_empty: MPI requires the
+ * counts to match pairwise, so both ends of an empty block skip it) - a
+ * call whose counts are all 0 costs no message, without an agreement
+ * collective.  On both, each side's blocks are read and written in place
+ * when its datatype is contiguous (any displacements, negative ones too),
+ * else packed (pmpi_layout.c); MPI_IN_PLACE sends from a copy of the
+ * receive blocks.
+ */
+#include "pmpi_impl.h"
+
+#include <string.h>
+
+PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (pm__busy)
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    pm_comm *pc = NULL;
+    const pm_type *st = NULL, *rt = NULL;
+    int in_place = sbuf == MPI_IN_PLACE;
+    size_t block = 0;
+    pm_why why = pm__ready();
+    if (!why && (comm == MPI_COMM_NULL || rcount < 0 || !(rt = pm__type(rtype))))
+        why = PM_WHY_ARGS;
+    if (!why && !in_place && (scount < 0 || !(st = pm__type(stype))))
+        why = PM_WHY_ARGS;
+    if (!why) {
+        block = (size_t)rcount * (size_t)rt->size;
+        /* a correct program's send block is its receive block (MPI's
+         * signature rule); anything else is the library's to report */
+        if (!in_place && (size_t)scount * (size_t)st->size != block)
+            why = PM_WHY_ARGS;
+    }
+    if (!why && !block) {
+        pm__empty(PM_ALLTOALL);
+        return MPI_SUCCESS;
+    }
+    if (!why)
+        why = pm__comm(comm, &pc);
+    if (why) {
+        pm__fell(PM_ALLTOALL, why);
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    }
+    pm_mark m = pm__start(pc);
+    size_t total = block * (size_t)pc->n;
+    MPI_Count rn = (MPI_Count)pc->n * rcount, sn = (MPI_Count)pc->n * scount;
+    unsigned char *d = pm__direct(rbuf, rn, rt), *rpacked = NULL;
+    const unsigned char *s = in_place ? NULL : pm__direct(sbuf, sn, st);
+    if (!d)
+        d = rpacked = pm__scratch(pc, PM_SCRATCH_RECV, total, "MPI_Alltoall");
+    if (!s) {
+        /* packed, or MPI_IN_PLACE: the torus exchange reads and writes
+         * different buffers, so the blocks leave from a copy */
+        unsigned char *copy = pm__scratch(pc, PM_SCRATCH_SEND, total, "MPI_Alltoall");
+        if (!in_place)
+            pm__pack(pc, sbuf, sn, stype, st, copy);
+        else if (rpacked)
+            pm__pack(pc, rbuf, rn, rtype, rt, copy);
+        else
+            memcpy(copy, d, total);
+        s = copy;
+    }
+    pm__busy = 1;
+    int rc = torus_coll_alltoall(pc->c, s, d, block);
+    pm__busy = 0;
+    if (!rc && rpacked)
+        pm__unpack(pc, rpacked, rbuf, rn, rtype, rt);
+    pm__ran(PM_ALLTOALL, total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
+    return pm__result(pc, "MPI_Alltoall", rc);
+}
+
+PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                            void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (pm__busy)
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    pm_comm *pc = NULL;
+    const pm_type *st = NULL, *rt = NULL;
+    int in_place = sbuf == MPI_IN_PLACE;
+    pm_why why = pm__ready();
+    if (!why && (comm == MPI_COMM_NULL || !(rt = pm__type(rtype)) || (!in_place && !(st = pm__type(stype)))))
+        why = PM_WHY_ARGS;
+    if (!why)
+        why = pm__comm(comm, &pc);
+    pm_side ss = {0}, rs = {0};
+    if (!why) {
+        int n = pc->n;
+        rs.cnt = pc->v, rs.off = pc->v + n, ss.cnt = pc->v + 2 * n, ss.off = pc->v + 3 * n;
+        /* a negative count is MPI's error to report */
+        if (pm__side(pc, &rs, PM_SCRATCH_RECV, rbuf, n, rcounts, rdispls, rt) ||
+            (!in_place && pm__side(pc, &ss, PM_SCRATCH_SEND, sbuf, n, scounts, sdispls, st)))
+            why = PM_WHY_ARGS;
+    }
+    if (why) {
+        pm__fell(PM_ALLTOALLV, why);
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    }
+    pm_mark m = pm__start(pc);
+    int n = pc->n;
+    if (in_place) {
+        /* send what the receive blocks hold now, from a copy */
+        size_t span = 0;
+        for (int j = 0; j < n; j++)
+            if (rs.cnt[j] && rs.off[j] + rs.cnt[j] > span)
+                span = rs.off[j] + rs.cnt[j];
+        ss = rs;
+        ss.base = pm__scratch(pc, PM_SCRATCH_SEND, span, "MPI_Alltoallv");
+        if (rs.packed)
+            pm__side_pack(pc, &ss, rbuf, n, rcounts, rdispls, rtype, rt);
+        else if (span)
+            memcpy(ss.base, rs.base, span);
+    } else if (ss.packed) {
+        pm__side_pack(pc, &ss, sbuf, n, scounts, sdispls, stype, st);
+    }
+    pm__busy = 1;
+    int rc = torus_coll_alltoallv(pc->c, ss.base, ss.cnt, ss.off, rs.base, rs.cnt, rs.off);
+    pm__busy = 0;
+    if (!rc && rs.packed)
+        pm__side_unpack(pc, &rs, rbuf, n, rcounts, rdispls, rtype, rt);
+    pm__ran(PM_ALLTOALLV, ss.total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
+    return pm__result(pc, "MPI_Alltoallv", rc);
+}
