@@ -15,11 +15,15 @@ echo "# unit tests"
 # test_coll runs every collective on ~230 shapes and at 4096 virtual ranks
 # (a few minutes, serial code): the Open MPI pass runs shapes up to 8 ranks.
 [ "$MPI" = openmpi ] && export COLL_EXHAUSTIVE="${COLL_EXHAUSTIVE:-0}"
-for t in "$BUILD"/tests/test_*; do
+# SUITES="opt coll" runs only those suites (no unit tests unless "unit" is named):
+# for a quick check of one part; make test runs everything.
+want() { [ -z "${SUITES:-}" ] || [[ " $SUITES " == *" $1 "* ]]; }
+want unit && for t in "$BUILD"/tests/test_*; do
     if "$t" >"$TMP/u" 2>&1; then ok "$(tail -1 "$TMP/u")"; else bad "$(basename "$t")"; sed 's/^/    /' "$TMP/u"; fi
 done
 
 for suite in tests/suite_*.sh; do
+    name=$(basename "$suite" .sh); want "${name#suite_}" || continue
     echo "# $(basename "$suite")"
     . "$suite"
 done
