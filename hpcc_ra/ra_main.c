@@ -26,6 +26,7 @@
 #include "torus_io.h"
 #include "torus_mem.h"
 #include "torus_mpi.h"
+#include "ra_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,15 +71,6 @@ static void usage0(int rank, const char *msg)
     fflush(stderr);
 }
 
-static int ilog2_floor(uint64_t v)
-{
-    int k = -1;
-    while (v) {
-        v >>= 1;
-        k++;
-    }
-    return k;
-}
 
 /* Every rank needs a word of the table: RA_EXIT_OK, else the one line
  * (said when say is 0) and RA_EXIT_USAGE. */
@@ -87,7 +79,7 @@ static int table_covers(int k, int P, int say)
     if ((1ULL << k) >= (uint64_t)P)
         return RA_EXIT_OK;
     say0(say, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here", k, P,
-         ilog2_floor((uint64_t)P - 1) + 1);
+         ra_ilog2_floor((uint64_t)P - 1) + 1);
     return RA_EXIT_USAGE;
 }
 
@@ -112,13 +104,6 @@ typedef struct driver {
     double last_cpu;                            /* CPU seconds of the last kernel */
 } driver;
 
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-        return 0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* --papi: every rank opens the requested events; the set counted is the one
  * all ranks could open, so the sums mean the same thing on every rank.  One
@@ -199,13 +184,13 @@ static int timed_update(driver *d, double *secs, const char *label)
     run->progress = ra_progress_begin(d->show_progress && label, run->upd_count, label);
     int count = label && d->papi.counting;
     TORUS_MPI_CHECK(MPI_Barrier(run->comm));
-    double t0 = MPI_Wtime(), c0 = cpu_seconds();
+    double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
     if (count)
         ra_papi_start(&d->papi);
     int rc = d->algo->update(run);
     if (count)
         ra_papi_stop(&d->papi, d->papi_counts);
-    d->last_cpu = cpu_seconds() - c0;
+    d->last_cpu = ra_cpu_seconds() - c0;
     TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     *secs = MPI_Wtime() - t0;
     ra_progress_end(run->progress);
@@ -303,13 +288,13 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     res->check_time_s = -1;
     if (cfg->verify) {
         TORUS_MPI_CHECK(MPI_Barrier(run->comm));
-        double t0 = MPI_Wtime(), c0 = cpu_seconds();
+        double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
         rc = ra_verify_replay(run);
         if (rc)
             return rc;
         uint64_t e = ra_table_errors(run->table, run->local_size, run->local_start), te;
         TORUS_MPI_CHECK(PMPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
-        res->check_cpu_s = cpu_seconds() - c0;
+        res->check_cpu_s = ra_cpu_seconds() - c0;
         TORUS_MPI_CHECK(MPI_Barrier(run->comm));
         res->check_time_s = MPI_Wtime() - t0;
         res->errors = (int64_t)te;
@@ -498,7 +483,7 @@ static int size_table(driver *d)
         }
         uint64_t total = mem > UINT64_MAX / (uint64_t)P ? UINT64_MAX : mem * (uint64_t)P;
         uint64_t words = total / 2 / 8;
-        k = ilog2_floor(words);
+        k = ra_ilog2_floor(words);
         if (k > 62)
             k = 62;
         if (k < 1) {
@@ -532,7 +517,7 @@ static int check_memory(driver *d)
                 "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
                 "allowed --log2-table <= %d here (or a smaller --mem)\n",
                 g_prog, run->log2_table, v.node_need / (double)(1ULL << 30), v.ranks, gib(v.avail),
-                ilog2_floor(v.avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)v.ranks));
+                ra_ilog2_floor(v.avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)v.ranks));
         fflush(stderr);
     }
     return RA_EXIT_RESOURCE;

@@ -4,6 +4,7 @@
  * HPCC's own wording and key names so existing HPCC parsers read our files.
  */
 #include "ra_report.h"
+#include "ra_util.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -140,15 +141,6 @@ void ra_report_keys(FILE *f, const ra_result *r)
     fprintf(f, "status: %s\n", status_of(r));
 }
 
-static int ilog2(uint64_t v)
-{
-    int k = 0;
-    while (v > 1) {
-        v >>= 1;
-        k++;
-    }
-    return k;
-}
 
 /* HPCC ends every section with ctime()'s text, whose own newline leaves the
  * blank line before "End of ... section.". */
@@ -204,7 +196,7 @@ void ra_report_hpcc_section(FILE *f, const ra_result *r)
         fprintf(f, "Total Main table size = 2^%d = %llu words\n", r->log2_table,
                 (unsigned long long)r->table_words);
         if ((P & (P - 1)) == 0)
-            fprintf(f, "PE Main table size = 2^%d = %llu words/PE\n", ilog2(r->table_words / (uint64_t)P),
+            fprintf(f, "PE Main table size = 2^%d = %llu words/PE\n", ra_ilog2_floor(r->table_words / (uint64_t)P),
                     (unsigned long long)(r->table_words / (uint64_t)P));
         else
             fprintf(f, "PE Main table size = (2^%d)/%d  = %llu words/PE MAX\n", r->log2_table, P,

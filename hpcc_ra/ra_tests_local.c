@@ -14,29 +14,14 @@
 #include "ra_ceiling.h"
 #include "ra_local.h"
 #include "ra_table.h"
+#include "ra_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int ilog2_floor(uint64_t v)
-{
-    int k = -1;
-    while (v) {
-        v >>= 1;
-        k++;
-    }
-    return k;
-}
 
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-        return 0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* HPCC's Single test picks its rank at random on rank 0, seeded from the
  * clock, never rank 0 unless it is alone, and broadcasts the choice. */
@@ -79,7 +64,7 @@ void ra_ceiling_pick(MPI_Comm comm, uint64_t *t, int log2, ra_gen_kind gen, uint
 
 int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, ra_test_kind kind, ra_result *res)
 {
-    int log2 = ilog2_floor(run->table_dist.base);
+    int log2 = ra_ilog2_floor(run->table_dist.base);
     uint64_t n = 1ULL << log2;
     uint64_t upd = cfg->updates ? (cfg->updates / (uint64_t)run->nprocs ? cfg->updates / (uint64_t)run->nprocs : 1)
                                 : 4 * n;
@@ -108,13 +93,13 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
     TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     double t = 0, cpu = 0;
     if (active) {
-        double t0 = MPI_Wtime(), c0 = cpu_seconds();
+        double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
         if (kind == RA_TEST_CEILING)
             ra_ceiling_run(run->table, log2, gen, upd, (ra_ceil_kind)res->ceil_kind, res->ceil_depth);
         else
             ra_local_run(run->table, log2, gen, upd);
         t = MPI_Wtime() - t0;
-        cpu = cpu_seconds() - c0;
+        cpu = ra_cpu_seconds() - c0;
     }
     TORUS_MPI_CHECK(MPI_Barrier(run->comm));
     double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
