@@ -20,8 +20,10 @@
  * the 2-core EPYC VM (32 MiB L3) a kernel that does only this reached 0.27
  * GUPS per process at D = 128-256 against 0.24 for 256-update batches
  * (prefetch all, then XOR all), which stall for one memory latency per
- * batch (docs/ra_opt.md, "Speed on a node"). */
-#define ROPT_DEFAULT_LOOKAHEAD 256
+ * batch (docs/ra_opt.md, "Speed on a node").  Inside ra_opt, with the
+ * batch below, D = 128 measured best there: 0.264 GUPS at -n 1, 2^26,
+ * against 0.250 at 256, 0.233 at 512 and 0.224 at 64 (medians of 3). */
+#define ROPT_DEFAULT_LOOKAHEAD 128
 #define ROPT_MAX_LOOKAHEAD 512
 /* Updates split at once (--batch): a chunk of generated or received
  * updates is split without a branch on where each goes -- this rank's own
@@ -32,8 +34,11 @@
  * update costs a misprediction every other update at -n 2, and a per-bucket
  * count kept in memory inside the pushing loop cost 15-20% here.)  The
  * budget counts the batch twice: a local list and the generator's remote
- * list waiting for a blocked bucket. */
-#define ROPT_DEFAULT_BATCH 32
+ * list waiting for a blocked bucket.  64 with D = 128 on the same VM:
+ * -n 2, 2^27: 0.392 GUPS against 0.374 with 32 (0.356 with D = 256 and
+ * 32, the previous default); -n 8, 2^25: 0.122 against 0.115 (medians of
+ * 3, one batch). */
+#define ROPT_DEFAULT_BATCH 64
 #define ROPT_MAX_BATCH 256
 /* Send slots per dimension (--outstanding).  Each slot costs a full packet
  * of the budget, so more slots mean smaller packets.  ra_opt over MPI: one

@@ -43,8 +43,8 @@
  *     shape with every block in cache (rank 0 alone): ns per update less
  *     the same on one rank, over H.  The routing work with no memory miss
  *     and no MPI: below what a hop costs in a run, so the CPU bound holds.
- *   t_wait_routed, t_wait_direct: ra_opt (its defaults, its shape) and the
- *     baseline (baseline/base_algo.c) on all ranks, table 2^K, the better of
+ *   t_wait_routed, t_wait_direct: ra_opt (its defaults, its shape, the
+ *     run's own 4 x 2^K updates, at most 2^29) and the baseline (baseline/base_algo.c) on all ranks, table 2^K, the better of
  *     two tries each (four of the baseline on one rank): a node's cores
  *     spend used * nodes / GUPS ns per update; what exceeds the CPU bound's
  *     cycles (tm_evaluate) is the wait the prediction adds.  Paper 002 fits t_o^p (sec. 4.3) and t_hop (sec.
@@ -126,10 +126,11 @@ static const torus_opt cal_spec[] = {
 static void usage(void)
 {
     printf("usage: mpirun -n P bin/ra_calibrate [options]   (P = the run's ranks, >= 1)\n"
-           "Measures, at P ranks on the nodes the run will use: the node random-update rate (Star\n"
-           "aggregate, the memory bound), t_local, the baseline's MPI_Testany and exposed-miss costs,\n"
-           "t_send/t_recv per payload (paper 002 Table 1's method, ranks in pairs at once), t_hop (the\n"
-           "routing work alone), and the waits short runs of ra_opt and the baseline show beyond those;\n"
+           "Measures, at P ranks on the nodes the run will use: the node random-update rate (the\n"
+           "ceiling kernel on all ranks at once: the memory bound; Star beside it), t_local, the\n"
+           "baseline's MPI_Testany and exposed-miss costs, t_send/t_recv per payload (paper 002\n"
+           "Table 1's method, ranks in pairs at once), t_hop (the routing work alone), and the waits\n"
+           "runs of ra_opt (at the run's own update count) and the baseline show beyond those;\n"
            "writes a params file for bin/torusmodel --params.\n");
     torus_opt_help(stdout, cal_spec);
     printf("options are checked before MPI starts; a bad one is one line and exit 2\n"
@@ -637,8 +638,15 @@ int main(int argc, char **argv)
      * rate t_wait_routed is fitted to */
     int cap;
     torus_shape shape;
-    /* twice the phase's updates: ra_opt's start and drain weigh less */
-    uint64_t U = 2 * per_rank * (uint64_t)P;
+    /* the run's own count (HPCC's 4 x table), so that its start and drain
+     * weigh what they weigh in the run predicted: on oversubscribed nodes
+     * they are a fixed cost of a few tenths of a second (8 ranks on 2
+     * cores, 2^25 words: a 2^25-update fit ran at 0.069 GUPS, the 2^27
+     * updates of the run itself at 0.118).  At most 2^29 (about a second
+     * a try on this VM's two ranks), at least 2^24 */
+    uint64_t U = 4ULL << op.log2;
+    if (U > (1ULL << 29))
+        U = 1ULL << 29;
     if (U < (1ULL << 24))
         U = 1ULL << 24; /* at least a few tenths of a second on few ranks: shorter fits are noise */
     double routed = 1e300;
