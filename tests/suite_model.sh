@@ -172,7 +172,27 @@ for m in bgq tofu tofu-d perlmutter-cpu hdr-fattree; do
         bad "torusmodel --preset $m: $(head -c 600 "$TMP/out")"
     fi
 done
-@@MACHINE_CHECKS@@
+# the docs' worked examples (docs/machines.md), to the printed digits
+bin/torusmodel --preset bgq --shape 16x8x12x16x16x2 >"$TMP/out" 2>&1
+if [ "$(key machine_nodes)" = 49152 ] && [ "$(key alpha)" = 0.25 ] && [ "$(key cpu_bound_gups)" = 1661.48 ] \
+    && [ "$(key network_bound_gups)" = 5601.88 ] && [ "$(key binding)" = cpu ] && [ "$(key predicted_gups)" = 1558.89 ]; then
+    ok "torusmodel --preset bgq on Mira (16 ranks x 8x12x16x16x2): cpu binds, predicted 1558.89"
+else
+    bad "torusmodel --preset bgq Mira: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+bin/torusmodel --preset hdr-fattree --shape 128x20x20x20 --network fattree:20,3,4.71 >"$TMP/out" 2>&1
+if [ "$(key net_transfers_per_update)" = 2.85 ] && [ "$(key network_bound_gups)" = 2979.85 ] \
+    && [ "$(key binding)" = network ]; then
+    ok "torusmodel hdr-fattree tapered 4.71: 2.85 transfers per update, the network binds at 2979.85"
+else
+    bad "torusmodel hdr-fattree tapered: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+bin/torusmodel --preset perlmutter-cpu --shape 128x3072 >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.375 ] && [ "$(key network_bound_gups)" = 5761.88 ] && [ "$(key predicted_gups)" = 2683.82 ]; then
+    ok "torusmodel perlmutter-cpu (dragonfly:16,16,11,12): alpha 0.375, predicted 2683.82"
+else
+    bad "torusmodel perlmutter-cpu: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
 # fat-trees and dragonflies in sparsest_cut: closed form = exact on small ones
 for net in fattree:4,2 fattree:2,3,2 dragonfly:2,2,1 dragonfly:3,1,2,7; do
     bin/sparsest_cut "$net" >"$TMP/cf" 2>&1
