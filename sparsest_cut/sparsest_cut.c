@@ -84,7 +84,10 @@ static void usage(FILE *f)
             "                        prints as 2mx2mx2m), while a torus 2x2x2 has TWO links between partners;\n"
             "                        flat:N = one ring of N; auto:N = the shape ra_opt --dims auto picks for\n"
             "                        N ranks at its default look-ahead\n"
-            "                        (bare auto, flat, hypercube need a process count: write the :N form)\n");
+            "                        (bare auto, flat, hypercube need a process count: write the :N form);\n"
+            "                        fattree:K,N[,T] = K-ary N-tree, K^N hosts, leaf uplinks at 1/T (taper T:1);\n"
+            "                        dragonfly:A,P,H[,G] = G groups of A routers, P hosts and H global links\n"
+            "                        each (G defaults to A*H+1); switches carry no endpoint (docs/machines.md)\n");
     torus_opt_help(f, spec);
     fprintf(f, "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
                "and '--' ends them.\n"
@@ -235,6 +238,8 @@ static int check_finite(const sc_result *r, double N, double gb, double bgb, cha
 /* What the run works on: the shape or the graph, and the method chosen. */
 typedef struct sc_input {
     torus_shape s;
+    sc_network net;     /* a fat-tree or dragonfly SHAPE (is_net) */
+    int is_net;
     sc_graph g;
     int have_graph;
     const char *method; /* closed-form, exact or bounds */
@@ -247,7 +252,16 @@ typedef struct sc_input {
 static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
-    if (c->shape) {
+    if (c->shape && (!strncmp(c->shape, "fattree:", 8) || !strncmp(c->shape, "dragonfly:", 10))) {
+        if (sc_network_parse(c->shape, &in->net, err, errlen))
+            return -2;
+        if (c->mesh_all) {
+            snprintf(err, errlen, "--mesh applies to torus shapes: allowed without fattree: or dragonfly:");
+            return -2;
+        }
+        in->is_net = 1;
+        in->s.n = (int)(in->net.hosts + in->net.switches); /* nodes of the graph */
+    } else if (c->shape) {
         if (torus_shape_parse(c->shape, 0, &in->s, err, errlen))
             return -2;
         /* --mesh: every dimension becomes a line, whatever the string says */
@@ -293,7 +307,8 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
                      max);
             return -2;
         }
-        int rc = sc_graph_from_shape(&in->g, &in->s, err, errlen);
+        int rc = in->is_net ? sc_graph_from_network(&in->g, &in->net, err, errlen)
+                            : sc_graph_from_shape(&in->g, &in->s, err, errlen);
         if (rc)
             return rc;
         in->have_graph = 1;
@@ -305,7 +320,9 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
 static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r, const char *cut)
 {
     char shape_txt[256] = "-";
-    if (c->shape)
+    if (in->is_net)
+        sc_network_format(&in->net, shape_txt, sizeof shape_txt);
+    else if (c->shape)
         torus_shape_format(&in->s, shape_txt, sizeof shape_txt);
     int nodes = c->shape ? in->s.n : in->g.n;
     double N = r->wtotal, bpu = c->bpu, link_bw = c->link_bw;
@@ -374,7 +391,9 @@ int main(int argc, char **argv)
         return torus_stdout_end(TORUS_EXIT_OK);
     }
     if (!rc)
-        rc = !strcmp(in.method, "closed-form") ? sc_closed_form(&in.s, &r, cli.show, err, sizeof err)
+        rc = !strcmp(in.method, "closed-form")
+                 ? (in.is_net ? sc_network_closed_form(&in.net, &r, err, sizeof err)
+                              : sc_closed_form(&in.s, &r, cli.show, err, sizeof err))
              : in.method[0] == 'e'             ? sc_exact(&in.g, &r, err, sizeof err)
                                                : sc_bounds(&in.g, &r, err, sizeof err);
     if (!rc) {

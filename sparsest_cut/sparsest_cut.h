@@ -119,4 +119,26 @@ double sc_refine(const sc_graph *g, unsigned char *in, int max_passes);
 
 void sc_result_free(sc_result *r);
 
+/* A physical network: a torus/mesh shape, a k-ary n-tree fat-tree or a
+ * dragonfly (sparsest_cut/networks.c, grammar in docs/machines.md):
+ *   SHAPE | fattree:K,N[,T] | dragonfly:A,P,H[,G]
+ * Hosts are the endpoints (w = 1), switches carry none (w = 0). */
+typedef enum { SC_NET_TORUS = 0, SC_NET_FATTREE = 1, SC_NET_DRAGONFLY = 2 } sc_net_kind;
+typedef struct sc_network {
+    sc_net_kind kind;
+    torus_shape torus;   /* SC_NET_TORUS */
+    int k, levels;       /* fat-tree: K-ary, N levels */
+    double taper;        /* fat-tree: leaf uplinks carry 1/T of a host link */
+    int a, p, h, g;      /* dragonfly */
+    long hosts, switches;
+} sc_network;
+/* 0, or -2 with one line naming the bad text and what is allowed. */
+int sc_network_parse(const char *txt, sc_network *net, char *err, size_t errlen);
+void sc_network_format(const sc_network *net, char *buf, size_t len);
+/* alpha (links per host) and bisection in closed form (a torus: as
+ * sc_closed_form); bisection_method "none" where no closed form is given. */
+int sc_network_closed_form(const sc_network *net, sc_result *r, char *err, size_t errlen);
+/* The graph: hosts 0..hosts-1, then switches (weight 0). */
+int sc_graph_from_network(sc_graph *g, const sc_network *net, char *err, size_t errlen);
+
 #endif

@@ -136,7 +136,7 @@ fi
 serial_fail "torusmodel bad --sim-links" 2 "bad value 'wormhole' for --sim-links: allowed free-at or gaps" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-links wormhole
 serial_fail "torusmodel no shape" 2 "no shape" bin/torusmodel --t-local 5
-serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset bgq
+serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset bgp
 serial_fail "torusmodel negative t_hop" 2 "allowed a number >= 0" bin/torusmodel --preset bgl-routed --t-hop -1
 printf 'clock_hz = 1e9\nt_local 5\n' >"$TMP/bad.params"
 serial_fail "torusmodel params parse error" 2 "bad.params:2: expected 'key = value'" bin/torusmodel --params "$TMP/bad.params"
@@ -160,6 +160,63 @@ else
     bad "torusmodel bgl-routed memory: $(tr '\n' ' ' <"$TMP/out")"
 fi
 serial_fail "torusmodel bad node_gups" 2 "allowed a rate in GUPS > 0" bin/torusmodel --preset bgl-routed --node-gups 2:-1
+
+# machine presets (docs/machines.md): each loads, prints the network and its
+# sources (published figures, the assumptions named), evaluates its shapes
+for m in bgq tofu tofu-d perlmutter-cpu hdr-fattree; do
+    if bin/torusmodel --preset $m >"$TMP/out" 2>&1 && grep -q '^# sources: .*Assumed' "$TMP/out" \
+        && grep -q '^# network ' "$TMP/out" && bin/torusmodel --preset $m --json >"$TMP/j" 2>&1 \
+        && grep -q '"sources": ' "$TMP/j"; then
+        ok "torusmodel --preset $m: $(grep -c '^  ' "$TMP/out") shapes, sources printed"
+    else
+        bad "torusmodel --preset $m: $(head -c 600 "$TMP/out")"
+    fi
+done
+# the docs' worked examples (docs/machines.md), to the printed digits
+bin/torusmodel --preset bgq --shape 16x8x12x16x16x2 >"$TMP/out" 2>&1
+if [ "$(key machine_nodes)" = 49152 ] && [ "$(key alpha)" = 0.25 ] && [ "$(key cpu_bound_gups)" = 1661.48 ] \
+    && [ "$(key network_bound_gups)" = 5601.88 ] && [ "$(key binding)" = cpu ] && [ "$(key predicted_gups)" = 1558.89 ]; then
+    ok "torusmodel --preset bgq on Mira (16 ranks x 8x12x16x16x2): cpu binds, predicted 1558.89"
+else
+    bad "torusmodel --preset bgq Mira: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+bin/torusmodel --preset hdr-fattree --shape 128x20x20x20 --network fattree:20,3,4.71 >"$TMP/out" 2>&1
+if [ "$(key net_transfers_per_update)" = 2.85 ] && [ "$(key network_bound_gups)" = 2979.85 ] \
+    && [ "$(key binding)" = network ]; then
+    ok "torusmodel hdr-fattree tapered 4.71: 2.85 transfers per update, the network binds at 2979.85"
+else
+    bad "torusmodel hdr-fattree tapered: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+bin/torusmodel --preset perlmutter-cpu --shape 128x3072 >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.375 ] && [ "$(key network_bound_gups)" = 5761.88 ] && [ "$(key predicted_gups)" = 2683.82 ]; then
+    ok "torusmodel perlmutter-cpu (dragonfly:16,16,11,12): alpha 0.375, predicted 2683.82"
+else
+    bad "torusmodel perlmutter-cpu: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+# fat-trees and dragonflies in sparsest_cut: closed form = exact on small ones
+for net in fattree:4,2 fattree:2,3,2 dragonfly:2,2,1 dragonfly:2,3,1; do
+    bin/sparsest_cut "$net" >"$TMP/cf" 2>&1
+    bin/sparsest_cut --method exact "$net" >"$TMP/out" 2>&1
+    if [ "$(key alpha "$TMP/cf")" = "$(key alpha)" ] && [ "$(key method "$TMP/cf")" = closed-form ] \
+        && [ "$(key method)" = exact ]; then
+        ok "sparsest_cut $net: closed-form alpha $(key alpha) = exact"
+    else
+        bad "sparsest_cut $net: $(tr '\n' ' ' <"$TMP/cf") vs $(tr '\n' ' ' <"$TMP/out")"
+    fi
+done
+bin/sparsest_cut fattree:20,3 --link-bw 25e9 --bytes-per-update 10 >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 1 ] && [ "$(key bisection_links)" = 4000 ] && [ "$(key endpoints)" = 8000 ]; then
+    ok "sparsest_cut fattree:20,3: 8000 hosts, alpha 1, bisection 4000 links"
+else
+    bad "sparsest_cut fattree:20,3: $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "sparsest_cut bad dragonfly" 2 "allowed" bin/sparsest_cut dragonfly:2,1,1,5
+serial_fail "sparsest_cut fat-tree --mesh" 2 "allowed" bin/sparsest_cut --mesh fattree:2,2
+serial_fail "torusmodel bad network" 2 "allowed" bin/torusmodel --preset bgl-routed --network fattree:1,2 --shape 8
+serial_fail "torusmodel ranks not per host" 2 "whole number of ranks per host" \
+    bin/torusmodel --preset hdr-fattree --shape 100
+serial_fail "torusmodel network nodes mismatch" 2 "multiply to ranks_per_node" \
+    bin/torusmodel --preset bgq --shape 8x8x8
 
 # ra_calibrate -> params -> torusmodel prediction, at the run's rank count
 if run_mpi 2 bin/ra_calibrate --quick --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop *= ' "$TMP/cal.params" \

@@ -61,13 +61,106 @@ double tm_node_gups_plain(const tm_params *p, double r)
     return pairs_at(p->nplain, p->plain_ranks, p->plain_rate, r);
 }
 
+/* Dimensions 0..j-1 of the logical shape lie inside a node when their
+ * sizes multiply to a divisor of the ranks per node (ranks are numbered
+ * dimension 0 fastest and a node holds consecutive ranks); returns j. */
+static int node_dims(const torus_shape *s, double rpn)
+{
+    long prod = 1;
+    int j = 0;
+    while (j < s->ndims && fmod(rpn, (double)(prod * s->k[j])) == 0)
+        prod *= s->k[j++];
+    return j;
+}
+
+/* The logical shape s on the physical network of p (docs/machines.md):
+ * ranks per node, the network's endpoints, its alpha, and how often an
+ * update crosses it as random traffic.  The software hops are charged on s
+ * (H, in the CPU bound); the links on the physical network:
+ *   - the dimensions of s past a node's (node_dims) equal the physical
+ *     torus: a hop goes to a neighbour, a route crosses a cut at most once
+ *     as its shortest path does: once (paper 002's eq. 2);
+ *   - otherwise ranks sit on the network without regard to its links: each
+ *     hop that leaves the node is a transfer between random endpoints,
+ *     sum over those dimensions of (1 - 1/k_i) per update;
+ *   - the direct algorithm (the baseline) sends each update to its owner:
+ *     once. */
+static int physical(const tm_params *p, const torus_shape *s, double *rpn, double *hosts, double *alpha,
+                    double *transfers, char *err, size_t errlen)
+{
+    char name[128];
+    torus_shape_format(s, name, sizeof name);
+    sc_network net;
+    int j;
+    if (p->net_mode == TM_NET_NODES) {
+        /* the leading dimensions making up the ranks per node, the rest the nodes' torus */
+        j = node_dims(s, *rpn);
+        long prod = 1;
+        for (int i = 0; i < j; i++)
+            prod *= s->k[i];
+        if (prod != (long)*rpn || j == s->ndims) {
+            snprintf(err, errlen, "shape %s with network nodes: allowed leading dimensions that multiply to "
+                                  "ranks_per_node %g, then the nodes' torus", name, *rpn);
+            return -2;
+        }
+        memset(&net, 0, sizeof net);
+        net.kind = SC_NET_TORUS;
+        net.torus.ndims = s->ndims - j;
+        net.torus.n = 1;
+        for (int i = j; i < s->ndims; i++) {
+            net.torus.k[i - j] = s->k[i], net.torus.mesh[i - j] = s->mesh[i];
+            net.torus.n *= s->k[i];
+        }
+        net.hosts = net.torus.n;
+        if (net.hosts < 2) {
+            snprintf(err, errlen, "shape %s with network nodes: one node, allowed at least 2", name);
+            return -2;
+        }
+    } else {
+        net = p->network;
+        if (s->n % net.hosts) {
+            char nn[128];
+            sc_network_format(&net, nn, sizeof nn);
+            snprintf(err, errlen, "shape %s has %d ranks on network %s of %ld hosts: allowed a whole number of "
+                                  "ranks per host", name, s->n, nn, net.hosts);
+            return -2;
+        }
+        *rpn = (double)(s->n / net.hosts);
+        j = node_dims(s, *rpn);
+    }
+    sc_result r;
+    int rc = sc_network_closed_form(&net, &r, err, errlen);
+    if (rc)
+        return rc;
+    *alpha = r.alpha;
+    sc_result_free(&r);
+    *hosts = (double)net.hosts;
+    int same = net.kind == SC_NET_TORUS && net.torus.ndims == s->ndims - j;
+    for (int i = j; same && i < s->ndims; i++)
+        same = net.torus.k[i - j] == s->k[i] && net.torus.mesh[i - j] == s->mesh[i];
+    double x = 0;
+    for (int i = j; i < s->ndims; i++)
+        x += 1.0 - 1.0 / s->k[i];
+    /* the baseline sends each update straight to its owner: once, as eq. 2 */
+    *transfers = same || p->algorithm == TM_DIRECT ? 1 : x;
+    return 0;
+}
+
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen)
 {
     memset(row, 0, sizeof *row);
     double N = s->n;
     row->n = s->n;
     row->hops = torus_expected_hops(s);
-    if (s->n >= 2) {
+    row->net_transfers = 1;
+    /* ranks share nodes: a node runs min(ranks on it, cores) at once */
+    double rpn = p->ranks_per_node >= 1 ? p->ranks_per_node : 1;
+    double hosts = 0; /* endpoints of the physical network (0: the shape's ranks) */
+    if (p->net_mode != TM_NET_SHAPE) {
+        int rc = physical(p, s, &rpn, &hosts, &row->alpha, &row->net_transfers, err, errlen);
+        if (rc)
+            return rc;
+    } else if (s->n >= 2) {
         sc_result r;
         int rc = sc_closed_form(s, &r, 0, err, errlen);
         if (rc)
@@ -75,8 +168,6 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         row->alpha = r.alpha;
         sc_result_free(&r);
     }
-    /* ranks share nodes: a node runs min(ranks on it, cores) at once */
-    double rpn = p->ranks_per_node >= 1 ? p->ranks_per_node : 1;
     row->nodes = ceil(N / rpn);
     row->ranks_node = N / row->nodes;
     double cores = p->cores_per_node > 0 ? p->cores_per_node : row->ranks_node;
@@ -92,7 +183,14 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
     /* one rank sends nothing: no network bound */
-    row->net_gups = s->n >= 2 ? 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9 : INFINITY;
+    if (hosts > 0)
+        /* the physical network's endpoints; each update crosses it
+         * net_transfers times as random traffic (none: no bound) */
+        row->net_gups = row->net_transfers > 0
+                            ? 2.0 * hosts / p->bytes_per_update * row->alpha * p->link_bw / 1e9 / row->net_transfers
+                            : INFINITY;
+    else
+        row->net_gups = s->n >= 2 ? 2.0 * N / p->bytes_per_update * row->alpha * p->link_bw / 1e9 : INFINITY;
     row->node_gups = tm_node_gups(p, row->ranks_node);
     row->mem_gups = row->node_gups > 0 ? row->nodes * row->node_gups : INFINITY;
     row->binding = "cpu";

@@ -46,6 +46,9 @@ static const key_def keys[] = {
     {"node_gups", 0, 0, "node random-update rate, GUPS (the ceiling kernel on every rank of a node): G, or R:G pairs per ranks on the node"},
     {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
+    {"network", 0, 0, "the physical network under the shape: shape (the shape itself), nodes (the shape's leading "
+                      "dimensions making up ranks_per_node are inside a node), a torus SHAPE, fattree:K,N[,T] or "
+                      "dragonfly:A,P,H[,G]"},
     {"shape", 0, 0, "one shape, e.g. 8x8x16 (m suffix = mesh dimension)"},
     {"shapes", 0, 0, "comma-separated shapes, or bgl (Table 2's twelve partitions)"},
 };
@@ -99,6 +102,7 @@ const char *tm_param_help(int i, char *def, size_t len)
         snprintf(def, len, "%s",
                  !strcmp(k->key, "algorithm")  ? "direct"
                  : !strcmp(k->key, "node_gups") ? "none: the memory bound is unbounded"
+                 : !strcmp(k->key, "network")   ? "shape"
                  : !strncmp(k->key, "shape", 5) ? "none: --shape, --shapes, a preset or --bucket-sim is required"
                                                 : "none");
     }
@@ -182,6 +186,25 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         torus_cli_escape(key, kshown, sizeof kshown);
         return set_node_gups(p, !strcmp(k, "node_gups_plain"), kshown, value, err, errlen);
     }
+    if (!strcmp(k, "network")) {
+        if (!strcmp(value, "shape")) {
+            p->net_mode = TM_NET_SHAPE;
+            return 0;
+        }
+        if (!strcmp(value, "nodes")) {
+            p->net_mode = TM_NET_NODES;
+            return 0;
+        }
+        sc_network net;
+        char e2[400], kshown[80];
+        if (sc_network_parse(value, &net, e2, sizeof e2)) {
+            torus_cli_escape(key, kshown, sizeof kshown);
+            snprintf(err, errlen, "%s: %s (or shape, nodes)", kshown, e2);
+            return -2;
+        }
+        p->network = net, p->net_mode = TM_NET_GIVEN;
+        return 0;
+    }
     if (!strcmp(k, "algorithm")) {
         if (!strcmp(value, "direct"))
             p->algorithm = TM_DIRECT;
@@ -259,7 +282,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     torus_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
-                          "cores_per_node, node_gups, node_gups_plain, algorithm, shape, shapes",
+                          "cores_per_node, node_gups, node_gups_plain, algorithm, network, shape, shapes",
              kshown);
     return -2;
 }
@@ -339,6 +362,9 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
     q.ranks_per_node = 1, q.cores_per_node = 1;
     q.t_local_plain = 0, q.t_test = 0, q.nplain = 0;
     q.nnode = 1, q.node_ranks[0] = 0, q.node_rate[0] = q.clock_hz / q.t_local / 1e9;
+    int m = tm_machine_preset(p, name, err, errlen);
+    if (m <= 0)
+        return m;
     if (!strcmp(name, "bgl-mpi")) {
         /* Table 1, 8-byte payload: MPI_Send 1544, MPI_Recv 1271 cycles.
          * t_overhead 68 is what Table 3's CPU column implies
@@ -372,7 +398,8 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
     } else {
         char shown[300];
         torus_cli_escape(name, shown, sizeof shown);
-        snprintf(err, errlen, "unknown preset '%s': allowed bgl-mpi, bgl-raw, bgl-routed", shown);
+        snprintf(err, errlen, "unknown preset '%s': allowed bgl-mpi, bgl-raw, bgl-routed, %s", shown,
+                 tm_machine_names());
         return -2;
     }
     if (q.nshapes == 0) {
@@ -381,6 +408,8 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
             return -2;
     }
     snprintf(q.preset, sizeof q.preset, "%s", name);
+    q.net_mode = TM_NET_SHAPE;
+    q.sources = "Garg and Sabharwal, paper 002 (docs/papers.md): BlueGene/L, Tables 1-7";
     *p = q;
     return 0;
 }
@@ -403,6 +432,12 @@ void tm_params_write(const tm_params *p, FILE *f)
                     fprintf(f, "%.10g", rt[j]);
             }
             fprintf(f, "   # %s\n", keys[i].help);
+        } else if (!strcmp(keys[i].key, "network")) {
+            char net[128];
+            if (p->net_mode == TM_NET_GIVEN)
+                sc_network_format(&p->network, net, sizeof net);
+            fprintf(f, "%-20s = %s   # %s\n", keys[i].key,
+                    p->net_mode == TM_NET_GIVEN ? net : p->net_mode == TM_NET_NODES ? "nodes" : "shape", keys[i].help);
         } else if (!strcmp(keys[i].key, "algorithm"))
             fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
                     keys[i].help);

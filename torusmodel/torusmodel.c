@@ -38,7 +38,8 @@ enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_B
 static const torus_opt fixed_head[] = {
     {.type = TORUS_OPT_HEADING, .help = "Parameters, applied left to right (later ones win):"},
     {.name = "preset", .type = TORUS_OPT_TEXT, .id = OPT_PRESET, .meta = "NAME", .defval = "none",
-     .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7)"},
+     .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7); bgq, tofu (K computer), tofu-d "
+             "(Fugaku), perlmutter-cpu (dragonfly), hdr-fattree (docs/machines.md; each prints its sources)"},
     {.name = "params", .type = TORUS_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
      .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one)"},
 };
@@ -430,6 +431,14 @@ static void print_header(const tm_cli *c)
             printf("%g", p->plain_rate[j]);
     }
     printf("\n");
+    char net[128] = "shape (each shape is its own torus network)";
+    if (p->net_mode == TM_NET_GIVEN)
+        sc_network_format(&p->network, net, sizeof net);
+    else if (p->net_mode == TM_NET_NODES)
+        snprintf(net, sizeof net, "nodes (leading dimensions = a node's ranks, the rest the nodes' torus)");
+    printf("# network %s\n", net);
+    if (p->sources)
+        printf("# sources: %s\n", p->sources);
     printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s %12s  %-7s %12s", "N", "shape", "alpha/C", "hops", "cycles/upd",
            "cpu_gups", "net_gups", "mem_gups", "bound_gups", "binding", "pred_gups");
     if (c->bucketed)
@@ -446,11 +455,12 @@ static void print_json_row(const tm_cli *c, const tm_run *run, int k)
     const ropt_timed_result *sr = &run->sims[k];
     char name[128], f1[32], f2[32], f3[32], f4[32], f5[32];
     torus_shape_format(&c->p.shapes[k], name, sizeof name);
-    printf("%s{\"nodes\": %d, \"shape\": \"%s\", \"alpha\": %.10g, \"hops\": %.6g, \"cycles_per_update\": %.6g, "
+    printf("%s{\"nodes\": %d, \"shape\": \"%s\", \"alpha\": %.10g, \"hops\": %.6g, \"net_transfers\": %.6g, "
+           "\"cycles_per_update\": %.6g, "
            "\"cpu_bound_gups\": %s, \"network_bound_gups\": %s, \"memory_bound_gups\": %s, "
            "\"bound_gups\": %s, \"binding\": \"%s\", \"predicted_gups\": %s, \"machine_nodes\": %.0f, "
            "\"ranks_per_node\": %.6g, \"cores_used_per_node\": %.6g",
-           k ? ", " : "", row->n, name, row->alpha, row->hops, row->cycles_per_update,
+           k ? ", " : "", row->n, name, row->alpha, row->hops, row->net_transfers, row->cycles_per_update,
            fig(f1, sizeof f1, "%.6g", row->cpu_gups, "null"), fig(f2, sizeof f2, "%.6g", row->net_gups, "null"),
            fig(f4, sizeof f4, "%.6g", row->mem_gups, "null"), fig(f3, sizeof f3, "%.6g", row->bound_gups, "null"),
            row->binding, fig(f5, sizeof f5, "%.6g", row->predicted_gups, "null"), row->nodes, row->ranks_node,
@@ -507,6 +517,7 @@ static void print_keys(const tm_cli *c, const tm_run *run)
     char name[128];
     torus_shape_format(&c->p.shapes[0], name, sizeof name);
     char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32];
+    printf("net_transfers_per_update: %.6g\n", row->net_transfers);
     printf("nodes: %d\nshape: %s\nalpha: %.10g\nhops_per_update: %.6g\ncycles_per_update: %.6g\n"
            "machine_nodes: %.0f\nranks_per_node: %.6g\ncores_used_per_node: %.6g\nnode_gups: %s\n"
            "cpu_bound_gups: %s\nnetwork_bound_gups: %s\nmemory_bound_gups: %s\nbound_gups: %s\nbinding: %s\n"
@@ -555,8 +566,16 @@ static void print_results(const tm_cli *c, const tm_run *run)
         return;
     }
     if (c->json) {
-        printf("{\"algorithm\": \"%s\", \"preset\": \"%s\", \"rows\": [", p->algorithm == TM_ROUTED ? "routed" : "direct",
-               p->preset);
+        char net[128] = "shape";
+        if (p->net_mode == TM_NET_GIVEN)
+            sc_network_format(&p->network, net, sizeof net);
+        else if (p->net_mode == TM_NET_NODES)
+            snprintf(net, sizeof net, "nodes");
+        printf("{\"algorithm\": \"%s\", \"preset\": \"%s\", \"network\": \"%s\", ",
+               p->algorithm == TM_ROUTED ? "routed" : "direct", p->preset, net);
+        if (p->sources)
+            printf("\"sources\": \"%s\", ", p->sources); /* the table's own text: no quotes or backslashes */
+        printf("\"rows\": [");
         for (int k = 0; k < p->nshapes; k++)
             print_json_row(c, run, k);
         printf("]");

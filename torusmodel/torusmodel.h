@@ -10,12 +10,14 @@
 
 #include <stdio.h>
 
+#include "sparsest_cut.h"
 #include "torus.h"
 
 #define TM_MAX_SHAPES 64
 #define TM_MAX_NODE_RATES 16
 
 typedef enum { TM_DIRECT = 0, TM_ROUTED = 1 } tm_algorithm;
+enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2 };
 
 /* Cycle figures are in cycles of clock_hz; a calibrated machine writes
  * clock_hz = 1e9 so that every cycle is a nanosecond. */
@@ -57,6 +59,15 @@ typedef struct tm_params {
     /* --simulate's wire format (torus_timed_params; 0 = the plain model:
      * one packet of 8n + --header-bytes per bucket sent) */
     double packet_header_bytes, chunk_bytes, packet_max_bytes, link_overhead_bytes;
+    /* The physical network under the logical shape (docs/machines.md):
+     * TM_NET_SHAPE (the shape itself, paper 002's model), TM_NET_NODES (the
+     * shape's leading dimensions whose sizes multiply to ranks_per_node are
+     * inside a node, the rest is the nodes' torus), TM_NET_GIVEN (network:
+     * a torus, fat-tree or dragonfly of hosts; ranks per node = ranks /
+     * hosts). */
+    int net_mode;
+    sc_network network;
+    const char *sources; /* a preset's published figures, where each comes from (NULL: none) */
     tm_algorithm algorithm;
     int nshapes;
     torus_shape shapes[TM_MAX_SHAPES];
@@ -76,8 +87,14 @@ int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen);
 #define TM_PARAM_MIN 1e-30
 #define TM_PARAM_MAX 1e30
 int tm_params_stream(tm_params *p, FILE *f, const char *name, char *err, size_t errlen);
-/* Named presets: bgl-mpi, bgl-raw, bgl-routed.  -2 for an unknown name. */
+/* Named presets: bgl-mpi, bgl-raw, bgl-routed (torusmodel/params.c) and
+ * the machines of torusmodel/machines.c.  -2 for an unknown name. */
 int tm_preset(tm_params *p, const char *name, char *err, size_t errlen);
+/* A machine preset of torusmodel/machines.c into p: 0, 1 when name is not
+ * one, -2 with a line in err. */
+int tm_machine_preset(tm_params *p, const char *name, char *err, size_t errlen);
+/* The machine presets' names, comma-separated. */
+const char *tm_machine_names(void);
 /* Writes every parameter (and the shapes, when any) as a params file. */
 void tm_params_write(const tm_params *p, FILE *f);
 void tm_params_defaults(tm_params *p);
@@ -94,6 +111,7 @@ typedef struct tm_row {
     double cores_used;   /* per node: min(ranks on it, cores_per_node) */
     double alpha;        /* links per node */
     double hops;         /* expected software hops per update (routed) */
+    double net_transfers; /* times an update crosses the physical network as random traffic (1: once) */
     double cycles_per_update;
     double cpu_gups, net_gups, mem_gups, bound_gups;
     double node_gups;    /* the node rate used (0: none given) */
