@@ -11,6 +11,7 @@
  *   multisend.c  the multisend patterns halo4d, transpose, sparse (paper 001) over MPI
  *   simulate.c   --simulate: the same on the timed simulator with a BlueGene/L model
  *   output.c     the tables on stdout, the preamble, --csv and --json
+ *   tune.c       --tune: the fastest algorithm per op and size as a selection table
  *   main.c       --choose, and main: options, MPI start, the modes, the result files
  *
  * Protocol (OSU micro-benchmarks): per operation, size and algorithm,
@@ -58,6 +59,10 @@
 
 #ifndef HPCC_RA_VERSION
 #define HPCC_RA_VERSION "unknown"
+/* tune.c */
+int tune_begin(const opts *o, char *err, size_t errlen);
+int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
+
 #endif
 
 /* ---- operations ----------------------------------------------------------- */
@@ -131,6 +136,7 @@ typedef struct opts {
     long k;             /* --k: destinations per rank of sparse */
     uint64_t seed;      /* --seed: sparse's destinations */
     int dry_run;        /* --dry-run: check, run nothing */
+    const char *tune;   /* --tune FILE: the fastest per op and size into a selection table */
 } opts;
 
 /* ---- results ----------------------------------------------------------------- */
@@ -311,5 +317,9 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg);
 
 /* simulate.c */
 int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen);
+
+/* tune.c */
+int tune_begin(const opts *o, char *err, size_t errlen);
+int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
 
 #endif

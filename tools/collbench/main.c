@@ -189,6 +189,8 @@ int main(int argc, char **argv)
         if (first && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
                       (o.json && probe_file("json", o.json, err, sizeof err))))
             drc = TORUS_EXIT_RESOURCE;
+        if (first && !drc && o.tune)
+            drc = tune_begin(&o, err, sizeof err);
         if (drc) {
             fprintf(stderr, "collbench: %s\n", err);
             return drc;
@@ -204,16 +206,27 @@ int main(int argc, char **argv)
     static run_info ri;
     run_info_init(&ri, &o, n);
 
-    /* result files must be writable before a long run starts */
+    /* result files must be writable before a long run starts (--tune's
+     * table read, to be merged into) */
     int probe_rc = 0;
     if (!me && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
                 (o.json && probe_file("json", o.json, err, sizeof err))))
         probe_rc = TORUS_EXIT_RESOURCE;
+    if (!me && !probe_rc && o.tune)
+        probe_rc = tune_begin(&o, err, sizeof err);
     TORUS_MPI_CHECK(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (probe_rc)
         return finish(me, probe_rc, err);
 
     int code = 0;
+    if (o.choose || o.simulate) {
+        /* one process: TORUS_COLL_TABLE needs no agreement; a bad file is
+         * one line */
+        char tm[700];
+        torus_coll_table_use(tm, sizeof tm);
+        if (tm[0])
+            fprintf(stderr, "collbench: %s\n", tm);
+    }
     if (o.choose) {
         if (n > 1) {
             snprintf(err, sizeof err, "--choose runs nothing: start it without mpirun or with -n 1 (got %d processes)",
@@ -242,6 +255,8 @@ int main(int argc, char **argv)
             printf("# validation: %d checks, %d failed\n", ri.checks, ri.failures);
         torus_stdout_flush(); /* the tables are complete: a failure's reason is kept */
         code = write_results(&o, &ri, err, sizeof err);
+        if (!code && o.tune)
+            code = tune_end(&o, &ri, err, sizeof err);
         if (!code && ri.failures)
             code = TORUS_EXIT_VERIFY;
         if (code == TORUS_EXIT_RESOURCE)

@@ -474,6 +474,26 @@ static double buffer_need(const opts *o, int n)
 /* The collective contexts over MPI_COMM_WORLD: the map from --dims, the
  * node of every rank, two message-only transports (one per context, so the
  * two never share tags).  Returns -1 to go on, else an exit code. */
+/* TORUS_COLL_TABLE: every rank must pick the same algorithm, so the
+ * ranks compare their tables' ids once (one allreduce of {id, ~id, a bad
+ * rank}); a bad file on some rank or tables that differ leave every rank
+ * on the compiled table, said in one line. */
+static void agree_table(int me)
+{
+    char tmsg[700];
+    uint64_t tid = torus_coll_table_use(tmsg, sizeof tmsg);
+    uint64_t mine[3] = {tid, ~tid, tmsg[0] ? UINT64_MAX - (uint64_t)me : 0}, all[3];
+    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
+    if (!all[2] && all[0] == ~all[1])
+        return;
+    torus_coll_table_off();
+    if (all[2] && UINT64_MAX - all[2] == (uint64_t)me)
+        fprintf(stderr, "collbench: %s\n", tmsg);
+    else if (!all[2] && !me)
+        fprintf(stderr, "collbench: TORUS_COLL_TABLE: the ranks read different tables (a file that differs "
+                        "between nodes?): the compiled table is used on every rank\n");
+}
+
 int setup_mpi(bench *b, char *err, size_t errlen)
 {
     const opts *o = b->o;
@@ -519,6 +539,7 @@ int setup_mpi(bench *b, char *err, size_t errlen)
     }
     TORUS_MPI_CHECK(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
     torus_node_free(&ni);
+    agree_table(b->me);
     for (int i = 0; i < 2; i++) {
         if (torus_mpi_create(&b->tm[i], MPI_COMM_WORLD, &b->map, b->me, 1, 0, e2, sizeof e2)) {
             snprintf(err, errlen, "%s", e2);

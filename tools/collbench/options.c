@@ -180,7 +180,7 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
 enum {
     OPT_OP = 256, OPT_SIZES, OPT_ALGORITHMS, OPT_ITERS, OPT_WARMUP, OPT_ROUNDS, OPT_DIMS, OPT_VALIDATE, OPT_CSV, OPT_JSON,
     OPT_SIMULATE, OPT_CHOOSE, OPT_PER_NODE, OPT_LINK_BW, OPT_LATENCY, OPT_K, OPT_SEED, OPT_DRY_RUN, OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION, OPT_TUNE
 };
 
 /* The option spec; --simulate's help names the link model's figures, so
@@ -234,6 +234,12 @@ static const torus_opt *cb_spec(void)
          .help = "write the rows as CSV (replaced atomically)"},
         {.name = "json", .type = TORUS_OPT_FILE_OUT, .id = OPT_JSON, .meta = "FILE", .defval = "none",
          .help = "write the run as JSON (replaced atomically)"},
+        {.name = "tune", .type = TORUS_OPT_FILE_OUT, .id = OPT_TUNE, .meta = "FILE", .defval = "none",
+         .help = "time every algorithm of the collectives (--op, --sizes) at this run's rank count and write the "
+                 "fastest per op and size as a selection table for TORUS_COLL_TABLE=FILE (docs/collectives.md, "
+                 "Tuning); a FILE that holds a table keeps its rows for other rank counts (this rank count's rows "
+                 "of the ops timed are replaced), so runs at 2, 4 and 8 ranks build one table; replaced "
+                 "atomically"},
         {.name = "simulate", .type = TORUS_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
         {.name = "choose", .type = TORUS_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
          .help = "run nothing: print what the selection table (torus/coll/select.c) picks for every --op and "
@@ -388,6 +394,9 @@ static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *e
     case OPT_DRY_RUN:
         o->dry_run = 1;
         break;
+    case OPT_TUNE:
+        o->tune = optarg_;
+        break;
     }
     return err[0] ? -1 : 0;
 }
@@ -417,6 +426,17 @@ int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
     if (o->choose && (o->simulate || o->validate || o->csv || o->json)) {
         snprintf(err, errlen, "--choose prints the table's choices and runs nothing: drop --%s",
                  o->simulate ? "simulate" : o->validate ? "validate" : o->csv ? "csv" : "json");
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->tune && (o->simulate || o->choose)) {
+        snprintf(err, errlen, "--tune times the algorithms over MPI at this run's ranks: drop --%s",
+                 o->simulate ? "simulate" : "choose");
+        return TORUS_EXIT_USAGE;
+    }
+    if (o->tune && !o->kinds[K_BARRIER] && !o->kinds[K_BCAST] && !o->kinds[K_ALLREDUCE] && !o->kinds[K_ALLTOALL] &&
+        !o->kinds[K_ALLTOALLV]) {
+        snprintf(err, errlen, "--tune makes rows for the collectives: --op must name barrier, bcast, allreduce, "
+                              "alltoall or alltoallv");
         return TORUS_EXIT_USAGE;
     }
     if (o->per_node_set && !o->choose) {
