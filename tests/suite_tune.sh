@@ -54,9 +54,19 @@ else
     bad "TORUS_COLL_TABLE round trip: rc $rc, file says $want8/$want4k, auto ran $got8/$got4k; $(head -c 300 "$TMP/err")"
 fi
 
-# the adapter: a table that names swing (the compiled table picks
-# recursive doubling at 2 ranks) shows in TORUS_COLL_STATS
+# a table that names swing (the compiled table picks recursive doubling
+# at 2 ranks up to 8 KiB): collbench's auto rows run it ...
 printf 'torus-coll-table 1\nallreduce 2 0 any any any any any swing\n' >"$TT/swing.table"
+run_mpi 2 env TORUS_COLL_TABLE="$TT/swing.table" bin/collbench --op allreduce --sizes 8 --algorithms auto --iters 2 \
+    --warmup 0 --rounds 1 --csv "$TT/swing.csv"
+rc=$?
+got=$(awk -F, '$1 == "allreduce" && $3 == "auto" { print $4 }' "$TT/swing.csv" 2>/dev/null)
+if [ $rc = 0 ] && [ "$got" = swing ]; then
+    ok "TORUS_COLL_TABLE naming swing: collbench's auto row ran $got (the compiled table: recursive_doubling)"
+else
+    bad "TORUS_COLL_TABLE naming swing: rc $rc, auto ran '${got}'; $(head -c 300 "$TMP/err")"
+fi
+# ... and so does the adapter, in TORUS_COLL_STATS
 if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     run_mpi 2 "$PM_CHECK" 8
     cp "$TMP/out" "$TT/plain"
