@@ -85,6 +85,10 @@ INC_optimized    := -Ioptimized $(INC_hpcc_ra)
 INC_sparsest_cut := -Isparsest_cut -Itorus
 INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Itorus
 INC_tools        := -Itools -Ibaseline -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
+# A program's own folder under tools/ narrows its path to the layers it uses
+# (tests/check_layers.sh holds it to the same list).
+INC_tools_collbench    := -Itools/collbench -Itorus/coll -Itorus
+INC_tools_ra_calibrate := -Itools/ra_calibrate -Itorusmodel -Isparsest_cut -Ibaseline -Ioptimized -Ihpcc_ra -Itorus
 INC_tests        := $(INC_tools)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OMP) $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
                -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
@@ -107,14 +111,19 @@ LIBSC := $(BUILD)/libsparsest.a
 SC_LIBS := -lmetis -llapack -lblas
 TM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out torusmodel/torusmodel.c,$(wildcard torusmodel/*.c)))
 LIBTM := $(BUILD)/libtorusmodel.a
+# The programs of tools/ with a folder each: every file but main.c in a library.
+CB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/collbench/main.c,$(wildcard tools/collbench/*.c)))
+LIBCB := $(BUILD)/libcollbench.a
+CAL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/ra_calibrate/main.c,$(wildcard tools/ra_calibrate/*.c)))
+LIBCAL := $(BUILD)/libra_calibrate.a
 
 # What each binary links, top layer first.
 LINK_ra_base      := $(LIBBASE) $(LIBRA) $(LIBTORUS)
 LINK_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
 LINK_sparsest_cut := $(LIBSC) $(LIBTORUS)
 LINK_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_collbench    := $(LIBTORUS)
+LINK_ra_calibrate := $(LIBCAL) $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+LINK_collbench    := $(LIBCB) $(LIBTORUS)
 EXTRA_sparsest_cut := $(SC_LIBS)
 EXTRA_torusmodel   := $(SC_LIBS)
 EXTRA_ra_calibrate := $(SC_LIBS)
@@ -122,8 +131,8 @@ MAIN_ra_base      := baseline/ra_base
 MAIN_ra_opt       := optimized/ra_opt
 MAIN_sparsest_cut := sparsest_cut/sparsest_cut
 MAIN_torusmodel   := torusmodel/torusmodel
-MAIN_ra_calibrate := tools/ra_calibrate
-MAIN_collbench    := tools/collbench
+MAIN_ra_calibrate := tools/ra_calibrate/main
+MAIN_collbench    := tools/collbench/main
 
 # Unit tests link only the layer they test (and the layers under it).
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -148,6 +157,7 @@ TLINK_test_sc_shapes      := $(LIBSC) $(LIBTORUS)
 TLINK_test_networks       := $(LIBSC) $(LIBTORUS)
 TLINK_test_machines       := $(LIBTM) $(LIBSC) $(LIBTORUS)
 TLINK_test_torusmodel     := $(LIBTM) $(LIBSC) $(LIBTORUS)
+TLINK_test_coll_table     := $(LIBTORUS)
 TEXTRA_test_sparsest_cut  := $(SC_LIBS)
 TEXTRA_test_sc_shapes     := $(SC_LIBS)
 TEXTRA_test_networks      := $(SC_LIBS)
@@ -172,6 +182,7 @@ FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
 FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 FLINK_opts_collbench    := $(LIBTORUS)
+FLINK_coll_table        := $(LIBTORUS)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
@@ -223,11 +234,14 @@ $(FLAVOUR): FORCE
 	@if cmp -s $@.new bin/.flavour; then rm -f $@.new; else mv $@.new $@; cp $@ bin/.flavour; fi
 FORCE:
 
-# A file compiles with the include path of its top-level folder's layer.
+# A file compiles with the include path of its top-level folder's layer,
+# or of its own folder where that has one (tools/collbench/: INC_tools_collbench).
 layer_of = $(firstword $(subst /, ,$(1)))
+folder_of = $(subst /,_,$(patsubst %/,%,$(dir $(1))))
+inc_of = $(or $(INC_$(call folder_of,$(1))),$(INC_$(call layer_of,$(1))))
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(INC_$(call layer_of,$<)) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(call inc_of,$<) -c $< -o $@
 
 # The driver carries the build description; rebuild it when the flavour changes.
 $(BUILD)/hpcc_ra/ra_main.o: BASE_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
@@ -239,6 +253,8 @@ $(LIBBASE): $(BASE_OBJ)
 $(LIBROPT): $(ROPT_OBJ)
 $(LIBSC): $(SC_OBJ)
 $(LIBTM): $(TM_OBJ)
+$(LIBCB): $(CB_OBJ)
+$(LIBCAL): $(CAL_OBJ)
 $(BUILD)/%.a:
 	@rm -f $@
 	ar rcs $@ $^
@@ -270,7 +286,7 @@ PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -fPIC $(if $(filter torus/pmpi/%,$<),$(INC_torus_pmpi),$(INC_$(call layer_of,$<))) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) -fPIC $(call inc_of,$<) -c $< -o $@
 $(PIC_LIBTORUS): $(PIC_TORUS_OBJ)
 # -z defs: every symbol resolved at link time (not under sanitizers, whose
 # runtime the program brings)

@@ -4,12 +4,14 @@
 #   torus < hpcc_ra < baseline, optimized;  torus < sparsest_cut < torusmodel;
 #   torusmodel may use optimized/ only through ropt_timed.h (--simulate);
 #   tools/ and tests/ sit on top.  torus/coll/ sits on torus/, torus/pmpi/
-#   (the MPI adapter, libtorus_pmpi.so) on torus/coll/.
+#   (the MPI adapter, libtorus_pmpi.so) on torus/coll/.  Each program of
+#   tools/ with a folder of its own (tools/collbench/, tools/ra_calibrate/)
+#   is a layer held to the layers it uses (the Makefile's INC_tools_<name>).
 # Prints one line per violation (file:line: includes X from LAYER) and exits 1.
 set -u
 root=${1:-.}
 cd "$root" || exit 2
-layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized sparsest_cut torusmodel tools tests"
+layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized sparsest_cut torusmodel tools tools/collbench tools/ra_calibrate tests"
 allowed() {
     case $1 in
     torus) echo "torus" ;;
@@ -21,7 +23,9 @@ allowed() {
     sparsest_cut) echo "sparsest_cut torus" ;;
     torusmodel) echo "torusmodel sparsest_cut torus optimized/ropt_timed.h" ;;
     tools) echo "tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
-    tests) echo "tests tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
+    tools/collbench) echo "tools/collbench torus/coll torus" ;;
+    tools/ra_calibrate) echo "tools/ra_calibrate torusmodel sparsest_cut optimized hpcc_ra baseline torus" ;;
+    tests) echo "tests tools tools/collbench tools/ra_calibrate torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
     esac
 }
 # the layer folder that holds header H (by file name), empty if none

@@ -293,7 +293,7 @@ missing=$(printf '%s\n' "$CB_HELP" | awk '
     { check(); e = "" }
     END { check() }')
 nopt=$(printf '%s\n' "$CB_HELP" | grep -cE '^  (-[a-zA-Z], )?--')
-if [ -z "$missing" ] && [ "$nopt" = 20 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
+if [ -z "$missing" ] && [ "$nopt" = 21 ] && [ "$(bin/collbench --version)" = "collbench (hpcc-ra) $VERSION" ]; then
     ok "collbench --help: $nopt options, each with its default; --version $VERSION"
 else
     bad "collbench --help/--version: options without a default: ${missing:-none} ($nopt options); $(bin/collbench --version)"

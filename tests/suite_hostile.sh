@@ -261,7 +261,7 @@ declare -A VALID=(
     [torusmodel:link-bw]="$POS" [torusmodel:updates-per-message]="$POS" [torusmodel:node-gups]="$POS"
     [torusmodel:node-gups-plain]="$POS" [torusmodel:cores-per-node]="$NUM0"
     [collbench:warmup]="zero" [collbench:seed]="zero p63" [collbench:latency]="zero" [collbench:csv]="$NAMES"
-    [collbench:json]="$NAMES" [ra_calibrate:output]="$NAMES" [ra_calibrate:link-bw]="$POS"
+    [collbench:json]="$NAMES" [collbench:tune]="$NAMES" [ra_calibrate:output]="$NAMES" [ra_calibrate:link-bw]="$POS"
     [sparsest_cut:link-bw]="$POS" [sparsest_cut:bytes-per-update]="$POS"
     [hpcc_submission.sh:-t]="zero" [hpcc_submission.sh:-o]="$NAMES" [sweep.sh:-o]="$NAMES"
     [compare.sh:--keep]="$NAMES" [plot.sh:-o]="$NAMES"

@@ -33,11 +33,25 @@ check_wrong "sparsest_cut/ including torusmodel/" sparsest_cut/wrong_layer.c tor
 check_wrong "torusmodel/ including optimized/ beyond ropt_timed.h" torusmodel/wrong_layer.c ropt_sim.h
 check_wrong "a relative path up (../hpcc_ra/ra.h) from torus/" torus/wrong_layer.h ../hpcc_ra/ra.h
 check_wrong "torus/coll/ including the routed algorithm" torus/coll/wrong_layer.c ropt.h
+check_wrong "tools/collbench/ including the harness (it drives torus/coll only)" tools/collbench/wrong_layer.c ra.h
+check_wrong "tools/ra_calibrate/ including collbench's header" tools/ra_calibrate/wrong_layer.c collbench.h
 # the same with angle brackets: -I paths resolve <ra.h> too
 printf '#include <ra.h>\n' >"$lay/torus/wrong_layer.c"
 out=$(make --no-print-directory -C "$lay" check-layers MPI="$MPI" 2>&1)
 rc=$?
 rm -f "$lay/torus/wrong_layer.c"
+
+# A program's folder under tools/ compiles with its own narrower path
+# (the Makefile's INC_tools_collbench), not the whole of tools/'s.
+inc=$(make --no-print-directory -C "$lay" -p -n MPI="$MPI" FORCE 2>/dev/null | sed -n 's/^INC_tools_collbench := //p')
+printf '#include "ra.h"\n' >"$lay/tools/collbench/wrong_layer.c"
+# shellcheck disable=SC2086 # the include path is words
+if [ -n "$inc" ] && ! (cd "$lay" && "mpicc.$MPI" $inc -fsyntax-only tools/collbench/wrong_layer.c) >/dev/null 2>&1; then
+    ok "tools/collbench/ compiles with its own include path ($inc): #include \"ra.h\" does not build there"
+else
+    bad "tools/collbench/: the Makefile's INC_tools_collbench ('$inc') did not refuse ra.h"
+fi
+rm -f "$lay/tools/collbench/wrong_layer.c"
 if [ $rc != 0 ] && printf '%s\n' "$out" | grep -q 'torus/wrong_layer.c:1: includes "ra.h"'; then
     ok "make check-layers fails on #include <ra.h> in torus/ too"
 else

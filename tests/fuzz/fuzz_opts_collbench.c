@@ -2,10 +2,7 @@
  * sizes and ops lists, the algorithm names and the shapes' grammar). */
 #include "fuzz.h"
 
-int collbench_tool_main(int argc, char **argv);
-#define main collbench_tool_main
-#include "../../tools/collbench.c"
-#undef main
+#include "../../tools/collbench/options.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

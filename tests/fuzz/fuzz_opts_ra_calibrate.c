@@ -2,10 +2,7 @@
  * rank other than 0, which prints nothing). */
 #include "fuzz.h"
 
-int ra_calibrate_tool_main(int argc, char **argv);
-#define main ra_calibrate_tool_main
-#include "../../tools/ra_calibrate.c"
-#undef main
+#include "../../tools/ra_calibrate/options.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -41,6 +41,7 @@
  *   the library's, bruck 1.22-2.26x).
  */
 #include "coll_impl.h"
+#include "select_table.h"
 
 #include <stdint.h>
 
@@ -99,6 +100,10 @@ static int dims_over_one(const torus_shape *s)
 
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a)
 {
+    /* TORUS_COLL_TABLE=FILE: its rows first (select_table.c) */
+    const torus__coll_alg *from_file = torus__coll_table_pick(c, a);
+    if (from_file)
+        return from_file;
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
     int deposit = c->tp->line_send != NULL;
     /* the rows' algorithms looked up by name once (every thread finds the

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "torus.h"
 #include "torus_sim.h"
@@ -121,6 +122,49 @@ int torus_coll_force(torus_coll *c, torus_coll_op op, const char *name);
 const char *torus_coll_choice(const torus_coll *c, torus_coll_op op, size_t bytes);
 /* The algorithm the last call of op ran. */
 const char *torus_coll_last(const torus_coll *c, torus_coll_op op);
+
+/* ---- a selection table from a file (docs/collectives.md, "Tuning") ----- */
+
+/* TORUS_COLL_TABLE=FILE: rows with the compiled table's columns, tried
+ * before it (a call no row fits goes to the compiled table).  Written by
+ * `collbench --tune`; parsed and checked by torus_coll_table_read. */
+typedef struct torus_coll_table_row {
+    torus_coll_op op;
+    int min_ranks, max_ranks;      /* -1: no bound */
+    int min_dims;                  /* dimensions of size > 1 at least */
+    int pow2, shared_nodes, uniform, deposit; /* 0, 1, or -1: any */
+    uint64_t min_bytes, max_bytes; /* max UINT64_MAX: no bound */
+    char algorithm[32];
+} torus_coll_table_row;
+typedef struct torus_coll_table torus_coll_table;
+
+torus_coll_table *torus_coll_table_new(void);
+void torus_coll_table_free(torus_coll_table *t);
+/* Reads a table file (a stream: name is what messages call it).  0, or
+ * -1 with one line in err naming "FILE:LINE", the bad word and what is
+ * allowed. */
+int torus_coll_table_read(torus_coll_table **t, const char *path, char *err, size_t errlen);
+int torus_coll_table_stream(torus_coll_table **t, FILE *f, const char *name, char *err, size_t errlen);
+int torus_coll_table_rows(const torus_coll_table *t);
+const torus_coll_table_row *torus_coll_table_row_at(const torus_coll_table *t, int i);
+/* Appends a row (its algorithm checked against the registry): 0, or -1
+ * with the reason in err. */
+int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, char *err, size_t errlen);
+/* Drops op's rows for exactly `ranks` ranks (a re-tune replaces them). */
+void torus_coll_table_drop(torus_coll_table *t, torus_coll_op op, int ranks);
+/* The file format; the caller checks the stream (torus_outfile). */
+void torus_coll_table_write(const torus_coll_table *t, FILE *f);
+/* A hash of the rows' values, never 0. */
+uint64_t torus_coll_table_hash(const torus_coll_table *t);
+/* The process's table: TORUS_COLL_TABLE read once (the first call, or the
+ * first collective).  Returns its id (torus_coll_table_hash; 0: the
+ * compiled table).  A bad file: the compiled table, and its one line goes
+ * to msg ("" if none; msg NULL: to stderr as "torus_coll: ...").  Ranks
+ * must agree: a caller over MPI compares the ids once (one allreduce) and
+ * calls torus_coll_table_off on every rank if they differ. */
+uint64_t torus_coll_table_use(char *msg, size_t len);
+/* Every context of this process uses the compiled table from now on. */
+void torus_coll_table_off(void);
 
 /* Messages and bytes this rank has sent and received through the context. */
 typedef struct torus_coll_counts {

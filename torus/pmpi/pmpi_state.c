@@ -189,13 +189,20 @@ static uint64_t settings_hash(int level)
  * of {hash, ~hash, a bad rank}: equal hashes everywhere leave max(hash) =
  * ~max(~hash), and the lowest rank with a bad value says it; then every
  * rank ends MPI and exits 2 together (an abort could kill the rank with
- * the line before the launcher has forwarded it). */
+ * the line before the launcher has forwarded it).  The same allreduce
+ * carries the selection table's id (TORUS_COLL_TABLE, torus_coll_table_use)
+ * and a rank whose file was bad: a bad file or tables that differ leave
+ * every rank on the compiled table (one line from the lowest such rank,
+ * or rank 0), since every rank must pick the same algorithm. */
 static void agree(int bad, const char *msg, int level)
 {
     int me = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
-    uint64_t h = settings_hash(level), mine[3] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0}, all[3];
-    PMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    char tmsg[700];
+    uint64_t tid = torus_coll_table_use(tmsg, sizeof tmsg);
+    uint64_t h = settings_hash(level), mine[6] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0, tid, ~tid,
+                                                  tmsg[0] ? UINT64_MAX - (uint64_t)me : 0}, all[6];
+    PMPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (all[2]) {
         if (UINT64_MAX - all[2] == (uint64_t)me)
             fprintf(stderr, "torus_pmpi: %s\n", msg);
@@ -204,6 +211,14 @@ static void agree(int bad, const char *msg, int level)
             fprintf(stderr, "torus_pmpi: the TORUS_COLL* settings differ between ranks: the launcher must export "
                             "the same environment to every rank (mpirun -x, or env on the command line)\n");
     } else {
+        if (all[5] || all[3] != ~all[4]) {
+            torus_coll_table_off();
+            if (all[5] && UINT64_MAX - all[5] == (uint64_t)me)
+                fprintf(stderr, "torus_pmpi: %s\n", tmsg);
+            else if (!all[5] && me == 0)
+                fprintf(stderr, "torus_pmpi: TORUS_COLL_TABLE: the ranks read different tables (a file that "
+                                "differs between nodes?): the compiled table is used on every rank\n");
+        }
         return;
     }
     PMPI_Finalize();
@@ -220,10 +235,22 @@ static void init(int collective)
     PMPI_Query_thread(&level);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
     int bad = check_settings(msg, sizeof msg);
-    if (collective)
+    if (collective) {
         agree(bad, msg, level);
-    else if (bad)
-        usage_error(msg);
+    } else {
+        if (bad)
+            usage_error(msg);
+        /* no MPI_Init of ours: no moment when every rank can agree on a
+         * table file, so none is used */
+        const char *tf = getenv("TORUS_COLL_TABLE");
+        int me = 0;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (tf && *tf && !me)
+            fprintf(stderr, "torus_pmpi: TORUS_COLL_TABLE is not used: MPI was started without the adapter's "
+                            "MPI_Init (a language binding?), where the ranks cannot agree on it; the compiled "
+                            "table is used\n");
+        torus_coll_table_off();
+    }
     const char *st = getenv("TORUS_COLL_STATS");
     pm__timing = st && *st && on_off(st) == 1;
     const char *re = getenv("TORUS_COLL_REPRO");

@@ -1,0 +1,120 @@
+# suite_tune.sh - the tuning file (issue 26 item 3): collbench --tune at 2
+# ranks writes a selection table, a run at 1 rank merges into it, and the
+# library runs the file's choices (collbench's auto rows and the MPI
+# adapter's TORUS_COLL_STATS name them); a bad TORUS_COLL_TABLE is one
+# line and the compiled table, with results unchanged.
+# Sourced by run_tests.sh (helpers: tests/lib.sh).
+TT=$TMP/tune
+mkdir -p "$TT"
+TB=$TT/coll.table
+PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
+PM_CHECK="$BUILD/tests/pmpi_check"
+
+# the file's algorithm for OP at RANKS ranks and BYTES (the first row that fits)
+file_alg() {
+    awk -v op="$1" -v n="$2" -v b="$3" '
+        function lo(r) { return r == "any" ? 0 : (split(r, p, "-") ? p[1] : r) }
+        function hi(r) { if (r == "any") return 1e30; split(r, p, "-"); return p[2] == "" ? p[1] : p[2] == "any" ? 1e30 : p[2] }
+        $1 == op && lo($2) <= n && n <= hi($2) && lo($8) <= b && b <= hi($8) { print $9; exit }' "$4"
+}
+
+run_mpi 2 bin/collbench --tune "$TB" --op barrier,allreduce,alltoall --sizes 8,4096 --iters 3 --warmup 1 --rounds 1
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -v '^#' "$TB" | grep -m1 .)" = "torus-coll-table 1" ] &&
+    [ -n "$(file_alg allreduce 2 8 "$TB")" ] && [ -n "$(file_alg barrier 2 0 "$TB")" ] &&
+    [ -n "$(file_alg alltoallv 2 4096 "$TB")" ] && grep -q '^# tune: [0-9]* rows for 2 ranks written to' "$TMP/out"; then
+    ok "collbench --tune at 2 ranks: $(grep -c '^  ' "$TB") rows ($(grep '^# tune' "$TMP/out"))"
+else
+    bad "collbench --tune at 2 ranks: rc $rc, stderr $(head -c 300 "$TMP/err"), file: $(head -c 400 "$TB" 2>&1)"
+fi
+
+# a second rank count merges: 1 rank's rows added, 2 ranks' kept
+rows_at() { awk -v n="$1" '/^  / && $2 == n' "$TB" | wc -l; }
+before=$(rows_at 2)
+run_mpi 1 bin/collbench --tune "$TB" --op allreduce --sizes 8 --iters 2 --warmup 0 --rounds 1
+rc=$?
+if [ $rc = 0 ] && [ "$(rows_at 2)" = "$before" ] && [ -n "$(file_alg allreduce 1 8 "$TB")" ] &&
+    [ -n "$(file_alg allreduce 2 8 "$TB")" ]; then
+    ok "collbench --tune at 1 rank merges into the 2-rank table: $(grep -c '^  ' "$TB") rows"
+else
+    bad "collbench --tune merge: rc $rc, stderr $(head -c 300 "$TMP/err"), file: $(cat "$TB")"
+fi
+
+# the round trip: collbench's auto rows run what the file says
+run_mpi 2 env TORUS_COLL_TABLE="$TB" bin/collbench --op allreduce --sizes 8,4096 --algorithms auto --iters 2 \
+    --warmup 0 --rounds 1 --csv "$TT/auto.csv"
+rc=$?
+want8=$(file_alg allreduce 2 8 "$TB")
+want4k=$(file_alg allreduce 2 4096 "$TB")
+got8=$(awk -F, '$1 == "allreduce" && $2 == 8 && $3 == "auto" { print $4 }' "$TT/auto.csv" 2>/dev/null)
+got4k=$(awk -F, '$1 == "allreduce" && $2 == 4096 && $3 == "auto" { print $4 }' "$TT/auto.csv" 2>/dev/null)
+if [ $rc = 0 ] && [ -n "$want8" ] && [ "$got8" = "$want8" ] && [ "$got4k" = "$want4k" ] && [ ! -s "$TMP/err" ]; then
+    ok "TORUS_COLL_TABLE round trip in collbench: auto ran $got8 at 8 B and $got4k at 4 KiB, as the file says"
+else
+    bad "TORUS_COLL_TABLE round trip: rc $rc, file says $want8/$want4k, auto ran $got8/$got4k; $(head -c 300 "$TMP/err")"
+fi
+
+# a table that names swing (the compiled table picks recursive doubling
+# at 2 ranks up to 8 KiB): collbench's auto rows run it ...
+printf 'torus-coll-table 1\nallreduce 2 0 any any any any any swing\n' >"$TT/swing.table"
+run_mpi 2 env TORUS_COLL_TABLE="$TT/swing.table" bin/collbench --op allreduce --sizes 8 --algorithms auto --iters 2 \
+    --warmup 0 --rounds 1 --csv "$TT/swing.csv"
+rc=$?
+got=$(awk -F, '$1 == "allreduce" && $3 == "auto" { print $4 }' "$TT/swing.csv" 2>/dev/null)
+if [ $rc = 0 ] && [ "$got" = swing ]; then
+    ok "TORUS_COLL_TABLE naming swing: collbench's auto row ran $got (the compiled table: recursive_doubling)"
+else
+    bad "TORUS_COLL_TABLE naming swing: rc $rc, auto ran '${got}'; $(head -c 300 "$TMP/err")"
+fi
+# ... and so does the adapter, in TORUS_COLL_STATS
+if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
+    run_mpi 2 "$PM_CHECK" 8
+    cp "$TMP/out" "$TT/plain"
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$TT/swing.table" "$PM_CHECK" 8
+    rc=$?
+    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
+    if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && printf '%s\n' "$line" | grep -q '(.*swing [1-9]' &&
+        ! printf '%s\n' "$line" | grep -q recursive_doubling; then
+        ok "TORUS_COLL_TABLE under the adapter: the same digests, stats: $line"
+    else
+        bad "TORUS_COLL_TABLE under the adapter: rc $rc, stats: ${line:-none}; $(head -c 300 "$TMP/err")"
+    fi
+    # a bad file: one line naming file, line and what is allowed; the
+    # compiled table; the same results
+    printf 'torus-coll-table 1\nallreduce 2 0 any any any any any nosuch\n' >"$TT/bad.table"
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$TT/bad.table" "$PM_CHECK" 8
+    rc=$?
+    n=$(grep -c 'TORUS_COLL_TABLE' "$TMP/err")
+    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
+    if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && [ "$n" = 1 ] &&
+        grep -q "^torus_pmpi: TORUS_COLL_TABLE: .*bad.table:2: unknown allreduce algorithm 'nosuch': allowed .*swing.*; the compiled table is used$" "$TMP/err" &&
+        printf '%s\n' "$line" | grep -q recursive_doubling; then
+        ok "a bad TORUS_COLL_TABLE under the adapter: one line, the compiled table, the same digests"
+    else
+        bad "a bad TORUS_COLL_TABLE under the adapter: rc $rc, $n lines: $(grep TORUS_COLL_TABLE "$TMP/err" | head -3); stats ${line:-none}"
+    fi
+else
+    bad "suite_tune: $PM_LIB or $PM_CHECK not built"
+fi
+
+# collbench with a missing table: one line, the run goes on
+run_mpi 2 env TORUS_COLL_TABLE="$TT/none.table" bin/collbench --op allreduce --sizes 8 --algorithms auto --iters 1 \
+    --warmup 0 --rounds 1
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c . "$TMP/err")" = 1 ] &&
+    grep -q "^collbench: TORUS_COLL_TABLE: cannot read '.*none.table': No such file or directory; the compiled table is used$" "$TMP/err"; then
+    ok "a missing TORUS_COLL_TABLE in collbench: one line, the run goes on"
+else
+    bad "a missing TORUS_COLL_TABLE in collbench: rc $rc, stderr: $(head -c 300 "$TMP/err")"
+fi
+
+# --tune never overwrites a file that is not a table
+printf 'precious\n' >"$TT/precious"
+run_mpi 2 bin/collbench --tune "$TT/precious" --op barrier --iters 1 --warmup 0 --rounds 1
+rc=$?
+if [ $rc = 2 ] && [ "$(cat "$TT/precious")" = precious ] &&
+    grep -q "^collbench: --tune: .*precious:1: not a selection table" "$TMP/err"; then
+    ok "collbench --tune into a file that is no table: exit 2, one line, the file untouched"
+else
+    bad "collbench --tune into a non-table: rc $rc, stderr: $(head -c 300 "$TMP/err")"
+fi

@@ -1,0 +1,187 @@
+/*
+ * test_coll_table.c - the selection table from a file (torus/coll/
+ * select_table.c, TORUS_COLL_TABLE): a good file read, written and read
+ * back to the same rows; each kind of bad line refused with one line
+ * naming the file, the line and what is allowed; and the library picking
+ * the file's rows before the compiled table, falling back to it where no
+ * row fits and when the table is turned off (ranks that disagreed).
+ */
+#include "../test.h"
+#include "torus_coll.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(text, 1, strlen(text), f);
+    fclose(f);
+}
+
+static const char good[] = "# a comment before the first line\n"
+                           "torus-coll-table 1\n"
+                           "\n"
+                           "# op ranks dims pow2 nodes uniform deposit bytes algorithm\n"
+                           "  allreduce 4 0 any any any any 0-1024 rabenseifner   # a trailing comment\n"
+                           "  allreduce 4 0 any any any any 1025-any recursive_doubling\n"
+                           "  barrier 2-8 1 1 0 any 0 any dissemination\n"
+                           "  alltoallv any 0 any any 1 any 0-32 bruck\n";
+
+static void read_good(void)
+{
+    char path[300], err[700];
+    snprintf(path, sizeof path, "%s/good", dir);
+    put(path, good);
+    torus_coll_table *t = NULL;
+    ASSERT_EQ_INT(torus_coll_table_read(&t, path, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_coll_table_rows(t), 4);
+    const torus_coll_table_row *r = torus_coll_table_row_at(t, 0);
+    ASSERT_EQ_INT(r->op, TORUS_COLL_ALLREDUCE);
+    ASSERT_EQ_INT(r->min_ranks, 4);
+    ASSERT_EQ_INT(r->max_ranks, 4);
+    ASSERT_EQ_INT(r->pow2, -1);
+    ASSERT_EQ_INT(r->deposit, -1);
+    ASSERT_EQ_U64(r->min_bytes, 0);
+    ASSERT_EQ_U64(r->max_bytes, 1024);
+    ASSERT_STR_EQ(r->algorithm, "rabenseifner");
+    r = torus_coll_table_row_at(t, 1);
+    ASSERT_EQ_U64(r->min_bytes, 1025);
+    ASSERT_EQ_U64(r->max_bytes, UINT64_MAX);
+    r = torus_coll_table_row_at(t, 2);
+    ASSERT_EQ_INT(r->min_ranks, 2);
+    ASSERT_EQ_INT(r->max_ranks, 8);
+    ASSERT_EQ_INT(r->min_dims, 1);
+    ASSERT_EQ_INT(r->pow2, 1);
+    ASSERT_EQ_INT(r->shared_nodes, 0);
+    ASSERT_EQ_INT(r->deposit, 0);
+    r = torus_coll_table_row_at(t, 3);
+    ASSERT_EQ_INT(r->min_ranks, -1);
+    ASSERT_EQ_INT(r->uniform, 1);
+    /* written and read back: the same rows (the same id) */
+    char path2[300];
+    snprintf(path2, sizeof path2, "%s/written", dir);
+    FILE *f = fopen(path2, "w");
+    torus_coll_table_write(t, f);
+    fclose(f);
+    torus_coll_table *t2 = NULL;
+    ASSERT_EQ_INT(torus_coll_table_read(&t2, path2, err, sizeof err), 0);
+    ASSERT_EQ_U64(torus_coll_table_hash(t2), torus_coll_table_hash(t));
+    ASSERT_TRUE(torus_coll_table_hash(t) != 0);
+    /* a re-tune's merge: 4 ranks' allreduce rows dropped, the rest kept */
+    torus_coll_table_drop(t2, TORUS_COLL_ALLREDUCE, 4);
+    ASSERT_EQ_INT(torus_coll_table_rows(t2), 2);
+    ASSERT_TRUE(torus_coll_table_hash(t2) != torus_coll_table_hash(t));
+    torus_coll_table_free(t);
+    torus_coll_table_free(t2);
+}
+
+/* text refused with a message holding each of want[] */
+static void refused(const char *text, const char *want1, const char *want2)
+{
+    char path[300], err[700] = "";
+    snprintf(path, sizeof path, "%s/bad", dir);
+    put(path, text);
+    torus_coll_table *t = (torus_coll_table *)1;
+    ASSERT_EQ_INT(torus_coll_table_read(&t, path, err, sizeof err), -1);
+    ASSERT_TRUE(t == NULL);
+    ASSERT_TRUE(strchr(err, '\n') == NULL);
+    ASSERT_STR_CONTAINS(err, want1);
+    ASSERT_STR_CONTAINS(err, want2);
+}
+
+static void bad_lines(void)
+{
+    refused("", "empty: allowed a first line 'torus-coll-table 1'", "/bad");
+    refused("torus-coll-table 2\n", "bad:1: not a selection table", "allowed a first line 'torus-coll-table 1'");
+    refused("torus-coll-table 1\nallreduce 4 0 any any any 0 8\n", "bad:2: 8 words: allowed 9", "algorithm");
+    refused("torus-coll-table 1\nallreduce 4 0 any any any 0 8 swing more\n", "bad:2: 10 words: allowed 9", "op");
+    refused("torus-coll-table 1\ngather 4 0 any any any 0 8 swing\n", "bad:2: bad op 'gather'",
+            "allowed barrier, bcast, allreduce or alltoallv");
+    refused("torus-coll-table 1\nbcast 99999999999999999999999 0 any any any 0 8 binomial\n",
+            "bad:2: bad ranks '99999999999999999999999'", "allowed any, N, N-M or N-any");
+    refused("torus-coll-table 1\nbcast 8-4 0 any any any 0 8 binomial\n", "bad ranks '8-4'", "N <= M");
+    refused("torus-coll-table 1\nbcast 0 0 any any any 0 8 binomial\n", "bad ranks '0'", "1 <= N");
+    refused("torus-coll-table 1\nbcast -4 0 any any any 0 8 binomial\n", "bad ranks '-4'", "allowed");
+    refused("torus-coll-table 1\nbcast 4 25 any any any 0 8 binomial\n", "bad dims '25'", "0..24");
+    refused("torus-coll-table 1\nbcast 4 0 yes any any 0 8 binomial\n", "bad pow2 'yes'", "allowed 0, 1 or any");
+    refused("torus-coll-table 1\nbcast 4 0 any 2 any 0 8 binomial\n", "bad nodes '2'", "allowed 0, 1 or any");
+    refused("torus-coll-table 1\nbcast 4 0 any any x 0 8 binomial\n", "bad uniform 'x'", "allowed 0, 1 or any");
+    refused("torus-coll-table 1\nbcast 4 0 any any any -1 8 binomial\n", "bad deposit '-1'", "allowed 0, 1 or any");
+    refused("torus-coll-table 1\nbcast 4 0 any any any 0 1K binomial\n", "bad bytes '1K'", "2^62");
+    refused("torus-coll-table 1\nbcast 4 0 any any any 0 18446744073709551616 binomial\n", "bad bytes", "2^62");
+    refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 swing\n", "bad:2: unknown bcast algorithm 'swing'",
+            "allowed binomial");
+    /* a format directive is data: echoed escaped, never interpreted */
+    refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 %s%n%x\n", "unknown bcast algorithm '%s%n%x'", "allowed");
+    char longline[2000];
+    snprintf(longline, sizeof longline, "torus-coll-table 1\nbarrier %01500d\n", 1);
+    refused(longline, "bad:2", "");
+    char path[300], err[700] = "";
+    snprintf(path, sizeof path, "%s/missing", dir);
+    torus_coll_table *t;
+    ASSERT_EQ_INT(torus_coll_table_read(&t, path, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "cannot read");
+}
+
+/* The library's choice on a 4-rank line over the functional simulator. */
+static void choice(void)
+{
+    char path[300], err[700];
+    snprintf(path, sizeof path, "%s/use", dir);
+    put(path, good);
+    setenv("TORUS_COLL_TABLE", path, 1);
+    torus_shape s;
+    torus_shape_parse("4", 4, &s, err, sizeof err);
+    torus_map m;
+    torus_map_xyzt(&m, &s);
+    torus_transport tp = {0};
+    torus_sim_params sp = {.cap = 1, .outstanding = 1, .seed = 1};
+    torus_sim *sim = torus_sim_create(&m, &sp);
+    torus_sim_bind(sim, 0, &tp);
+    torus_coll *c;
+    torus_coll_config cfg = {.map = &m, .me = 0, .tp = &tp};
+    ASSERT_EQ_INT(torus_coll_create(&c, &cfg, err, sizeof err), 0);
+    char msg[700];
+    uint64_t id = torus_coll_table_use(msg, sizeof msg);
+    ASSERT_STR_EQ(msg, "");
+    ASSERT_TRUE(id != 0);
+    /* the compiled table picks recursive doubling at 8 bytes on 4 ranks:
+     * the file says rabenseifner up to 1 KiB, recursive doubling above */
+    ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 8), "rabenseifner");
+    ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 4096), "recursive_doubling");
+    /* no row for bcast: the compiled table's choice */
+    const char *compiled_bcast = torus_coll_choice(c, TORUS_COLL_BCAST, 8);
+    ASSERT_STR_EQ(compiled_bcast, "binomial");
+    /* a forced algorithm still wins over the file */
+    ASSERT_EQ_INT(torus_coll_force(c, TORUS_COLL_ALLREDUCE, "swing"), 0);
+    torus_coll_force(c, TORUS_COLL_ALLREDUCE, NULL);
+    /* ranks that disagreed: the compiled table everywhere */
+    torus_coll_table_off();
+    ASSERT_EQ_U64(torus_coll_table_use(msg, sizeof msg), 0);
+    ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 8), "recursive_doubling");
+    torus_coll_destroy(c);
+    torus_sim_destroy(sim);
+    torus_map_free(&m);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/test_coll_table.%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    if (mkdir(dir, 0700)) {
+        perror(dir);
+        return 2;
+    }
+    read_good();
+    bad_lines();
+    choice();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {
+    }
+    TEST_MAIN_END("test_coll_table");
+}

@@ -1,0 +1,135 @@
+/* tune.c - collbench --tune FILE: the fastest algorithm per op and size of
+ * this run, as rows of a selection table (torus_coll_table, the format of
+ * docs/collectives.md "Tuning") merged into FILE, which TORUS_COLL_TABLE
+ * then hands to the library and the MPI adapter.
+ *
+ * Rows: per op, consecutive sizes with the same winner (least avg_us of
+ * the algorithms that ran as asked; auto and mpi are not candidates)
+ * become one row for exactly this run's rank count, its node layout
+ * (nodes 1 when some node holds several ranks) and no deposit bit (MPI);
+ * a row's bytes reach from just above the previous size up to its last
+ * size, the first from 0, the last without bound.  alltoall's rows are
+ * for uniform blocks (uniform 1); alltoallv's, timed only when alltoall
+ * is not, for any counts.  FILE's rows for other rank counts or ops stay;
+ * this rank count's rows of the ops tuned are replaced. */
+#include "collbench.h"
+
+#include <sys/stat.h>
+
+static torus_coll_table *tune_tab; /* rank 0: FILE's rows, then the merge */
+
+/* Rank 0, before the run: FILE's table (a file that does not exist or is
+ * empty: none yet).  0, or an exit code with the one line in err. */
+int tune_begin(const opts *o, char *err, size_t errlen)
+{
+    struct stat st;
+    char e2[600];
+    if (stat(o->tune, &st) || (S_ISREG(st.st_mode) && st.st_size == 0) || !S_ISREG(st.st_mode)) {
+        tune_tab = torus_coll_table_new();
+        if (!tune_tab) {
+            snprintf(err, errlen, "out of memory");
+            return TORUS_EXIT_RESOURCE;
+        }
+        return probe_file("tune", o->tune, err, errlen) ? TORUS_EXIT_RESOURCE : 0;
+    }
+    if (torus_coll_table_read(&tune_tab, o->tune, e2, sizeof e2)) {
+        snprintf(err, errlen, "--tune: %s (a file that holds a table is merged into, any other is left alone)",
+                 e2);
+        return TORUS_EXIT_USAGE;
+    }
+    return probe_file("tune", o->tune, err, errlen) ? TORUS_EXIT_RESOURCE : 0;
+}
+
+/* The rows of kind in ri, winner per size, appended to t as ranges.
+ * Returns the rows added, or -1 with err. */
+static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *err, size_t errlen)
+{
+    torus_coll_table_row tr;
+    memset(&tr, 0, sizeof tr);
+    tr.op = kind_op[kind];
+    tr.min_ranks = tr.max_ranks = ri->ranks;
+    tr.min_dims = 0;
+    tr.pow2 = -1;
+    tr.shared_nodes = ri->per_node > 1;
+    tr.uniform = kind == K_ALLTOALL ? 1 : -1;
+    tr.deposit = 0;
+    int added = 0, have = 0;
+    uint64_t prev = 0;
+    for (int i = 0; i < ri->nrows;) {
+        /* the rows of one size are consecutive */
+        size_t size = ri->rows[i].size;
+        const row *best = NULL;
+        int j = i;
+        for (; j < ri->nrows && ri->rows[j].size == size; j++) {
+            const row *r = &ri->rows[j];
+            if (r->kind != kind || !strcmp(r->alg, "auto") || !strcmp(r->alg, "mpi") || strcmp(r->alg, r->chosen))
+                continue;
+            if (!best || r->avg_us < best->avg_us)
+                best = r;
+        }
+        i = j;
+        if (!best)
+            continue;
+        if (have && !strcmp(tr.algorithm, best->alg)) {
+            tr.max_bytes = kind == K_BARRIER ? UINT64_MAX : (uint64_t)size;
+            prev = size;
+            continue;
+        }
+        if (have) {
+            if (torus_coll_table_add(t, &tr, err, errlen))
+                return -1;
+            added++;
+            tr.min_bytes = prev + 1;
+        }
+        snprintf(tr.algorithm, sizeof tr.algorithm, "%.31s", best->alg);
+        tr.max_bytes = kind == K_BARRIER ? UINT64_MAX : (uint64_t)size;
+        prev = size;
+        have = 1;
+    }
+    if (have) {
+        tr.max_bytes = UINT64_MAX;
+        if (torus_coll_table_add(t, &tr, err, errlen))
+            return -1;
+        added++;
+    }
+    return added;
+}
+
+/* Rank 0, after the run: the merge, written atomically.  0, or an exit
+ * code with the one line in err. */
+int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
+{
+    char e2[600];
+    int kinds[4] = {K_BARRIER, K_BCAST, K_ALLREDUCE, o->kinds[K_ALLTOALL] ? K_ALLTOALL : K_ALLTOALLV}, added = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!o->kinds[kinds[k]])
+            continue;
+        torus_coll_table_drop(tune_tab, kind_op[kinds[k]], ri->ranks);
+        int a = tune_kind(tune_tab, ri, kinds[k], e2, sizeof e2);
+        if (a < 0) {
+            snprintf(err, errlen, "--tune: %s", e2);
+            return TORUS_EXIT_RESOURCE;
+        }
+        added += a;
+    }
+    torus_outfile f;
+    if (torus_outfile_open(&f, o->tune, 0, e2, sizeof e2)) {
+        snprintf(err, errlen, "--tune: %s", e2);
+        return TORUS_EXIT_RESOURCE;
+    }
+    fprintf(f.f, "# collbench --tune (hpcc-ra %s): the fastest algorithm per op and size; TORUS_COLL_TABLE=FILE "
+                 "uses it (docs/collectives.md, Tuning).  Last run: %d ranks, at most %d per node\n",
+            HPCC_RA_VERSION, ri->ranks, ri->per_node);
+    torus_coll_table_write(tune_tab, f.f);
+    if (torus_outfile_commit(&f, e2, sizeof e2)) {
+        snprintf(err, errlen, "--tune: %s", e2);
+        return TORUS_EXIT_RESOURCE;
+    }
+    char shown[300];
+    torus_cli_escape(o->tune, shown, sizeof shown);
+    printf("# tune: %d rows for %d ranks written to %s (%d rows in all)\n", added, ri->ranks, shown,
+           torus_coll_table_rows(tune_tab));
+    torus_coll_table_free(tune_tab);
+    tune_tab = NULL;
+    return 0;
+}

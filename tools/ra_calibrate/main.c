@@ -1,0 +1,221 @@
+/* main.c - bin/ra_calibrate's main: the options before MPI starts, the
+ * run's shares, every measure in turn (measure.c), the fit (fit.c), the
+ * report on stdout and the params file, written atomically.
+ * ra_calibrate.h says what is measured and how. */
+#include "ra_calibrate.h"
+
+/* MPI up, the output checked (written at the end through a temporary,
+ * torus_io.h), the nodes found, each rank's share of the run's table and
+ * the memory it needs.  Returns -1 to go on, else the exit code (MPI
+ * finalized). */
+static int cal_setup(cal *c, int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &c->P));
+    int rank = c->rank, P = c->P;
+    char ferr[400] = "";
+    int out_ok = rank || !torus_outfile_probe(c->op.out, ferr, sizeof ferr);
+    TORUS_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (!out_ok) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+        MPI_Finalize();
+        return TORUS_EXIT_USAGE;
+    }
+    if (torus_node_discover(MPI_COMM_WORLD, &c->ni)) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: out of memory finding the nodes\n");
+        MPI_Finalize();
+        return TORUS_EXIT_RESOURCE;
+    }
+    int cores = cores_online(), cmin;
+    TORUS_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    c->cores = cmin;
+    c->rpn = (double)P / c->ni.nnodes;
+    c->used = c->rpn < c->cores ? c->rpn : c->cores;
+    c->share = c->used / c->rpn;
+    /* each rank's share of the run's table, a power of two */
+    int lk = c->op.log2;
+    while (lk > 10 && (1ULL << lk) * (uint64_t)1 > (1ULL << c->op.log2) / (uint64_t)P)
+        lk--;
+    c->lk = lk;
+    c->LS = 1ULL << lk;
+    /* the one memory check, before any table: a rank holds its share of
+     * the run's table (at least 2^10 words) at a time */
+    uint64_t share_words = ((1ULL << c->op.log2) + (uint64_t)P - 1) / (uint64_t)P;
+    torus_mem_verdict v;
+    if (!torus_mem_fits(MPI_COMM_WORLD, &c->ni, 8.0 * (double)(share_words > c->LS ? share_words : c->LS), &v)) {
+        if (v.speaker)
+            fprintf(stderr,
+                    "ra_calibrate: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only "
+                    "%.2f GiB is available: allowed a smaller --log2-table\n",
+                    c->op.log2, v.node_need / (double)(1ULL << 30), v.ranks, (double)v.avail / (double)(1ULL << 30));
+        torus_node_free(&c->ni);
+        MPI_Finalize();
+        return TORUS_EXIT_RESOURCE;
+    }
+    c->per_rank = c->op.quick ? 1ULL << 21 : 1ULL << 23;
+    if (c->per_rank > 4 * c->LS)
+        c->per_rank = 4 * c->LS;
+    c->reps = c->op.quick ? 30 : 120, c->warm = c->op.quick ? 5 : 20;
+    /* the kernels behind the bounds run longer than a phase: their rate
+     * still creeps up over the first tenths of a second */
+    c->kern = c->per_rank < (1ULL << 24) ? 1ULL << 24 : c->per_rank;
+    return -1;
+}
+
+/* Every measure in turn, each figure lowered where a later one shows it
+ * was measured under other load. */
+static void measure_all(cal *c, cal_figs *f)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* one thread per rank, as the runs */
+#endif
+    c->tab = alloc_table(MPI_COMM_WORLD, c->LS);
+    ra_table_init(c->tab, c->LS, 0);
+    /* the ceiling kernel's kind and depth: every setting tried on every
+     * rank at once, as the run will share the memory */
+    double trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS];
+    ra_ceiling_pick(MPI_COMM_WORLD, c->tab, c->lk, RA_GEN_LFSR, c->kern, trials, &ceil_kind, &ceil_depth);
+    f->t_local = measure_t_local(c);
+    f->node_gups = measure_node_gups(c);
+    f->star_gups = measure_star_gups(c);
+    measure_local_path(c, &f->t_test, &f->local_path, &f->nrecv);
+    ra_table_free(c->tab, c->LS);
+    c->tab = NULL;
+
+    /* a core alone is never slower than its share of the node at work: when
+     * it measured slower, other load on the machine took its core while it
+     * ran alone; the share is then the better figure for the CPU bound */
+    if (f->t_local > c->used / f->node_gups)
+        f->t_local = c->used / f->node_gups;
+
+    /* message costs per payload, and the link, with two ranks or more */
+    f->link_bw = c->op.link_bw;
+    if (c->P >= 2) {
+        measure_message_costs(c, f->ts, f->tr);
+        if (f->link_bw <= 0)
+            f->link_bw = measure_link_bw(c);
+    }
+    if (f->link_bw <= 0)
+        f->link_bw = 1e12; /* one rank: nothing crosses a link; a figure the file can hold */
+
+    f->routed_gups = measure_routed_gups(c, &f->cap, &f->shape);
+    f->H = torus_expected_hops(&f->shape);
+    /* what the node's memory did in that run bounds it too: the memory
+     * bound is the best rate seen, and on one rank (no hop) the run is the
+     * local kernel itself, whose rate varies by some percent run to run */
+    int nn = c->ni.nnodes;
+    if (f->routed_gups / nn > f->node_gups)
+        f->node_gups = f->routed_gups / nn;
+    if (f->H == 0 && c->used * nn / f->routed_gups < f->t_local)
+        f->t_local = c->used * nn / f->routed_gups;
+    if (f->t_local > c->used / f->node_gups)
+        f->t_local = c->used / f->node_gups;
+
+    f->t_hop = measure_t_hop(c, &f->shape, f->H);
+    f->base_gups = measure_base_gups(c);
+}
+
+static void print_report(const cal *c, const cal_figs *f, const tm_params *prm, const char *shown)
+{
+    int P = c->P;
+    printf("nodes %d, %g ranks per node, %d cores per node (%g at work), each rank 2^%d words, %llu updates "
+           "per rank per phase\n",
+           c->ni.nnodes, c->rpn, c->cores, c->used, c->lk, (unsigned long long)c->per_rank);
+    printf("node_gups: %.6g (the better of the ceiling kernel, %s at depth %d, and ra_opt's loop on all %g ranks "
+           "of a node at once: the memory bound)\n",
+           f->node_gups, ra_ceil_kind_name((ra_ceil_kind)ceil_kind), ceil_depth, c->rpn);
+    printf("node_gups_star: %.6g (HPCC's Star kernel on all %g ranks of a node at once: reported, not a bound)\n",
+           f->star_gups, c->rpn);
+    printf("t_local: %.2f ns per update (the best of the three, rank 0 alone)\n", f->t_local);
+    printf("t_test: %.1f ns per MPI_Testany over %d receive(s) between updates (rank 0 alone)\n", f->t_test,
+           f->nrecv);
+    printf("t_exposed: %.1f ns a local update adds with a test between updates (rank 0 alone)\n", f->t_exposed);
+    if (P >= 2) {
+        printf("t_send/t_recv (ns per core, least of %d) per payload, %d pair(s) at once:", c->reps - c->warm, P / 2);
+        for (int k = 0; k < NS; k++)
+            printf(" %d:%.0f/%.0f", msg_sizes[k], f->ts[k], f->tr[k]);
+        printf("\nbaseline mean bucket %.2f updates (%.0f bytes): t_send %.0f, t_recv %.0f ns\n", f->bucket,
+               8 * f->bucket, prm->t_send, prm->t_recv);
+    }
+    printf("link_bw: %.4g bytes/s\n", f->link_bw);
+    printf("t_hop: %.1f ns per hop (ra_opt's state machine in the in-process simulator, shape %s, tables in "
+           "cache)\n", f->t_hop, shown);
+    printf("routed run: %d ranks, shape %s, table 2^%d, %.4f GUPS, H = %.3f: %.1f ns per update on a core, "
+           "%.1f of it the bound's work -> t_wait_routed %.1f\n",
+           P, shown, c->op.log2, f->routed_gups, f->H, f->spent_routed, f->cyc_routed, prm->t_wait_routed);
+    printf("baseline run: %d ranks, table 2^%d, %.5f GUPS: %.1f ns per update on a core, %.1f of it the "
+           "bound's work -> t_wait_direct %.1f\n",
+           P, c->op.log2, f->base_gups, f->spent_direct, f->cyc_direct, prm->t_wait_direct);
+}
+
+/* The params file, through a temporary: 0, or the reason in ferr. */
+static int write_params(const cal *c, const cal_figs *f, const tm_params *prm, const char *shown, char *ferr,
+                        size_t errlen)
+{
+    torus_outfile o;
+    ferr[0] = 0;
+    if (torus_outfile_open(&o, c->op.out, 0, ferr, errlen) == 0) {
+        FILE *fp = o.f;
+        fprintf(fp, "# hpcc-ra %s ra_calibrate%s: %d ranks on %d node(s), %d cores per node, table 2^%d, "
+                    "every figure in ns (clock_hz = 1e9)\n",
+                RA_VERSION, c->op.quick ? " --quick" : "", c->P, c->ni.nnodes, c->cores, c->op.log2);
+        fprintf(fp, "# node_gups is the ceiling kernel's (%s, depth %d); node_gups_star: %.6g (HPCC's Star "
+                    "kernel, reported, not a bound)\n",
+                ra_ceil_kind_name((ra_ceil_kind)ceil_kind), ceil_depth, f->star_gups);
+        if (c->P >= 2) {
+            fprintf(fp, "# t_send/t_recv per payload (bytes: send/recv ns per core), Table 1's method:\n#");
+            for (int k = 0; k < NS; k++)
+                fprintf(fp, " %d:%.0f/%.0f", msg_sizes[k], f->ts[k], f->tr[k]);
+            fprintf(fp, "\n");
+        }
+        fprintf(fp, "# routed run: ra_opt's shape %s, %.6f GUPS measured; baseline run %.6f GUPS measured\n",
+                shown, f->routed_gups, f->base_gups);
+        tm_params_write(prm, fp);
+        if (torus_outfile_commit(&o, ferr, errlen) == 0)
+            ferr[0] = 0;
+    }
+    return ferr[0] != 0;
+}
+
+int main(int argc, char **argv)
+{
+    torus_stdout_begin(argv[0]);
+    static cal c;
+    c.op = (cal_opts){25, 0, 0, "calibration.params", 0};
+    int prc = parse_options(argc, argv, torus_launch_first(), &c.op);
+    if (prc >= 0)
+        return prc;
+    prc = cal_setup(&c, &argc, &argv);
+    if (prc >= 0)
+        return prc;
+    static cal_figs f;
+    measure_all(&c, &f);
+    tm_params prm;
+    fit_params(&c, &f, &prm);
+
+    if (!c.rank) {
+        char shown[128], ferr[400];
+        torus_shape_format(&f.shape, shown, sizeof shown);
+        print_report(&c, &f, &prm, shown);
+        torus_stdout_flush(); /* the report is complete: a failure's reason is kept */
+        if (write_params(&c, &f, &prm, shown, ferr, sizeof ferr)) {
+            /* the last step: every other rank is finishing, no abort needed */
+            fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+            torus_node_free(&c.ni);
+            MPI_Finalize();
+            return TORUS_EXIT_RESOURCE;
+        }
+        char oshown[300];
+        torus_cli_escape(c.op.out, oshown, sizeof oshown);
+        printf("wrote %s\n", oshown);
+    }
+    torus_node_free(&c.ni);
+    MPI_Finalize();
+    /* the report went to stdout: a full or closed stdout lost it (the
+     * params file is written all the same) */
+    return c.rank ? 0 : torus_stdout_end(0);
+}

@@ -1,0 +1,155 @@
+/*
+ * ra_calibrate.h - bin/ra_calibrate: measures this machine's model
+ * parameters at the rank count of the run to be predicted (mpirun -n P,
+ * the run's --log2-table) and writes a torusmodel params file.  It sits in
+ * tools/, above both the routed algorithm (optimized/, which it runs) and
+ * the calculator (torusmodel/, whose params file it writes).
+ *
+ * Algorithm: paper 002 sec. 4.1, 4.3.1 (Table 1's method) and 6.1-6.2,
+ * with every rank of every node working at once where the run would.
+ * Each rank holds its share of the run's table, 2^K / P words.  The bounds
+ * take costs measured alone (the least a step can cost); the predictions
+ * add what short runs of the two algorithms themselves lose beyond them.
+ *   t_local: the best of the ceiling kernel (hpcc_ra/ra_ceiling.c, the
+ *     kind and depth its trials on every rank at once chose), the Star
+ *     kernel (hpcc_ra/ra_local.c, one thread) and ra_opt's own loop on
+ *     rank 0 alone, the others asleep: the sequential benchmark's t_g +
+ *     t_u + t_o^s.
+ *   node_gups: the ceiling kernel and ra_opt's loop on every rank at once,
+ *     the best of four tries each (two when ranks outnumber cores): a
+ *     node's ranks' updates over its slowest rank's time, the node memory
+ *     system's random-update rate with its ranks sharing it (and never
+ *     below the rate ra_opt's run below reached on the node).  HPCC's Star
+ *     kernel on every rank at once is measured too and reported
+ *     (node_gups_star in the params file's comments), not used: without
+ *     prefetches it is not what the memory gives.
+ *   A lone figure above the node's share (cores / node rate) is lowered to
+ *     it: other load took the lone rank's core.
+ *   t_test, t_exposed: the baseline's local path (sec. 6.1) on rank 0 alone
+ *     with the receives it keeps posted (ra_base_receives): one
+ *     MPI_Testany per update costs t_test (loop with and without tests on a
+ *     table in cache); on the run's table a local update then costs
+ *     t_local + t_test + t_exposed, as the test between two updates keeps
+ *     their misses from overlapping.  Four tries each (the least): on one
+ *     rank that path is the whole baseline run the bound is for.
+ *   t_send, t_recv: pairs of ranks (0-1, 2-3, ...) at once, Table 1's
+ *     method per payload 8..8192 bytes, the least of the repetitions; the
+ *     direct model takes the payload of the baseline's mean bucket
+ *     (tm_bucket_sim, Table 6).
+ *   Figures measured with ranks at once are wall time per rank times
+ *     min(1, cores / ranks on the node): cycles of a core, which the model
+ *     multiplies back by min(ranks, cores).
+ *   t_hop: ra_opt's state machine over the in-process transport on ra_opt's
+ *     shape with every block in cache (rank 0 alone): ns per update less
+ *     the same on one rank, over H.  The routing work with no memory miss
+ *     and no MPI: below what a hop costs in a run, so the CPU bound holds.
+ *   t_wait_routed, t_wait_direct: ra_opt (its defaults, its shape, the
+ *     run's own 4 x 2^K updates, at most 2^29) and the baseline (baseline/base_algo.c) on all ranks, table 2^K, the better of
+ *     two tries each (four of the baseline on one rank): a node's cores
+ *     spend used * nodes / GUPS ns per update; what exceeds the CPU bound's
+ *     cycles (tm_evaluate) is the wait the prediction adds.  Paper 002 fits t_o^p (sec. 4.3) and t_hop (sec.
+ *     6.2) to measured runs the same way.
+ *   link_bw: 64 KiB ping-pong between ranks 0 and 1, the others asleep.
+ *   Cost: 7-20 s with --quick (2^21 updates per rank per phase, 2^24 for
+ *   the kernels), longer otherwise.
+ * Figures are written in nanoseconds with clock_hz = 1e9.
+ *
+ * Files, by job: options.c (the option table), kernels.c (the timed loops
+ * and message exchanges the measures share), measure.c (one function per
+ * measured parameter, in the order main runs them), fit.c (the params
+ * and the waits fitted to the two runs), main.c (set-up, the report, the
+ * params file).
+ */
+#ifndef RA_CALIBRATE_H
+#define RA_CALIBRATE_H
+
+#include "base_algo.h"
+#include "ra.h"
+#include "ra_dist.h"
+#include "ra_local.h"
+#include "ra_table.h"
+#include "ra_tests_local.h"
+#include "ropt_mpi.h"
+#include "ropt_sim.h"
+#include "torus_cli.h"
+#include "torus_io.h"
+#include "torus_mem.h"
+#include "torus_opt.h"
+#include "torusmodel.h"
+
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct cal_opts {
+    int log2, quick, dry_run;
+    const char *out;
+    double link_bw;
+} cal_opts;
+
+int parse_options(int argc, char **argv, int first, cal_opts *o);
+
+/* The run being calibrated: its options, ranks and nodes, and each rank's
+ * share of the table (2^lk words in tab, LS of them). */
+typedef struct cal {
+    cal_opts op;
+    int rank, P, cores, lk;
+    torus_node_info ni;
+    double rpn, used, share; /* ranks per node, cores at work per node, wall ns -> core ns */
+    uint64_t LS, per_rank, kern;
+    int reps, warm;
+    uint64_t *tab;
+} cal;
+
+/* The payloads of Table 1's method. */
+extern const int msg_sizes[];
+enum { NS = 11 };
+
+/* Every figure measured, and what the fit derives from them. */
+typedef struct cal_figs {
+    double node_gups, star_gups, t_local, t_test, local_path, t_exposed;
+    int nrecv;
+    double ts[NS], tr[NS], link_bw;
+    int cap;
+    torus_shape shape;
+    double H, routed_gups, t_hop, base_gups, bucket;
+    double cyc_routed, cyc_direct, spent_routed, spent_direct;
+} cal_figs;
+
+/* kernels.c */
+extern int ceil_kind, ceil_depth;
+void sleepy_barrier(MPI_Comm comm);
+uint64_t *alloc_table(MPI_Comm comm, uint64_t words);
+double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
+                  torus_shape *shape, uint64_t *given);
+double node_rate(const torus_node_info *ni, double updates, double secs);
+void base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests);
+double star_ns(uint64_t *t, int lk, uint64_t n);
+double ceiling_ns(uint64_t *t, int lk, uint64_t n);
+double sim_ns_per_update(const torus_shape *shape, uint64_t updates);
+void message_costs(int rank, int P, int reps, int warm, double *ts, double *tr);
+double at_payload(const double *c, double bytes);
+int cores_online(void);
+
+/* measure.c */
+double measure_t_local(cal *c);
+double measure_node_gups(cal *c);
+double measure_star_gups(cal *c);
+void measure_local_path(cal *c, double *t_test, double *local_path, int *nrecv);
+void measure_message_costs(cal *c, double *ts, double *tr);
+double measure_link_bw(cal *c);
+double measure_routed_gups(cal *c, int *cap, torus_shape *shape);
+double measure_t_hop(cal *c, const torus_shape *shape, double H);
+double measure_base_gups(cal *c);
+
+/* fit.c */
+void fit_params(const cal *c, cal_figs *f, tm_params *prm);
+
+#endif
