@@ -558,13 +558,25 @@ static int mismatch_body(torus_coll *c, int r, void *arg)
     return torus_coll_allreduce(c, buf[r], buf[r], mine, TORUS_UINT64, TORUS_OP_SUM);
 }
 
+/* The rank count of a shape string "AxBxC" (the product of its sizes). */
+static int shape_ranks(const char *shape)
+{
+    int n = 1;
+    for (const char *p = shape; *p;) {
+        char *end;
+        n *= (int)strtol(p, &end, 10);
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
 static void mismatch_one(const char *shape, mm_case *k, const char *msg)
 {
     torus_shape s;
     char err[128];
-    torus_shape_parse(shape, 16, &s, err, sizeof err);
+    ASSERT_EQ_INT(torus_shape_parse(shape, shape_ranks(shape), &s, err, sizeof err), 0);
     torus_map m;
-    torus_map_xyzt(&m, &s);
+    ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
     torus_sim_params sp = {.cap = 1, .outstanding = 1, .eager_prob = 1, .eager_queue = 8, .seed = 3};
     torus_coll_vrun_result res;
     ASSERT_EQ_INT(torus_coll_vrun_sim(&m, &sp, NULL, mismatch_body, k, &res), 0);
@@ -597,7 +609,7 @@ static void segmented(void)
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         torus_shape s;
         char err[128];
-        ASSERT_EQ_INT(torus_shape_parse(shapes[i], 16, &s, err, sizeof err), 0);
+        ASSERT_EQ_INT(torus_shape_parse(shapes[i], shape_ranks(shapes[i]), &s, err, sizeof err), 0);
         torus_map m;
         ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
         for (int root = 0; root < 3; root++) {
