@@ -4,7 +4,7 @@
  * run: each trial calls MPI_Allreduce (the adapter's, under LD_PRELOAD)
  * and PMPI_Allreduce (always the library's) on the same input, with
  * counts 0..65537 and MPI_IN_PLACE drawn at random, and compares them
- * under the numeric policy (docs/adapter.md):
+ * under the numeric policy (docs/mpi-adapter.md):
  * - integer sums and products (wrap-around), min/max, the logical and
  *   bitwise ops, MAXLOC/MINLOC (MPI's tie rule), min/max on floating
  *   types: bit for bit (value bytes: a long double's padding and the

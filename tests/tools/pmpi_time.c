@@ -1,6 +1,6 @@
 /*
  * pmpi_time.c - the time of one collective call at a range of sizes, for
- * docs/adapter.md's figures: run it with and without LD_PRELOAD of
+ * docs/mpi-adapter.md's figures: run it with and without LD_PRELOAD of
  * libtorus_pmpi.so, alternately, and compare the lines.  Not a test: no
  * assertions.
  *

@@ -445,8 +445,8 @@ static void registry_complete(void)
 {
     static const char *const want[TORUS_COLL_NCOLL][8] = {
         {"dissemination", "nary_dissemination", "nary_exchange", "hsb", "dimwise", "node_aware"},
-        {"binomial", "scatter_allgather", "multistream"},
-        {"recursive_doubling", "rabenseifner", "dimwise", "hamiltonian", "swing"},
+        {"binomial", "scatter_allgather", "multistream", "chain"},
+        {"recursive_doubling", "rabenseifner", "dimwise", "hamiltonian", "swing", "ring"},
         {"pairwise", "random_permutation", "routed", "bruck"},
     };
     for (int op = 0; op < TORUS_COLL_NCOLL; op++)
@@ -537,30 +537,93 @@ static void bad_input(void)
 }
 
 /* Counts that differ between ranks: a longer message than the receiver
- * expects is an error line on that rank, never a hang or an overrun. */
+ * expects is an error line on that rank, never a hang or an overrun.  The
+ * segmented algorithms, whose segments depend on the size, hold to it both
+ * ways: chain follows the root's size (a header), ring sends the same
+ * number of messages whatever the count. */
+typedef struct mm_case {
+    int op;                  /* TORUS_COLL_BCAST or TORUS_COLL_ALLREDUCE */
+    const char *alg;
+    size_t first, others;    /* bytes (bcast) or uint64 elements (allreduce) of rank 0 and the rest */
+} mm_case;
+
 static int mismatch_body(torus_coll *c, int r, void *arg)
 {
-    (void)arg;
-    unsigned char buf[64] = {0};
-    torus_coll_force(c, TORUS_COLL_BCAST, "binomial");
-    return torus_coll_bcast(c, buf, r == 0 ? 64 : 16, 0);
+    const mm_case *k = arg;
+    static unsigned char buf[16][65536];
+    size_t mine = r == 0 ? k->first : k->others;
+    torus_coll_force(c, (torus_coll_op)k->op, k->alg);
+    if (k->op == TORUS_COLL_BCAST)
+        return torus_coll_bcast(c, buf[r], mine, 0);
+    return torus_coll_allreduce(c, buf[r], buf[r], mine, TORUS_UINT64, TORUS_OP_SUM);
+}
+
+/* The rank count of a shape string "AxBxC" (the product of its sizes). */
+static int shape_ranks(const char *shape)
+{
+    int n = 1;
+    for (const char *p = shape; *p;) {
+        char *end;
+        n *= (int)strtol(p, &end, 10);
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+static void mismatch_one(const char *shape, mm_case *k, const char *msg)
+{
+    torus_shape s;
+    char err[128];
+    ASSERT_EQ_INT(torus_shape_parse(shape, shape_ranks(shape), &s, err, sizeof err), 0);
+    torus_map m;
+    ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
+    torus_sim_params sp = {.cap = 1, .outstanding = 1, .eager_prob = 1, .eager_queue = 8, .seed = 3};
+    torus_coll_vrun_result res;
+    ASSERT_EQ_INT(torus_coll_vrun_sim(&m, &sp, NULL, mismatch_body, k, &res), 0);
+    ASSERT_EQ_INT(res.deadlock, 0);
+    ASSERT_TRUE(res.failed_rank > 0);
+    ASSERT_EQ_INT(res.rc, TORUS_COLL_ETRUNC);
+    ASSERT_STR_CONTAINS(res.err, msg);
+    torus_map_free(&m);
 }
 
 static void mismatch(void)
 {
-    torus_shape s;
-    char err[128];
-    torus_shape_parse("4", 4, &s, err, sizeof err);
-    torus_map m;
-    torus_map_xyzt(&m, &s);
-    torus_sim_params sp = {.cap = 1, .outstanding = 1, .eager_prob = 1, .eager_queue = 8, .seed = 3};
-    torus_coll_vrun_result res;
-    ASSERT_EQ_INT(torus_coll_vrun_sim(&m, &sp, NULL, mismatch_body, NULL, &res), 0);
-    ASSERT_EQ_INT(res.deadlock, 0);
-    ASSERT_TRUE(res.failed_rank > 0);
-    ASSERT_EQ_INT(res.rc, TORUS_COLL_ETRUNC);
-    ASSERT_STR_CONTAINS(res.err, "longer than expected");
-    torus_map_free(&m);
+    static mm_case binomial = {TORUS_COLL_BCAST, "binomial", 64, 16};
+    mismatch_one("4", &binomial, "longer than expected");
+    /* more segments at the root than the others expect, and fewer */
+    static mm_case chain_long = {TORUS_COLL_BCAST, "chain", 40000, 3000};
+    static mm_case chain_short = {TORUS_COLL_BCAST, "chain", 3000, 40000};
+    mismatch_one("5", &chain_long, "the root sends 40000 bytes where 3000 are expected");
+    mismatch_one("2x3", &chain_short, "the root sends 3000 bytes where 40000 are expected");
+    static mm_case ring = {TORUS_COLL_ALLREDUCE, "ring", 4000, 1000};
+    mismatch_one("5", &ring, "longer than expected");
+}
+
+/* The segmented algorithms with several segments, a count that no segment
+ * divides and roots other than 0, checked element for element as every
+ * case (the sizes of all_algorithms give chain one segment at most). */
+static void segmented(void)
+{
+    static const char *const shapes[] = {"3", "5", "2x3", "7", "2x2x2", "3x4"};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        torus_shape s;
+        char err[128];
+        ASSERT_EQ_INT(torus_shape_parse(shapes[i], shape_ranks(shapes[i]), &s, err, sizeof err), 0);
+        torus_map m;
+        ASSERT_EQ_INT(torus_map_xyzt(&m, &s), 0);
+        for (int root = 0; root < 3; root++) {
+            tcase t = {.op = TORUS_COLL_BCAST, .alg = "chain", .salt = 5u + (uint64_t)root, .bytes = 30001,
+                       .root = root % s.n};
+            run_case(&m, &t, (uint64_t)root + 1, root % 2 ? 0.7 : 0.0);
+        }
+        tcase t = {.op = TORUS_COLL_ALLREDUCE, .alg = "ring", .salt = 9, .count = 1001, .dt = TORUS_UINT64,
+                   .rop = TORUS_OP_SUM, .bytes = 1001 * 8};
+        run_case(&m, &t, 2, 0.0);
+        t.dt = TORUS_DOUBLE, t.count = 999, t.bytes = 999 * 8, t.salt = 10;
+        run_case(&m, &t, 3, 0.7);
+        torus_map_free(&m);
+    }
 }
 
 /* torus_coll_skip_empty (the MPI adapter's alltoallv): pairwise sends only
@@ -623,6 +686,7 @@ int main(int argc, char **argv)
         registry_complete();
         bad_input();
         mismatch();
+        segmented();
         skip_empty();
     }
     /* COLL_EXHAUSTIVE=0 (the second MPI library's pass: this is serial

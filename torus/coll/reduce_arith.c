@@ -4,7 +4,7 @@
  * integer and floating types (MPI's table of predefined operations).
  *
  * Each kernel is dst[i] = a[i] op b[i] in the element type's own
- * arithmetic, the numeric policy of the collectives (docs/adapter.md):
+ * arithmetic, the numeric policy of the collectives (docs/mpi-adapter.md):
  * - integers wrap around: sums and products are computed in the unsigned
  *   type of the same width and converted back (modular in gcc and clang),
  *   which is what the MPI libraries' C loops give on overflow;

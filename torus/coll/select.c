@@ -39,6 +39,16 @@
  *   binomial 1.3-2.6x); pairwise rather than bruck for uniform alltoall
  *   below 16 ranks (Open MPI, 4 and 8 ranks, 8-256 B: pairwise 1.03-1.20x
  *   the library's, bruck 1.22-2.26x).
+ * - the alpha-beta model, not yet measured over MPI here (issue 26, the
+ *   segmented algorithms; docs/collectives.md): the pipelined chain bcast
+ *   from 256 KiB on 3-8 ranks without the deposit bit (a path of about
+ *   n beta where binomial's is ceil(log2 N) n beta), and the ring
+ *   allreduce from 64 KiB on 3-16 ranks when N is not a power of two
+ *   (2 (N-1)/N n beta where Rabenseifner's pre- and post-steps add 2 n).
+ *   On the timed simulator (bin/collbench --simulate 6 / 4, bgl model):
+ *   ring 1.00 ms at 64 KiB and 15.5 at 1 MiB on 6 ranks against
+ *   Rabenseifner's 1.89 and 30.0; chain 7.75 ms for 1 MiB on 4 ranks
+ *   against binomial's 12.2 and scatter+allgather's 10.5.
  */
 #include "coll_impl.h"
 #include "select_table.h"
@@ -69,6 +79,7 @@ static const rule table[] = {
 
     {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, 1,   0, NOLIMIT,          "multistream"},
     {TORUS_COLL_BCAST,      ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, 12287,            "binomial"},
+    {TORUS_COLL_BCAST,      3, 8,       0, ANY, ANY, ANY, 0,   262144, NOLIMIT,     "chain"},
     {TORUS_COLL_BCAST,      ANY, 7,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "binomial"},
     {TORUS_COLL_BCAST,      ANY, 8,     0, ANY, 1,   ANY, ANY, 0, NOLIMIT,          "binomial"},
     {TORUS_COLL_BCAST,      8, ANY,     2, ANY, ANY, ANY, ANY, 16384, NOLIMIT,      "multistream"},
@@ -77,6 +88,7 @@ static const rule table[] = {
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   2, ANY, ANY, ANY, 1,   0, 512,              "dimwise"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, 512,              "recursive_doubling"},
     {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, ANY, 0, 8192,             "recursive_doubling"},
+    {TORUS_COLL_ALLREDUCE,  3, 16,      0, 0,   ANY, ANY, ANY, 65536, NOLIMIT,      "ring"},
     {TORUS_COLL_ALLREDUCE,  ANY, 4,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, 1,   ANY, ANY, ANY, 0, NOLIMIT,          "swing"},
     {TORUS_COLL_ALLREDUCE,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "rabenseifner"},

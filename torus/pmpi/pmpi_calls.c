@@ -13,7 +13,7 @@
  * signature's bytes, so every rank agrees whatever handle it passed)
  * returns at once: MPI requires no synchronisation of a bcast or an
  * allreduce, and a barrier is never zero-byte.  The checks before a
- * fall-through are a few comparisons and table lookups (docs/adapter.md
+ * fall-through are a few comparisons and table lookups (docs/mpi-adapter.md
  * has the measured cost).
  */
 #include "pmpi_impl.h"
@@ -40,6 +40,7 @@ PM_EXPORT int MPI_Finalize(void)
 {
     pm__print_stats(pm__mode());
     pm__free_all();
+    pm__persist_free_all();
     return PMPI_Finalize();
 }
 

@@ -18,7 +18,7 @@
  * and the environment (checked equal on every rank at MPI_Init).  The
  * datatype handle a rank passed decides only how that rank lays its own
  * bytes out: read in place when they are one contiguous run, packed and
- * unpacked around the torus call when not (pmpi_layout.c).  docs/adapter.md
+ * unpacked around the torus call when not (pmpi_layout.c).  docs/mpi-adapter.md
  * has the whole contract.
  */
 #ifndef TORUS_PMPI_IMPL_H
@@ -124,6 +124,10 @@ int pm__result(pm_comm *pc, const char *opname, int rc);
 extern const char *pm__ms_algorithm;
 /* Frees what pmpi_neighbor.c keeps in pc (called when pc dies). */
 void pm__neighbor_free(pm_comm *pc);
+/* Reads pc's distributed graph once: PM_OK, or PM_WHY_TOPOLOGY. */
+pm_why pm__graph(pm_comm *pc);
+/* pmpi_persist.c: forgets every kept persistent request (MPI_Finalize). */
+void pm__persist_free_all(void);
 
 /* Frees every cached state; called by MPI_Finalize before the library ends. */
 void pm__free_all(void);

@@ -19,7 +19,7 @@
  * the one collective the adapter adds to a call; it runs on every call,
  * zero-byte ones included (a rank cannot know that its neighbours'
  * patterns are unchanged): one MPI_Allreduce of one int over the
- * communicator, a few microseconds on this machine (docs/adapter.md).
+ * communicator, a few microseconds on this machine (docs/mpi-adapter.md).
  *
  * TORUS_COLL_MULTISEND=direct|routed forces the plan's algorithm (the
  * default lets multisend choose).  Falls through: communicators without a
@@ -43,8 +43,7 @@ void pm__neighbor_free(pm_comm *pc)
     pc->nv = NULL;
 }
 
-/* Reads pc's distributed graph once: PM_OK, or PM_WHY_TOPOLOGY. */
-static pm_why graph_of(pm_comm *pc)
+pm_why pm__graph(pm_comm *pc)
 {
     if (pc->graph)
         return pc->graph > 0 ? PM_OK : PM_WHY_TOPOLOGY;
@@ -97,7 +96,7 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
     if (!why)
         why = pm__comm(comm, &pc);
     if (!why)
-        why = graph_of(pc);
+        why = pm__graph(pc);
     pm_side ss = {0}, rs = {0};
     if (!why) {
         ss.cnt = pc->nv, ss.off = ss.cnt + pc->outdeg, rs.cnt = ss.off + pc->outdeg, rs.off = rs.cnt + pc->indeg;

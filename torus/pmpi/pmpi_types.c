@@ -18,7 +18,7 @@
  * element type is fixed here by their C type and checked against the
  * size MPI reports, so a library whose sizes differ just falls through.
  *
- * Numeric policy (docs/adapter.md): every (element type, op) pair MPI
+ * Numeric policy (docs/mpi-adapter.md): every (element type, op) pair MPI
  * defines is combined by the torus library in the type's own arithmetic,
  * in an order the algorithm fixes, the same on every rank and in every
  * run; integer, logical, bitwise, min/max and loc results are the MPI
