@@ -238,30 +238,42 @@ else
     # the MPI-4 persistent forms (MPICH 4; Open MPI 4.1 has none: the
     # program says "skipped"): started 5 times with new contents each
     # time, the same checked values and digest with and without the
-    # adapter; the stats count every start as a call the torus library
-    # ran, and the init with a user op as the library's
+    # adapter.  By default every init is the library's (counted as
+    # "persistent": run at MPI_Start they could hang a correct program);
+    # with TORUS_COLL_PERSISTENT=start the stats count every start as a
+    # call the torus library ran, and the init with a user op as the
+    # library's
     PM_PERSIST="$BUILD/tests/pmpi_persist"
     for n in 1 3 4; do
         run_mpi $n "$PM_PERSIST" 5
         rc_plain=$?
         cp "$TMP/out" "$TMP/persist_plain"
-        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_PERSIST" 5
-        rc_pre=$?
-        if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && grep -Eq "^persist: (5 rounds, [0-9]+ checks, 0 bad|skipped)" "$TMP/out" &&
-            cmp -s "$TMP/persist_plain" "$TMP/out"; then
-            ok "pmpi_persist n=$n: $(head -1 "$TMP/out"), the same digest with and without libtorus_pmpi.so"
-        else
-            bad "pmpi_persist n=$n: rc $rc_plain/$rc_pre, $(head -2 "$TMP/out" | tr '\n' ' ') / $(head -2 "$TMP/persist_plain" | tr '\n' ' ') $(grep -v '^torus_pmpi' "$TMP/err" | head -2)"
-        fi
-        if [ $n = 4 ] && ! grep -q skipped "$TMP/out"; then
-            pm_expect "persistent n=4" bcast "calls 5, torus 5 " "fell_through 0$"
-            pm_expect "persistent n=4" allreduce "calls 6, torus 5 " "fell_through 1 \(user_op 1\)$"
-            pm_expect "persistent n=4" neighbor_alltoallv "calls 5, torus 5 " "fell_through 0$"
-        fi
+        for mode in library start; do
+            run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_PERSISTENT=$mode "$PM_PERSIST" 5
+            rc_pre=$?
+            if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && grep -Eq "^persist: (5 rounds, [0-9]+ checks, 0 bad|skipped)" "$TMP/out" &&
+                cmp -s "$TMP/persist_plain" "$TMP/out"; then
+                ok "pmpi_persist n=$n TORUS_COLL_PERSISTENT=$mode: $(head -1 "$TMP/out"), the same digest with and without libtorus_pmpi.so"
+            else
+                bad "pmpi_persist n=$n TORUS_COLL_PERSISTENT=$mode: rc $rc_plain/$rc_pre, $(head -2 "$TMP/out" | tr '\n' ' ') / $(head -2 "$TMP/persist_plain" | tr '\n' ' ') $(grep -v '^torus_pmpi' "$TMP/err" | head -2)"
+            fi
+            if [ $n = 4 ] && ! grep -q skipped "$TMP/out"; then
+                if [ $mode = start ]; then
+                    pm_expect "persistent n=4 start" bcast "calls 5, torus 5 " "fell_through 0$"
+                    pm_expect "persistent n=4 start" allreduce "calls 6, torus 5 " "fell_through 1 \(user_op 1\)$"
+                    pm_expect "persistent n=4 start" neighbor_alltoallv "calls 5, torus 5 " "fell_through 0$"
+                else
+                    pm_expect "persistent n=4 library" bcast "calls 1, torus 0," "fell_through 1 \(persistent 1\)$"
+                    pm_expect "persistent n=4 library" allreduce "calls 2, torus 0," "fell_through 2 \(persistent 2\)$"
+                    pm_expect "persistent n=4 library" neighbor_alltoallv "calls 1, torus 0," "fell_through 1 \(persistent 1\)$"
+                fi
+            fi
+        done
     done
 
     # bad settings: one line, exit 2, before any collective
     expect_fail "TORUS_COLL=maybe" 2 "TORUS_COLL=maybe: allowed on, off, 1, 0" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL=maybe "$PM_CHECK"
+    expect_fail "TORUS_COLL_PERSISTENT=maybe" 2 "TORUS_COLL_PERSISTENT=maybe: allowed library (the default), start" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_PERSISTENT=maybe "$PM_CHECK"
     expect_fail "TORUS_COLL_STATS=yes" 2 "TORUS_COLL_STATS=yes: allowed 1, 0, on, off" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=yes "$PM_CHECK"
     expect_fail "TORUS_COLL_REPRO=exact" 2 "TORUS_COLL_REPRO=exact: allowed torus (the default), library" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_REPRO=exact "$PM_CHECK"
     if [ "$(grep -c 'torus_pmpi' "$TMP/err")" = 1 ]; then ok "a bad setting: exactly one line"; else bad "a bad setting: $(grep -c 'torus_pmpi' "$TMP/err") lines"; fi

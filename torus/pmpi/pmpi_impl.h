@@ -58,6 +58,7 @@ typedef enum {
     PM_WHY_ARGS,      /* arguments MPI will reject (null handles, negative count, bad root) */
     PM_WHY_SETUP,     /* the communicator's torus state could not be built */
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
+    PM_WHY_PERSISTENT, /* a persistent init while TORUS_COLL_PERSISTENT=library (the default) */
     PM_NWHY
 } pm_why;
 
@@ -96,6 +97,9 @@ typedef struct pm_comm {
 extern int pm__busy;
 /* TORUS_COLL_REPRO=library: floating sums and products go to the library. */
 extern int pm__repro_library;
+/* TORUS_COLL_PERSISTENT=start: persistent inits are intercepted and run
+ * at MPI_Start (pmpi_persist.c); otherwise they are the library's. */
+extern int pm__persist_start;
 
 /* PM_OK when the adapter is on; else the reason every call falls through.
  * Reads the environment and creates the attribute keys on first use. */

@@ -19,13 +19,20 @@
  * MPI_ERROR, and MPI_PROC_NULL's is the empty one).  MPI_Request_free
  * drops the kept arguments.
  *
- * The one difference from the library: the collective completes inside
- * MPI_Start rather than at some point before the matching wait, as
- * non-blocking collectives may (MPI-4 sec. 6.12).  A program in which a
- * rank must do something between its start and its wait for another
- * rank to reach its own start (a point-to-point message the other rank
- * waits for before starting) is correct MPI and would hang: such a
- * program runs with TORUS_COLL=off (docs/mpi-adapter.md says so).
+ * Why this waits for TORUS_COLL_PERSISTENT=start: the collective then
+ * completes inside MPI_Start rather than at some point before the
+ * matching wait, as non-blocking collectives may (MPI-4 sec. 6.12).  A
+ * program in which a rank must do something between its start and its
+ * wait for another rank to reach its own start (a point-to-point message
+ * the other rank waits for before starting) is correct MPI and would hang,
+ * and no rank-local rule can tell such a program from one that starts
+ * every collective on all ranks first.  The adapter must never change what
+ * a correct program does, so by default (TORUS_COLL_PERSISTENT=library,
+ * as the non-blocking forms) every init goes to the library, counted as
+ * "persistent"; a user who knows the program starts its persistent
+ * collectives on all ranks before anything depends on them opts in.  Real
+ * progress between start and wait would need the algorithms as state
+ * machines driven from MPI_Test/MPI_Wait.
  */
 #include "pmpi_impl.h"
 
@@ -87,6 +94,8 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
 {
     pm_comm *pc = NULL;
     pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    if (!why && !pm__persist_start)
+        why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !pm__type(dt) || !request))
         why = PM_WHY_ARGS;
     if (!why)
@@ -110,6 +119,8 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     torus_op top = TORUS_OP_SUM;
     torus_dtype et = TORUS_UINT64;
     pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    if (!why && !pm__persist_start)
+        why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !(t = pm__type(dt)) || op == MPI_OP_NULL || !request))
         why = PM_WHY_ARGS;
     /* a zero-byte one is kept: its start returns at once, as the blocking call */
@@ -135,6 +146,8 @@ PM_EXPORT int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
 {
     pm_comm *pc = NULL;
     pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    if (!why && !pm__persist_start)
+        why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || !pm__type(stype) || !pm__type(rtype) || !request))
         why = PM_WHY_ARGS;
     if (!why)

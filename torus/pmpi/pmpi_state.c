@@ -32,6 +32,7 @@
 
 int pm__busy;
 int pm__repro_library;
+int pm__persist_start;
 
 /* PM_OK once set up and on; PM_WHY_OFF / PM_WHY_THREADS when stepping
  * aside; PM_WHY_ARGS before MPI_Init and after MPI_Finalize. */
@@ -133,7 +134,8 @@ static int check_name(char *msg, size_t len, const char *name, const char *what,
  * the ranks at MPI_Init. */
 static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
                                        "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
-                                       "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
+                                       "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV",
+                                       "TORUS_COLL_PERSISTENT"};
 
 /* Checks every setting: 0, or -1 with the first bad one's line in msg. */
 static int check_settings(char *msg, size_t len)
@@ -151,6 +153,11 @@ static int check_settings(char *msg, size_t len)
     const char *re = getenv("TORUS_COLL_REPRO");
     if (re && *re && strcmp(re, "torus") && strcmp(re, "library")) {
         bad_value(msg, len, "TORUS_COLL_REPRO", re, "torus (the default), library");
+        return -1;
+    }
+    const char *pe = getenv("TORUS_COLL_PERSISTENT");
+    if (pe && *pe && strcmp(pe, "library") && strcmp(pe, "start")) {
+        bad_value(msg, len, "TORUS_COLL_PERSISTENT", pe, "library (the default), start");
         return -1;
     }
     const char *dims = getenv("TORUS_COLL_DIMS");
@@ -255,6 +262,8 @@ static void init(int collective)
     pm__timing = st && *st && on_off(st) == 1;
     const char *re = getenv("TORUS_COLL_REPRO");
     pm__repro_library = re && !strcmp(re, "library");
+    const char *pe = getenv("TORUS_COLL_PERSISTENT");
+    pm__persist_start = pe && !strcmp(pe, "start");
     const char *on = getenv("TORUS_COLL");
     if (on && *on && !on_off(on)) {
         mode = PM_WHY_OFF;
