@@ -113,7 +113,7 @@ fi
 choose() { bin/collbench --choose "$@" | awk '$1 !~ /^#/ { printf "%s:%s=%s/%s ", $1, $2, $3, $4 }'; }
 got="$(choose 2 --op barrier,bcast --sizes 8,1M)|$(choose 2x2 --per-node 4 --op barrier,bcast --sizes 8,1M)|$(choose 8x8x8 --op barrier,bcast,allreduce,alltoall --sizes 8,16K,1M)|$(TORUS_COLL_BCAST=scatter_allgather choose 2 --op bcast --sizes 8)"
 want="barrier:0=dissemination/dissemination bcast:8=binomial/binomial bcast:1048576=binomial/binomial |"
-want="${want}barrier:0=node_aware/dimwise bcast:8=binomial/binomial bcast:1048576=chain/binomial |"
+want="${want}barrier:0=node_aware/dimwise bcast:8=binomial/binomial bcast:1048576=binomial/binomial |"
 want="${want}barrier:0=dissemination/dimwise bcast:8=binomial/multistream bcast:16384=multistream/multistream bcast:1048576=multistream/multistream "
 want="${want}allreduce:8=recursive_doubling/dimwise allreduce:16384=swing/swing allreduce:1048576=swing/swing "
 want="${want}alltoallv:8=routed/routed alltoallv:16384=random_permutation/random_permutation alltoallv:1048576=random_permutation/random_permutation |"
