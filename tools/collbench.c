@@ -613,6 +613,7 @@ typedef struct row {
 
 typedef struct run_info {
     int ranks, nodes, per_node;
+    const char *node_src; /* NULL, or the emulated layout's setting (TORUS_NODES, TORUS_HOSTFILE) */
     char shape[128], shape_src[160];
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[64];
@@ -890,7 +891,8 @@ static void print_preamble(const opts *o, const run_info *ri, const char *timer)
     if (o->simulate)
         printf("# ranks: %d simulated (one process), bgl link model\n", ri->ranks);
     else
-        printf("# ranks: %d on %d node(s), %d per node\n", ri->ranks, ri->nodes, ri->per_node);
+        printf("# ranks: %d on %d node(s), %d per node%s%s%s\n", ri->ranks, ri->nodes, ri->per_node,
+               ri->node_src ? " (emulated: " : "", ri->node_src ? ri->node_src : "", ri->node_src ? ")" : "");
     printf("# shape: %s (%s), XYZT placement\n", ri->shape, ri->shape_src);
     printf("# MPI: %s%s\n", ri->mpi, o->simulate ? " (no MPI collective runs in --simulate)" : "");
     printf("# date: %s\n", ri->date);
@@ -1910,10 +1912,9 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
     torus_cli_escape(o->dims, esc, sizeof esc);
     snprintf(b->ri->shape_src, sizeof b->ri->shape_src, "--dims %s", esc);
     torus_node_info ni;
-    if (torus_node_discover(MPI_COMM_WORLD, &ni)) {
-        snprintf(err, errlen, "out of memory discovering the nodes");
-        return TORUS_EXIT_RESOURCE;
-    }
+    int nrc = torus_node_discover(MPI_COMM_WORLD, &ni, err, errlen);
+    if (nrc)
+        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
     /* the one memory check, before any buffer is touched */
     torus_mem_verdict v;
     double need = buffer_need(o, b->n);
@@ -1930,6 +1931,7 @@ static int setup_mpi(bench *b, char *err, size_t errlen)
     }
     b->ri->nodes = ni.nnodes;
     b->ri->per_node = ni.max_per_node;
+    b->ri->node_src = ni.emulated ? torus_node_source(&ni) : NULL;
     b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
     if (!torus_all_ok(MPI_COMM_WORLD, b->node_of != NULL)) {
         snprintf(err, errlen, "out of memory for the node table");

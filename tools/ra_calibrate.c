@@ -440,11 +440,13 @@ int main(int argc, char **argv)
         return TORUS_EXIT_USAGE;
     }
     torus_node_info ni;
-    if (torus_node_discover(MPI_COMM_WORLD, &ni)) {
+    char nerr[600];
+    int nrc = torus_node_discover(MPI_COMM_WORLD, &ni, nerr, sizeof nerr);
+    if (nrc) {
         if (!rank)
-            fprintf(stderr, "ra_calibrate: out of memory finding the nodes\n");
+            fprintf(stderr, "ra_calibrate: %s\n", nerr);
         MPI_Finalize();
-        return TORUS_EXIT_RESOURCE;
+        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
     }
     int cores = cores_online(), cmin;
     TORUS_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
