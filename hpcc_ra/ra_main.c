@@ -319,7 +319,9 @@ static void preamble(const driver *d)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     mpi_library(lib);
     printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
-    printf("# ranks: %d on %d node(s), %d per node\n", run->nprocs, d->node.nnodes, d->node.max_per_node);
+    printf("# ranks: %d on %d node(s), %d per node%s%s%s\n", run->nprocs, d->node.nnodes, d->node.max_per_node,
+           d->node.emulated ? " (emulated: " : "", d->node.emulated ? torus_node_source(&d->node) : "",
+           d->node.emulated ? ")" : "");
     printf("# table: 2^%d words = %.3f GiB total, %llu words (%.3f GiB) on rank 0, huge pages %s\n",
            run->log2_table, gib(run->table_size * 8), (unsigned long long)run->local_size,
            gib(run->local_size * 8), d->huge ? "advised" : "not available");
@@ -455,9 +457,11 @@ static int parse_options(driver *d, int argc, char **argv)
  * algorithms see as run->node. */
 static int discover_node(driver *d)
 {
-    if (torus_node_discover(d->run.comm, &d->node)) {
-        say0(d->run.rank, "out of memory while finding the node layout");
-        return RA_EXIT_RESOURCE;
+    char err[600];
+    int rc = torus_node_discover(d->run.comm, &d->node, err, sizeof err);
+    if (rc) {
+        say0(d->run.rank, "%s", err);
+        return rc == -2 ? RA_EXIT_USAGE : RA_EXIT_RESOURCE;
     }
     d->run.node = &d->node;
     return RA_EXIT_OK;

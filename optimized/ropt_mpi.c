@@ -111,10 +111,9 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     if (o->node) {
         s->node = *o->node;
     } else {
-        if (torus_node_discover(comm, &s->node)) {
-            snprintf(err, errlen, "out of memory");
-            return TORUS_EXIT_RESOURCE;
-        }
+        int nrc = torus_node_discover(comm, &s->node, err, errlen);
+        if (nrc)
+            return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
         s->own_node = 1;
     }
     torus_node_info ni = s->node;

@@ -1,8 +1,10 @@
 /*
  * node.c - which ranks share a node, found once with
- * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): used by the harness (memory
- * per node, default sizing) and by the routed algorithm's node-local last
- * dimension (paper 002 sec. 6.2, the virtual-node hop).
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or emulated by TORUS_NODES /
+ * TORUS_HOSTFILE (node_layout.c): used by the harness (memory per node,
+ * default sizing), the routed algorithm's node-local last dimension
+ * (paper 002 sec. 6.2, the virtual-node hop) and shared-memory rings, the
+ * node-aware barrier and the MPI adapter.  The kit's only node detection.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "torus_mpi.h"
@@ -10,6 +12,7 @@
 #include "torus_mem.h"
 
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -60,12 +63,86 @@ int torus_all_ok(MPI_Comm comm, int ok)
     return all;
 }
 
-int torus_node_discover(MPI_Comm comm, torus_node_info *ni)
+/* FNV-1a over n ints after a tag: what the ranks compare. */
+static uint64_t layout_hash(int tag, const int *v, int n, const char *err)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)tag;
+    for (int i = 0; i < n; i++)
+        for (int b = 0; b < 32; b += 8)
+            h = (h ^ (((unsigned)v[i] >> b) & 0xff)) * 0x100000001b3ULL;
+    for (const char *p = err; p && *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The emulated layout of every rank of MPI_COMM_WORLD into *node_of (NULL
+ * when none is set), agreed by every rank of comm with one allreduce of
+ * {hash, ~hash, worst verdict}: equal hashes leave max(hash) = ~max(~hash).
+ * 0, -1 out of memory, -2 bad or differing settings (err on every rank). */
+static int agreed_override(MPI_Comm comm, int **node_of, int *kind, char *err, size_t errlen)
+{
+    int wn;
+    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &wn));
+    int rc = torus_node_override(wn, node_of, err, errlen);
+    const char *k = getenv("TORUS_NODES");
+    *kind = rc != 1 ? 0 : k && *k ? 1 : 2;
+    uint64_t h = rc == 1 ? layout_hash(*kind, *node_of, wn, NULL) : layout_hash(10 + rc, NULL, 0, rc ? err : NULL);
+    uint64_t mine[3] = {h, ~h, rc == -3 ? 2 : rc == -2 ? 1 : 0}, all[3];
+    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, comm));
+    if (all[2] == 2 || (all[0] == ~all[1] && !all[2]))
+        return all[2] ? -1 : 0;
+    if (all[0] != ~all[1])
+        snprintf(err, errlen, "TORUS_NODES / TORUS_HOSTFILE give different node layouts on different ranks: allowed "
+                              "the same setting and file on every rank (mpirun -x, or env on the command line)");
+    free(*node_of);
+    *node_of = NULL;
+    return -2;
+}
+
+/* ni->comm from the emulated layout: the ranks of comm on one emulated
+ * node, which must lie within one machine (the shared-memory transport
+ * maps its peers' memory).  0, or -2 with err on every rank. */
+static int split_emulated(MPI_Comm comm, int rank, const int *node_of, torus_node_info *ni, char *err, size_t errlen)
+{
+    int wr;
+    MPI_Comm real;
+    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &wr));
+    TORUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real));
+    int machine = wr;
+    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &machine, 1, MPI_INT, MPI_MIN, real));
+    TORUS_MPI_CHECK(MPI_Comm_free(&real));
+    TORUS_MPI_CHECK(MPI_Comm_split(comm, node_of[wr], rank, &ni->comm));
+    int mm[2] = {machine, -machine};
+    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, ni->comm));
+    if (torus_all_ok(comm, mm[0] == -mm[1]))
+        return 0;
+    snprintf(err, errlen, "%s: an emulated node holds ranks of different machines: allowed nodes that each lie "
+                          "within one machine",
+             ni->emulated == 1 ? "TORUS_NODES" : "TORUS_HOSTFILE");
+    TORUS_MPI_CHECK(MPI_Comm_free(&ni->comm));
+    return -2;
+}
+
+int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t errlen)
 {
     int rank, size;
     TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     TORUS_MPI_CHECK(MPI_Comm_size(comm, &size));
-    TORUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm));
+    int *node_of = NULL;
+    ni->comm = MPI_COMM_NULL;
+    int orc = agreed_override(comm, &node_of, &ni->emulated, err, errlen);
+    if (orc == -1)
+        snprintf(err, errlen, "out of memory while reading the node layout");
+    if (orc)
+        return orc;
+    if (node_of) {
+        orc = split_emulated(comm, rank, node_of, ni, err, errlen);
+        free(node_of);
+        if (orc)
+            return orc;
+    } else {
+        TORUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm));
+    }
     TORUS_MPI_CHECK(MPI_Comm_rank(ni->comm, &ni->local));
     TORUS_MPI_CHECK(MPI_Comm_size(ni->comm, &ni->local_size));
     int leader = rank;
@@ -76,6 +153,7 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni)
     if (!torus_all_ok(comm, flags != NULL)) {
         free(flags);
         TORUS_MPI_CHECK(MPI_Comm_free(&ni->comm));
+        snprintf(err, errlen, "out of memory while finding the node layout");
         return -1;
     }
     TORUS_MPI_CHECK(MPI_Allgather(&is_leader, 1, MPI_INT, flags, 1, MPI_INT, comm));
@@ -124,4 +202,9 @@ int torus_node_cores(const torus_node_info *ni)
     for (int i = 0; i < W; i++)
         n += __builtin_popcountll(all[i]);
     return n > 0 ? n : 1;
+}
+
+const char *torus_node_source(const torus_node_info *ni)
+{
+    return ni->emulated == 1 ? "TORUS_NODES" : ni->emulated == 2 ? "TORUS_HOSTFILE" : "MPI_COMM_TYPE_SHARED";
 }

@@ -105,6 +105,26 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
 #define TORUS_MAP_MAX_BYTES (1ULL << 32)
 int torus_map_stream(torus_map *m, const torus_shape *s, FILE *f, const char *name, char *err, size_t errlen);
 void torus_map_free(torus_map *m);
+
+/* An emulated node layout (node_layout.c, docs/running.md "Several nodes
+ * on one machine"): TORUS_NODES=k, k nodes of consecutive ranks (k must
+ * divide nranks), or TORUS_HOSTFILE=FILE, one host name per rank, ranks
+ * with the same name on one node.  Returns 0 when neither is set, 1 with
+ * *node_of (malloc'ed, nranks entries: every rank's node, nodes numbered
+ * by their lowest rank), -2 bad input or -3 out of memory with one line
+ * in err.  Reads the environment and the file only: the same on every
+ * rank given the same environment (node.c checks that it is). */
+int torus_node_override(int nranks, int **node_of, char *err, size_t errlen);
+/* The host file's reader (over a path, or a stream the caller owns, named
+ * name in messages): blank lines and '#' comments skipped, blanks around
+ * a name ignored, names of letters, digits, '.', '-', '_' up to
+ * TORUS_HOST_NAME_MAX; exactly nranks names.  node_of as above; 0, -2 or
+ * -3 with one line in err. */
+#define TORUS_HOST_NAME_MAX 255
+#define TORUS_HOSTS_LINE_MAX 1024
+#define TORUS_HOSTS_MAX_BYTES (16ULL << 20)
+int torus_hosts_file(int *node_of, int nranks, const char *path, char *err, size_t errlen);
+int torus_hosts_stream(int *node_of, int nranks, FILE *f, const char *name, char *err, size_t errlen);
 int torus_map_linear(const torus_shape *s, const int *c);
 
 /* Dimension-ordered routing for one rank.  Buckets are numbered per

@@ -74,7 +74,9 @@ void torus_shm_destroy(torus_shm *s);
 
 /* ---- node layout (node.c) -------------------------------------------- */
 
-/* The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED). */
+/* The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED), or an
+ * emulated layout (TORUS_NODES / TORUS_HOSTFILE, torus.h's
+ * torus_node_override): several nodes on one machine. */
 typedef struct torus_node_info {
     MPI_Comm comm;    /* the node's communicator; torus_node_free releases it */
     int node;         /* node number, nodes ordered by their lowest rank */
@@ -83,10 +85,18 @@ typedef struct torus_node_info {
     int nnodes;
     int per_node;     /* ranks per node, -1 when nodes differ */
     int max_per_node;
+    int emulated;     /* 0: MPI_COMM_TYPE_SHARED, 1: TORUS_NODES, 2: TORUS_HOSTFILE */
 } torus_node_info;
 
-/* Collective over comm.  Returns 0, or -1 on out of memory (on every rank). */
-int torus_node_discover(MPI_Comm comm, torus_node_info *ni);
+/* Collective over comm.  Returns 0, -1 out of memory or -2 a bad or
+ * differing TORUS_NODES / TORUS_HOSTFILE (exit 2), with one line in err,
+ * on every rank.  An emulated node is the ranks of comm whose
+ * MPI_COMM_WORLD ranks the layout puts together; each must lie within one
+ * machine. */
+int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t errlen);
+/* Where the layout came from: "MPI_COMM_TYPE_SHARED", "TORUS_NODES" or
+ * "TORUS_HOSTFILE" (for the preamble). */
+const char *torus_node_source(const torus_node_info *ni);
 /* Collective over the node: the cores its ranks may run on (the union of
  * their affinity masks).  local_size above it: the node is oversubscribed. */
 int torus_node_cores(const torus_node_info *ni);

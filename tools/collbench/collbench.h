@@ -156,6 +156,7 @@ typedef struct row {
 
 typedef struct run_info {
     int ranks, nodes, per_node;
+    const char *node_src; /* NULL, or the emulated layout's setting (TORUS_NODES, TORUS_HOSTFILE) */
     char shape[128], shape_src[160];
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[64];

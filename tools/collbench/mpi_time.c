@@ -512,10 +512,9 @@ int setup_mpi(bench *b, char *err, size_t errlen)
     torus_cli_escape(o->dims, esc, sizeof esc);
     snprintf(b->ri->shape_src, sizeof b->ri->shape_src, "--dims %s", esc);
     torus_node_info ni;
-    if (torus_node_discover(MPI_COMM_WORLD, &ni)) {
-        snprintf(err, errlen, "out of memory discovering the nodes");
-        return TORUS_EXIT_RESOURCE;
-    }
+    int nrc = torus_node_discover(MPI_COMM_WORLD, &ni, err, errlen);
+    if (nrc)
+        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
     /* the one memory check, before any buffer is touched */
     torus_mem_verdict v;
     double need = buffer_need(o, b->n);
@@ -532,6 +531,7 @@ int setup_mpi(bench *b, char *err, size_t errlen)
     }
     b->ri->nodes = ni.nnodes;
     b->ri->per_node = ni.max_per_node;
+    b->ri->node_src = ni.emulated ? torus_node_source(&ni) : NULL;
     b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
     if (!torus_all_ok(MPI_COMM_WORLD, b->node_of != NULL)) {
         snprintf(err, errlen, "out of memory for the node table");

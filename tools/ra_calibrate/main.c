@@ -24,11 +24,13 @@ static int cal_setup(cal *c, int *argc, char ***argv)
         MPI_Finalize();
         return TORUS_EXIT_USAGE;
     }
-    if (torus_node_discover(MPI_COMM_WORLD, &c->ni)) {
+    char nerr[600];
+    int nrc = torus_node_discover(MPI_COMM_WORLD, &c->ni, nerr, sizeof nerr);
+    if (nrc) {
         if (!rank)
-            fprintf(stderr, "ra_calibrate: out of memory finding the nodes\n");
+            fprintf(stderr, "ra_calibrate: %s\n", nerr);
         MPI_Finalize();
-        return TORUS_EXIT_RESOURCE;
+        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
     }
     int cores = cores_online(), cmin;
     TORUS_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));

@@ -95,6 +95,11 @@ typedef struct pm_comm {
 /* Set while the adapter runs (its own setup or a torus call): MPI calls the
  * torus library makes inside go straight to PMPI_. */
 extern int pm__busy;
+/* MPI_COMM_WORLD's node layout once its state is built (stats print it):
+ * nodes, most ranks on one, and where it came from (torus_node_source);
+ * pm__nodes 0 until then. */
+extern int pm__nodes, pm__per_node;
+extern const char *pm__node_src;
 /* TORUS_COLL_REPRO=library: floating sums and products go to the library. */
 extern int pm__repro_library;
 /* TORUS_COLL_PERSISTENT=start: persistent inits are intercepted and run

@@ -31,6 +31,8 @@
 #include <string.h>
 
 int pm__busy;
+int pm__nodes, pm__per_node;
+const char *pm__node_src = "";
 int pm__repro_library;
 int pm__persist_start;
 
@@ -135,7 +137,7 @@ static int check_name(char *msg, size_t len, const char *name, const char *what,
 static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
                                        "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
                                        "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV",
-                                       "TORUS_COLL_PERSISTENT"};
+                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT"};
 
 /* Checks every setting: 0, or -1 with the first bad one's line in msg. */
 static int check_settings(char *msg, size_t len)
@@ -169,6 +171,13 @@ static int check_settings(char *msg, size_t len)
             return -1;
         }
     }
+    /* an emulated node layout: read here to say a bad one once, at the
+     * start, rather than at each communicator's first call */
+    int *node_of = NULL;
+    int lrc = torus_node_override(world_n, &node_of, msg, len);
+    free(node_of);
+    if (lrc < 0)
+        return -1;
     /* TORUS_COLL_<OP>=name: the library would reject a bad name at the
      * first call on each communicator; say it once, now */
     for (int op = 0; op < TORUS_COLL_NCOLL; op++)
@@ -215,7 +224,7 @@ static void agree(int bad, const char *msg, int level)
             fprintf(stderr, "torus_pmpi: %s\n", msg);
     } else if (all[0] != ~all[1]) {
         if (me == 0)
-            fprintf(stderr, "torus_pmpi: the TORUS_COLL* settings differ between ranks: the launcher must export "
+            fprintf(stderr, "torus_pmpi: the TORUS_NODES, TORUS_HOSTFILE or TORUS_COLL* settings differ between ranks: the launcher must export "
                             "the same environment to every rank (mpirun -x, or env on the command line)\n");
     } else {
         if (all[5] || all[3] != ~all[4]) {
@@ -331,9 +340,17 @@ static int build(pm_comm *pc)
     if (!torus_all_ok(pc->comm, ok))
         return -1;
     torus_node_info ni;
-    if (torus_node_discover(pc->comm, &ni))
+    if (torus_node_discover(pc->comm, &ni, err, sizeof err)) {
+        if (pc->me == 0)
+            fprintf(stderr, "torus_pmpi: %s: this communicator's calls go to the MPI library\n", err);
         return -1;
+    }
     PMPI_Allgather(&ni.node, 1, MPI_INT, pc->node_of, 1, MPI_INT, pc->comm);
+    if (pc->comm == MPI_COMM_WORLD) {
+        pm__nodes = ni.nnodes;
+        pm__per_node = ni.max_per_node;
+        pm__node_src = torus_node_source(&ni);
+    }
     torus_node_free(&ni);
     if (torus_mpi_create(&pc->tm, pc->comm, &pc->map, pc->me, 1, 0, err, sizeof err))
         return -1;

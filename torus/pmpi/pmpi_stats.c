@@ -162,6 +162,9 @@ void pm__print_stats(pm_why mode)
         return;
     fprintf(stderr, "torus_pmpi: stats over %d ranks%s (each figure the largest over ranks)\n", n,
             mode == PM_WHY_OFF ? ", TORUS_COLL=off" : "");
+    if (pm__nodes)
+        fprintf(stderr, "torus_pmpi: nodes: %d, %d ranks per node at most (from %s)\n", pm__nodes, pm__per_node,
+                pm__node_src);
     for (int op = 0; op < PM_NOPS; op++) {
         const pm_stat *s = &all[op];
         char line[1024];

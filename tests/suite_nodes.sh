@@ -1,0 +1,130 @@
+# suite_nodes.sh - several nodes on one machine (issue 25 item 3,
+# docs/running.md): TORUS_NODES=k / TORUS_HOSTFILE give the kit an
+# emulated node layout, with traffic between those nodes through the MPI
+# library's network path (NODES_NET below).  At 2 and 4 nodes of 2 ranks:
+# ra_opt (shared-memory rings inside a node, --node-dim) and ra_base
+# match the one-rank fingerprint and print the layout; collbench
+# --validate agrees with the MPI library, its barrier's auto pick is
+# node_aware over the emulated nodes; the adapter's probe gives the same
+# digests with and without libtorus_pmpi.so and says the layout.  Bad,
+# differing and machine-crossing layouts stop with one line, exit 2.
+# Sourced by run_tests.sh (its glob registers every tests/suite_*.sh;
+# helpers: tests/lib.sh).
+NODES_K=16
+nodes_saved_flags=$MPIRUN_FLAGS
+# The MPI library's own view must match the emulated nodes, so that the
+# traffic between them takes its network path: MPICH (4.0+) splits a
+# machine into cliques (MPIR_CVAR_NUM_CLIQUES, by block as TORUS_NODES
+# does) and sends between cliques through its netmod (UCX here; not
+# UCX_TLS=tcp,self, under which pmpi_check hung in MPI_Finalize, see
+# docs/running.md); Open MPI takes ob1 with the TCP BTL only (no vader
+# shared memory between any ranks; the rings of ra_opt use an MPI shared
+# window, which Open MPI allocates without a BTL).
+if [ "$MPI" = openmpi ]; then
+    MPIRUN_FLAGS="$MPIRUN_FLAGS --mca pml ob1 --mca btl tcp,self"
+fi
+# nodes_env K : the environment of a run on K emulated nodes
+nodes_env() {
+    echo "TORUS_NODES=$1"
+    [ "$MPI" = mpich ] && echo "MPIR_CVAR_NUM_CLIQUES=$1 MPIR_CVAR_CLIQUES_BY_BLOCK=1"
+}
+# run_nodes N K CMD... : N ranks as K emulated nodes
+run_nodes() {
+    local n=$1 k=$2
+    shift 2
+    # shellcheck disable=SC2046 # the words of nodes_env are separate settings
+    run_mpi "$n" env $(nodes_env "$k") "$@"
+}
+# nodes_line N K : the preamble line a run of N ranks on K emulated nodes prints
+nodes_line() { echo "# ranks: $1 on $2 node(s), $(($1 / $2)) per node (emulated: TORUS_NODES)"; }
+
+ref=$("$BUILD/tests/ra_seq" $NODES_K lfsr)
+for k in 2 4; do
+    n=$((2 * k))
+    for prog in ra_opt ra_base; do
+        run_nodes $n $k bin/$prog --log2-table $NODES_K
+        rc=$?
+        if grep -qxF "$(nodes_line $n $k)" "$TMP/out"; then
+            expect_exact "$prog n=$n as $k nodes of 2 ($(nodes_line $n $k | cut -c3-))" "$ref" $rc
+        else
+            bad "$prog n=$n TORUS_NODES=$k: no line '$(nodes_line $n $k)': $(grep -m1 '^# ranks' "$TMP/out") $(head -c 300 "$TMP/err")"
+        fi
+    done
+    # the rings connect the 2 ranks of a node only: at 2 ranks per node a
+    # 2x... shape's last dimension (node-local by --node-dim) is the one
+    # dimension through shared memory, whatever the machine holds
+    run_nodes $n $k bin/ra_opt --log2-table $NODES_K --node-dim --node-transport shm
+    rc=$?
+    if grep -qE "^# node transport: shm \(1 of [0-9]+ dimensions? through shared memory at rank 0; 2 ranks on [0-9]+ cores? on rank 0's node\)" "$TMP/out"; then
+        expect_exact "ra_opt n=$n --node-dim on $k emulated nodes (shape $(key shape)): one dimension in a node's rings" "$ref" $rc
+    else
+        bad "ra_opt n=$n TORUS_NODES=$k --node-dim: $(grep -m1 '^# node transport' "$TMP/out") $(head -c 300 "$TMP/err")"
+    fi
+
+    run_nodes $n $k bin/collbench --validate --sizes 8,4K --iters 1 --warmup 0
+    rc=$?
+    got=$(sed -n 's/^# validation: \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$TMP/out")
+    pick=$(awk '/^# op: / { op = $3; next } op == "barrier" && $2 ~ /^auto\(/ { print $2; exit }' "$TMP/out")
+    if [ $rc = 0 ] && [ "${got#* }" = 0 ] && [ "${got% *}" -gt 0 ] && [ "$pick" = "auto(node_aware)" ] &&
+        grep -qxF "$(nodes_line $n $k)" "$TMP/out"; then
+        ok "collbench --validate n=$n as $k nodes: ${got% *} checks, 0 failed, barrier $pick"
+    else
+        bad "collbench --validate n=$n TORUS_NODES=$k: rc=$rc checks '$got' barrier '$pick' $(grep -m1 '^# ranks' "$TMP/out") $(head -c 300 "$TMP/err")"
+    fi
+
+    PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
+    st=$((n == 4 ? 8 : 32)) # every 8th case at 4 ranks, every 32nd at 8 (as suite_pmpi.sh)
+    run_nodes $n $k "$BUILD/tests/pmpi_check" $st
+    rc_plain=$?
+    cp "$TMP/out" "$TMP/nodes_plain"
+    run_nodes $n $k LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$BUILD/tests/pmpi_check" $st
+    rc_pre=$?
+    if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && cmp -s "$TMP/nodes_plain" "$TMP/out" &&
+        grep -qxF "torus_pmpi: nodes: $k, 2 ranks per node at most (from TORUS_NODES)" "$TMP/err" &&
+        grep '^torus_pmpi: barrier: calls ' "$TMP/err" | grep -qE '[(,] ?node_aware [1-9]'; then
+        ok "pmpi_check $st n=$n as $k nodes: the same digests with and without the adapter, $(grep -m1 '^torus_pmpi: nodes' "$TMP/err" | cut -d' ' -f2-), barrier node_aware"
+    else
+        bad "pmpi_check n=$n TORUS_NODES=$k: rc $rc_plain/$rc_pre, $(grep -m1 '^torus_pmpi: nodes' "$TMP/err"), $(grep -m1 '^torus_pmpi: barrier' "$TMP/err") $(grep -v '^torus_pmpi' "$TMP/err" | head -c 300)"
+    fi
+done
+
+# A host file gives the same layout as TORUS_NODES: ranks 0,1 on a, 2,3 on b
+printf '# two emulated hosts\na\na\nb \n\nb\n' >"$TMP/hosts"
+TORUS_HOSTFILE="$TMP/hosts" run_mpi 4 bin/ra_opt --log2-table $NODES_K
+rc=$?
+if grep -qxF "# ranks: 4 on 2 node(s), 2 per node (emulated: TORUS_HOSTFILE)" "$TMP/out"; then
+    expect_exact "ra_opt n=4 TORUS_HOSTFILE (2 hosts of 2 ranks)" "$ref" $rc
+else
+    bad "ra_opt n=4 TORUS_HOSTFILE: $(grep -m1 '^# ranks' "$TMP/out") $(head -c 300 "$TMP/err")"
+fi
+
+# Bad layouts: one line naming the value and what is allowed, exit 2
+expect_fail "TORUS_NODES=3 at 4 ranks" 2 "TORUS_NODES=3: the 4 ranks do not split evenly into that many nodes: allowed 1, 2, 4" \
+    4 env TORUS_NODES=3 bin/ra_opt --log2-table 10
+expect_fail "TORUS_NODES=x at 2 ranks (ra_base)" 2 "TORUS_NODES=x: .*allowed 1, 2" 2 env TORUS_NODES=x bin/ra_base --log2-table 10
+expect_fail "TORUS_NODES=0 (collbench)" 2 "TORUS_NODES=0: .*allowed 1, 2" 2 env TORUS_NODES=0 bin/collbench --op barrier --sizes 8
+expect_fail "TORUS_NODES and TORUS_HOSTFILE" 2 "both set: allowed one of them" 2 env TORUS_NODES=1 TORUS_HOSTFILE="$TMP/hosts" bin/ra_opt --log2-table 10
+printf 'a\na\nb\n' >"$TMP/hosts3"
+expect_fail "host file one line short" 2 "has 3 host lines but there are 4 ranks: allowed one line per rank" 4 env TORUS_HOSTFILE="$TMP/hosts3" bin/ra_opt --log2-table 10
+printf 'a\na b\n' >"$TMP/hostsbad"
+expect_fail "host file with a blank in a name" 2 "hostsbad:2: bad host name 'a b': allowed letters" 2 env TORUS_HOSTFILE="$TMP/hostsbad" bin/ra_base --log2-table 10
+expect_fail "missing host file" 2 "TORUS_HOSTFILE: cannot read" 2 env TORUS_HOSTFILE="$TMP/nope" bin/ra_opt --log2-table 10
+expect_fail "adapter: TORUS_NODES=3 at 2 ranks" 2 "torus_pmpi: TORUS_NODES=3: the 2 ranks do not split evenly" \
+    2 env LD_PRELOAD="$PWD/lib/$MPI/libtorus_pmpi.so" TORUS_NODES=3 "$BUILD/tests/pmpi_check" 32
+# ranks that disagree (rank 0 alone sees TORUS_NODES): refused, one line
+printf '#!/bin/sh\n[ "${PMI_RANK:-$OMPI_COMM_WORLD_RANK}" = 0 ] && export TORUS_NODES=2\nexec "$@"\n' >"$TMP/rank0only"
+chmod +x "$TMP/rank0only"
+run_mpi 2 "$TMP/rank0only" bin/ra_opt --log2-table 10
+rc=$?
+if [ $rc = 2 ] && [ "$(grep -c 'different node layouts on different ranks' "$TMP/err")" = 1 ]; then
+    ok "TORUS_NODES on rank 0 only -> exit 2: $(grep -m1 'different node layouts' "$TMP/err")"
+else
+    bad "TORUS_NODES on rank 0 only: exit $rc (want 2), stderr: $(head -c 300 "$TMP/err")"
+fi
+# an emulated node across the MPI library's nodes (MPICH's cliques): the
+# shared-memory transport could not map it, so refused
+if [ "$MPI" = mpich ]; then
+    expect_fail "TORUS_NODES=1 over 2 MPICH cliques" 2 "an emulated node holds ranks of different machines" \
+        4 env TORUS_NODES=1 MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_CLIQUES_BY_BLOCK=1 bin/ra_opt --log2-table 10
+fi
+MPIRUN_FLAGS=$nodes_saved_flags
