@@ -1,8 +1,10 @@
 # suite_tune.sh - the tuning file (issue 26 item 3): collbench --tune at 2
 # ranks writes a selection table, a run at 1 rank merges into it, and the
 # library runs the file's choices (collbench's auto rows and the MPI
-# adapter's TORUS_COLL_STATS name them); a bad TORUS_COLL_TABLE is one
-# line and the compiled table, with results unchanged.
+# adapter's TORUS_COLL_STATS name them); a row saying mpi sends the
+# adapter's calls (and collbench's auto) to the library's own; a bad
+# TORUS_COLL_TABLE is one line and the compiled table, with results
+# unchanged.
 # Sourced by run_tests.sh (helpers: tests/lib.sh).
 TT=$TMP/tune
 mkdir -p "$TT"
@@ -76,6 +78,7 @@ if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && printf '%s\n' "$line" | grep -q '(.*swing [1-9]' &&
         ! printf '%s\n' "$line" | grep -q recursive_doubling; then
         ok "TORUS_COLL_TABLE under the adapter: the same digests, stats: $line"
+        swung=$(printf '%s\n' "$line" | sed -n 's/.*swing \([0-9]*\).*/\1/p')
     else
         bad "TORUS_COLL_TABLE under the adapter: rc $rc, stats: ${line:-none}; $(head -c 300 "$TMP/err")"
     fi
@@ -95,6 +98,51 @@ if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     fi
 else
     bad "suite_tune: $PM_LIB or $PM_CHECK not built"
+fi
+
+# a row that says mpi (the MPI library's own call) for allreduce at 2
+# ranks: collbench's auto row runs the library's call, labelled auto(mpi) ...
+printf 'torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n' >"$TT/mpi.table"
+run_mpi 2 env TORUS_COLL_TABLE="$TT/mpi.table" bin/collbench --op allreduce,bcast --sizes 8,4096 --algorithms auto \
+    --iters 2 --warmup 0 --rounds 1 --csv "$TT/mpi.csv"
+rc=$?
+got=$(awk -F, '$1 == "allreduce" && $3 == "auto" { print $4 }' "$TT/mpi.csv" 2>/dev/null | sort -u)
+bc=$(awk -F, '$1 == "bcast" && $3 == "auto" { print $4 }' "$TT/mpi.csv" 2>/dev/null | sort -u)
+if [ $rc = 0 ] && [ "$got" = mpi ] && [ -n "$bc" ] && [ "$bc" != mpi ] && grep -q 'auto(mpi)' "$TMP/out" &&
+    [ ! -s "$TMP/err" ]; then
+    ok "TORUS_COLL_TABLE row saying mpi: collbench's auto row ran the library's allreduce (auto(mpi)), bcast ran $bc"
+else
+    bad "TORUS_COLL_TABLE row saying mpi: rc $rc, allreduce auto chose '$got', bcast '$bc'; $(head -c 300 "$TMP/err")"
+fi
+# ... and the adapter hands the library every allreduce the swing table
+# ran as swing (reason table; those of 1-rank communicators, which the
+# row's ranks 2 does not fit, stay the torus library's), with the same
+# results
+if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$TT/mpi.table" "$PM_CHECK" 8
+    rc=$?
+    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
+    n=$(printf '%s\n' "$line" | sed -n 's/.*fell_through [0-9]* (.*table \([0-9]*\)).*/\1/p')
+    bline=$(grep -m1 '^torus_pmpi: bcast: calls ' "$TMP/err")
+    if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && [ -n "$n" ] && [ "$n" -gt 0 ] &&
+        [ "$n" = "${swung:-none}" ] && ! printf '%s\n' "$line" | grep -Eq '(doubling|rabenseifner|swing|ring) [0-9]' &&
+        ! printf '%s\n' "$bline" | grep -q 'table'; then
+        ok "TORUS_COLL_TABLE row saying mpi under the adapter: the same digests, stats: $line"
+    else
+        bad "TORUS_COLL_TABLE row saying mpi under the adapter: rc $rc, stats: ${line:-none}; bcast ${bline:-none}; $(head -c 300 "$TMP/err")"
+    fi
+fi
+
+# --tune counts the library's own call as a candidate: timed alone, it
+# is every row's winner
+run_mpi 2 bin/collbench --tune "$TT/lib.table" --op barrier,allreduce --sizes 8,4096 --algorithms mpi --iters 2 \
+    --warmup 0 --rounds 1
+rc=$?
+if [ $rc = 0 ] && [ "$(file_alg allreduce 2 8 "$TT/lib.table")" = mpi ] &&
+    [ "$(file_alg barrier 2 0 "$TT/lib.table")" = mpi ]; then
+    ok "collbench --tune writes mpi rows where the library's call wins: $(grep -c '^  ' "$TT/lib.table") rows"
+else
+    bad "collbench --tune with mpi: rc $rc, stderr $(head -c 300 "$TMP/err"), file: $(cat "$TT/lib.table" 2>&1)"
 fi
 
 # collbench with a missing table: one line, the run goes on

@@ -29,7 +29,11 @@ static const char good[] = "# a comment before the first line\n"
                            "  allreduce 4 0 any any any any 0-1024 rabenseifner   # a trailing comment\n"
                            "  allreduce 4 0 any any any any 1025-any recursive_doubling\n"
                            "  barrier 2-8 1 1 0 any 0 any dissemination\n"
-                           "  alltoallv any 0 any any 1 any 0-32 bruck\n";
+                           "  alltoallv any 0 any any 1 any 0-32 bruck\n"
+                           /* mpi: the MPI library's own call, any op */
+                           "  allreduce 4 0 any any any any 16384 mpi\n"
+                           "  bcast 4 0 any any any any any mpi\n"
+                           "  alltoallv any 0 any any 1 any 33-any mpi\n";
 
 static void read_good(void)
 {
@@ -38,7 +42,7 @@ static void read_good(void)
     put(path, good);
     torus_coll_table *t = NULL;
     ASSERT_EQ_INT(torus_coll_table_read(&t, path, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_coll_table_rows(t), 4);
+    ASSERT_EQ_INT(torus_coll_table_rows(t), 7);
     const torus_coll_table_row *r = torus_coll_table_row_at(t, 0);
     ASSERT_EQ_INT(r->op, TORUS_COLL_ALLREDUCE);
     ASSERT_EQ_INT(r->min_ranks, 4);
@@ -61,6 +65,12 @@ static void read_good(void)
     r = torus_coll_table_row_at(t, 3);
     ASSERT_EQ_INT(r->min_ranks, -1);
     ASSERT_EQ_INT(r->uniform, 1);
+    r = torus_coll_table_row_at(t, 4);
+    ASSERT_EQ_INT(r->op, TORUS_COLL_ALLREDUCE);
+    ASSERT_EQ_U64(r->min_bytes, 16384);
+    ASSERT_STR_EQ(r->algorithm, "mpi");
+    ASSERT_STR_EQ(torus_coll_table_row_at(t, 5)->algorithm, "mpi");
+    ASSERT_EQ_INT(torus_coll_table_row_at(t, 6)->uniform, 1);
     /* written and read back: the same rows (the same id) */
     char path2[300];
     snprintf(path2, sizeof path2, "%s/written", dir);
@@ -71,9 +81,10 @@ static void read_good(void)
     ASSERT_EQ_INT(torus_coll_table_read(&t2, path2, err, sizeof err), 0);
     ASSERT_EQ_U64(torus_coll_table_hash(t2), torus_coll_table_hash(t));
     ASSERT_TRUE(torus_coll_table_hash(t) != 0);
+    ASSERT_STR_EQ(torus_coll_table_row_at(t2, 5)->algorithm, "mpi");
     /* a re-tune's merge: 4 ranks' allreduce rows dropped, the rest kept */
     torus_coll_table_drop(t2, TORUS_COLL_ALLREDUCE, 4);
-    ASSERT_EQ_INT(torus_coll_table_rows(t2), 2);
+    ASSERT_EQ_INT(torus_coll_table_rows(t2), 4);
     ASSERT_TRUE(torus_coll_table_hash(t2) != torus_coll_table_hash(t));
     torus_coll_table_free(t);
     torus_coll_table_free(t2);
@@ -115,6 +126,7 @@ static void bad_lines(void)
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 18446744073709551616 binomial\n", "bad bytes", "2^62");
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 swing\n", "bad:2: unknown bcast algorithm 'swing'",
             "allowed binomial");
+    refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 MPI\n", "unknown bcast algorithm 'MPI'", "or mpi");
     /* a format directive is data: echoed escaped, never interpreted */
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 %s%n%x\n", "unknown bcast algorithm '%s%n%x'", "allowed");
     char longline[2000];
@@ -153,16 +165,34 @@ static void choice(void)
      * the file says rabenseifner up to 1 KiB, recursive doubling above */
     ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 8), "rabenseifner");
     ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 4096), "recursive_doubling");
-    /* no row for bcast: the compiled table's choice */
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_ALLREDUCE, 8, 0), 0);
+    /* rows in file order: 1025-any recursive doubling comes before the
+     * 16384 mpi row */
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_ALLREDUCE, 16384, 0), 0);
+    /* bcast's only row says mpi: the library used directly has no MPI
+     * call, so for it no row fits (the compiled table's choice); a caller
+     * with the library's call is told to make it */
     const char *compiled_bcast = torus_coll_choice(c, TORUS_COLL_BCAST, 8);
     ASSERT_STR_EQ(compiled_bcast, "binomial");
-    /* a forced algorithm still wins over the file */
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_BCAST, 8, 0), 1);
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_BCAST, 1 << 20, 0), 1);
+    /* alltoallv's mpi row is for uniform blocks above 32 bytes only */
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_ALLTOALLV, 64, 1), 1);
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_ALLTOALLV, 64, 0), 0);
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_ALLTOALLV, 16, 1), 0);
+    ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLTOALLV, 64), "pairwise");
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_BARRIER, 0, 0), 0);
+    /* a forced algorithm still wins over the file, mpi rows too */
     ASSERT_EQ_INT(torus_coll_force(c, TORUS_COLL_ALLREDUCE, "swing"), 0);
+    ASSERT_EQ_INT(torus_coll_force(c, TORUS_COLL_BCAST, "binomial"), 0);
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_BCAST, 8, 0), 0);
+    torus_coll_force(c, TORUS_COLL_BCAST, NULL);
     torus_coll_force(c, TORUS_COLL_ALLREDUCE, NULL);
     /* ranks that disagreed: the compiled table everywhere */
     torus_coll_table_off();
     ASSERT_EQ_U64(torus_coll_table_use(msg, sizeof msg), 0);
     ASSERT_STR_EQ(torus_coll_choice(c, TORUS_COLL_ALLREDUCE, 8), "recursive_doubling");
+    ASSERT_EQ_INT(torus_coll_table_wants_library(c, TORUS_COLL_BCAST, 8, 0), 0);
     torus_coll_destroy(c);
     torus_sim_destroy(sim);
     torus_map_free(&m);

@@ -4,14 +4,17 @@
  * then hands to the library and the MPI adapter.
  *
  * Rows: per op, consecutive sizes with the same winner (least avg_us of
- * the algorithms that ran as asked; auto and mpi are not candidates)
- * become one row for exactly this run's rank count, its node layout
+ * the algorithms that ran as asked and the MPI library's own call, `mpi`;
+ * auto is not a candidate) become one row for exactly this run's rank count, its node layout
  * (nodes 1 when some node holds several ranks) and no deposit bit (MPI);
  * a row's bytes reach from just above the previous size up to its last
  * size, the first from 0, the last without bound.  alltoall's rows are
  * for uniform blocks (uniform 1); alltoallv's, timed only when alltoall
  * is not, for any counts.  FILE's rows for other rank counts or ops stay;
- * this rank count's rows of the ops tuned are replaced. */
+ * this rank count's rows of the ops tuned are replaced.  An `mpi` row
+ * sends the adapter's calls there to the library's own (the target: no
+ * size slower than the library); the torus library used directly reads it
+ * as no row (torus_coll_table_wants_library). */
 #include "collbench.h"
 
 #include <sys/stat.h>
@@ -62,7 +65,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
         int j = i;
         for (; j < ri->nrows && ri->rows[j].size == size; j++) {
             const row *r = &ri->rows[j];
-            if (r->kind != kind || !strcmp(r->alg, "auto") || !strcmp(r->alg, "mpi") || strcmp(r->alg, r->chosen))
+            if (r->kind != kind || !strcmp(r->alg, "auto") || strcmp(r->alg, r->chosen))
                 continue;
             if (!best || r->avg_us < best->avg_us)
                 best = r;

@@ -78,8 +78,9 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
         snprintf(err, errlen, "bad op: allowed barrier, bcast, allreduce or alltoallv");
         return -1;
     }
+    /* "mpi": the MPI library's own call (no torus algorithm; alg NULL) */
     const torus__coll_alg *alg = torus__coll_find(r->op, r->algorithm);
-    if (!alg) {
+    if (!alg && strcmp(r->algorithm, TORUS_COLL_TABLE_LIBRARY)) {
         char list[400] = "";
         size_t o = 0;
         const char *const *names = torus_coll_algorithms(r->op);
@@ -87,7 +88,8 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", names[i]);
         char shown[80];
         torus_cli_escape(r->algorithm, shown, sizeof shown);
-        snprintf(err, errlen, "unknown %s algorithm '%s': allowed %s", op_words[r->op], shown, list);
+        snprintf(err, errlen, "unknown %s algorithm '%s': allowed %s or " TORUS_COLL_TABLE_LIBRARY, op_words[r->op],
+                 shown, list);
         return -1;
     }
     if (t->n == MAX_ROWS) {
@@ -213,7 +215,7 @@ static int parse_row(char **w, torus_coll_table_row *r, char *err, size_t errlen
         else if (word_range(w[C_BYTES], 0, (uint64_t)1 << 62, &a, &b))
             c = C_BYTES, allowed = "any, N, N-M or N-any with 0 <= N <= M <= 2^62";
         else if (strlen(w[C_ALG]) >= sizeof r->algorithm)
-            c = C_ALG, allowed = "a registered algorithm of the op (collbench --help lists them)";
+            c = C_ALG, allowed = "a registered algorithm of the op (collbench --help lists them) or mpi";
         else {
             r->min_bytes = a < 0 ? 0 : (uint64_t)a;
             r->max_bytes = b < 0 ? UINT64_MAX : (uint64_t)b;
@@ -427,12 +429,15 @@ static int dims_over_one(const torus_shape *s)
     return d;
 }
 
-const torus__coll_alg *torus__coll_table_pick(const torus_coll *c, const torus__coll_args *a)
+/* The index of the first row of the process's table that fits a and whose
+ * algorithm's preconditions hold (an mpi row has none), or -1. */
+static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus_coll_table **tp)
 {
     torus_coll_table_use(NULL, 0);
     const torus_coll_table *t = off ? NULL : active;
+    *tp = t;
     if (!t)
-        return NULL;
+        return -1;
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
     int deposit = c->tp->line_send != NULL;
     for (int i = 0; i < t->n; i++) {
@@ -443,8 +448,29 @@ const torus__coll_alg *torus__coll_table_pick(const torus_coll *c, const torus__
             (r->uniform >= 0 && r->uniform != a->uniform) || (r->deposit >= 0 && r->deposit != deposit) ||
             (uint64_t)a->bytes < r->min_bytes || (uint64_t)a->bytes > r->max_bytes)
             continue;
-        if (t->alg[i]->ok(c, a))
-            return t->alg[i];
+        if (!t->alg[i] || t->alg[i]->ok(c, a))
+            return i;
     }
-    return NULL;
+    return -1;
+}
+
+/* An mpi row is "no row fits" here: the torus library used directly has
+ * no MPI call to make (the simulators); the adapter and collbench ask
+ * torus_coll_table_wants_library first. */
+const torus__coll_alg *torus__coll_table_pick(const torus_coll *c, const torus__coll_args *a)
+{
+    const torus_coll_table *t;
+    int i = first_fit(c, a, &t);
+    return i < 0 ? NULL : t->alg[i];
+}
+
+int torus_coll_table_wants_library(const torus_coll *c, torus_coll_op op, size_t bytes, int uniform)
+{
+    if (!c || op < 0 || op >= TORUS_COLL_NCOLL || c->forced[op])
+        return 0;
+    /* the facts the rows look at (ok reads only the shape and uniform) */
+    torus__coll_args a = {.op = op, .bytes = bytes, .uniform = op == TORUS_COLL_ALLTOALLV && uniform};
+    const torus_coll_table *t;
+    int i = first_fit(c, &a, &t);
+    return i >= 0 && !t->alg[i];
 }

@@ -165,6 +165,17 @@ uint64_t torus_coll_table_hash(const torus_coll_table *t);
 uint64_t torus_coll_table_use(char *msg, size_t len);
 /* Every context of this process uses the compiled table from now on. */
 void torus_coll_table_off(void);
+/* A row's algorithm `mpi`: the MPI library's own call.  The torus library
+ * itself cannot make it: to its own selection such a row is "no row fits"
+ * (the compiled table decides).  A caller that has the library's call
+ * (the MPI adapter, collbench) asks first: 1 when the first row of the
+ * process's table (loaded, not turned off) that fits op at `bytes` (as
+ * torus_coll_choice: the message, the vector, the uniform block; 0 for
+ * alltoallv with any counts) on c says mpi.  uniform: alltoall's uniform
+ * blocks (1) or alltoallv (0).  0 when op's algorithm is forced.  Depends
+ * only on facts every rank shares. */
+#define TORUS_COLL_TABLE_LIBRARY "mpi"
+int torus_coll_table_wants_library(const torus_coll *c, torus_coll_op op, size_t bytes, int uniform);
 
 /* Messages and bytes this rank has sent and received through the context. */
 typedef struct torus_coll_counts {

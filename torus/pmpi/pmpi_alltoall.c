@@ -48,6 +48,8 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
     }
     if (!why)
         why = pm__comm(comm, &pc);
+    if (!why)
+        why = pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
     if (why) {
         pm__fell(PM_ALLTOALL, why);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -102,6 +104,9 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
             (!in_place && pm__side(pc, &ss, PM_SCRATCH_SEND, sbuf, n, scounts, sdispls, st)))
             why = PM_WHY_ARGS;
     }
+    /* counts are never looked at (no rank knows another's): bytes 0 */
+    if (!why)
+        why = pm__table(pc, TORUS_COLL_ALLTOALLV, 0, 0);
     if (why) {
         pm__fell(PM_ALLTOALLV, why);
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);

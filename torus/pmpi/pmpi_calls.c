@@ -64,6 +64,8 @@ PM_EXPORT int MPI_Barrier(MPI_Comm comm)
     pm_why why = pm__ready();
     if (!why)
         why = pm__comm(comm, &pc);
+    if (!why)
+        why = pm__table(pc, TORUS_COLL_BARRIER, 0, 0);
     if (why) {
         pm__fell(PM_BARRIER, why);
         return PMPI_Barrier(comm);
@@ -91,6 +93,8 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
         why = pm__comm(comm, &pc);
     if (!why && (root < 0 || root >= pc->n))
         why = PM_WHY_ARGS;
+    if (!why)
+        why = pm__table(pc, TORUS_COLL_BCAST, (size_t)count * (size_t)t->size, 0);
     if (why) {
         pm__fell(PM_BCAST, why);
         return PMPI_Bcast(buf, count, dt, root, comm);
@@ -133,6 +137,9 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
         why = pm__reduction(t, top, &et);
     if (!why)
         why = pm__comm(comm, &pc);
+    /* the vector's bytes: torus_coll_allreduce's count * element size */
+    if (!why)
+        why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
     if (why) {
         pm__fell(PM_ALLREDUCE, why);
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);

@@ -59,6 +59,7 @@ typedef enum {
     PM_WHY_SETUP,     /* the communicator's torus state could not be built */
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_WHY_PERSISTENT, /* a persistent init while TORUS_COLL_PERSISTENT=library (the default) */
+    PM_WHY_TABLE,     /* the agreed TORUS_COLL_TABLE's first fitting row says mpi (the library's own call) */
     PM_NWHY
 } pm_why;
 
@@ -119,6 +120,13 @@ pm_why pm__mode(void);
 /* The communicator's state, built on first use (collective over comm: every
  * rank reaches it in the same call).  PM_OK with *out set, or why not. */
 pm_why pm__comm(MPI_Comm comm, pm_comm **out);
+
+/* PM_WHY_TABLE when the agreed table (TORUS_COLL_TABLE, checked equal on
+ * every rank at MPI_Init) sends op at `bytes` on pc to the library: the
+ * same byte figure the torus selection reads (bcast: the message,
+ * allreduce: the vector, alltoall: the block with uniform 1, alltoallv: 0
+ * with uniform 0, barrier: 0), so every rank decides alike; else PM_OK. */
+pm_why pm__table(const pm_comm *pc, torus_coll_op op, size_t bytes, int uniform);
 
 /* Scratch slot `slot` of at least bytes in pc (kept between calls); a rank
  * that cannot get it stops the job (exit 3): the other ranks are already

@@ -467,3 +467,11 @@ pm_why pm__mode(void)
 {
     return initialised ? mode : PM_WHY_ARGS;
 }
+
+/* The table's id was agreed at MPI_Init (a differing or bad file turned it
+ * off on every rank), and op, bytes and the communicator's shape are the
+ * same on every rank: every rank falls through, or none. */
+pm_why pm__table(const pm_comm *pc, torus_coll_op op, size_t bytes, int uniform)
+{
+    return pc->c && torus_coll_table_wants_library(pc->c, op, bytes, uniform) ? PM_WHY_TABLE : PM_OK;
+}

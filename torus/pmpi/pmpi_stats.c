@@ -38,7 +38,7 @@ int pm__timing;
 static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
                                               "neighbor_alltoallv"};
 static const char *const why_names[PM_NWHY] = {"", "off", "threads", "intercomm", "datatype", "user_op",
-                                                "type_op", "repro", "args", "setup", "topology", "persistent"};
+                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table"};
 
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)
