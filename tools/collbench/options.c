@@ -236,10 +236,10 @@ static const torus_opt *cb_spec(void)
          .help = "write the run as JSON (replaced atomically)"},
         {.name = "tune", .type = TORUS_OPT_FILE_OUT, .id = OPT_TUNE, .meta = "FILE", .defval = "none",
          .help = "time every algorithm of the collectives (--op, --sizes) at this run's rank count and write the "
-                 "fastest per op and size as a selection table for TORUS_COLL_TABLE=FILE (docs/collectives.md, "
-                 "Tuning); a FILE that holds a table keeps its rows for other rank counts (this rank count's rows "
-                 "of the ops timed are replaced), so runs at 2, 4 and 8 ranks build one table; replaced "
-                 "atomically"},
+                 "fastest per op and size (the MPI library's own call, mpi, among them) as a selection table "
+                 "for TORUS_COLL_TABLE=FILE (docs/collectives.md, Tuning); a FILE that holds a table keeps its "
+                 "rows for other rank counts (this rank count's rows of the ops timed are replaced), so runs at "
+                 "2, 4 and 8 ranks build one table; replaced atomically"},
         {.name = "simulate", .type = TORUS_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
         {.name = "choose", .type = TORUS_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
          .help = "run nothing: print what the selection table (torus/coll/select.c) picks for every --op and "
