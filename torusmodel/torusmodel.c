@@ -624,9 +624,10 @@ int main(int argc, char **argv)
     }
     code = pr == CLI_BAD ? 2 : check_all(&cli, &run, err, sizeof err);
     if (!code && cli.write_params && torus_outfile_probe(cli.write_params, err, sizeof err)) {
-        char e2[512];
-        snprintf(e2, sizeof e2, "--write-params: %s", err);
-        snprintf(err, sizeof err, "%s", e2);
+        /* bounded by the precision: what fits of the probe's message */
+        char e2[sizeof err];
+        snprintf(e2, sizeof e2, "--write-params: %.*s", (int)sizeof e2 - 17, err);
+        memcpy(err, e2, sizeof err);
         code = 2;
     }
     if (!code && cli.dry_run)
