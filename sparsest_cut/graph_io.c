@@ -277,8 +277,11 @@ static int cmp_pending(const void *a, const void *b)
 static int metis_symmetric(const char *name, pending_edge *fwd, size_t nfwd, pending_edge *bwd, size_t nbwd,
                            char *err, size_t errlen)
 {
-    qsort(fwd, nfwd, sizeof *fwd, cmp_pending);
-    qsort(bwd, nbwd, sizeof *bwd, cmp_pending);
+    /* an empty list may be a null pointer, which qsort must not be given */
+    if (nfwd)
+        qsort(fwd, nfwd, sizeof *fwd, cmp_pending);
+    if (nbwd)
+        qsort(bwd, nbwd, sizeof *bwd, cmp_pending);
     for (size_t i = 0; i < nfwd || i < nbwd; i++) {
         if (i < nfwd && i < nbwd && !cmp_pending(&fwd[i], &bwd[i]))
             continue;
