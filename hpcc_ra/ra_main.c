@@ -319,9 +319,8 @@ static void preamble(const driver *d)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     mpi_library(lib);
     printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
-    printf("# ranks: %d on %d node(s), %d per node%s%s%s\n", run->nprocs, d->node.nnodes, d->node.max_per_node,
-           d->node.emulated ? " (emulated: " : "", d->node.emulated ? torus_node_source(&d->node) : "",
-           d->node.emulated ? ")" : "");
+    printf("# ranks: %d on %d node(s), %d per node%s\n", run->nprocs, d->node.nnodes, d->node.max_per_node,
+           torus_node_note(&d->node));
     printf("# table: 2^%d words = %.3f GiB total, %llu words (%.3f GiB) on rank 0, huge pages %s\n",
            run->log2_table, gib(run->table_size * 8), (unsigned long long)run->local_size,
            gib(run->local_size * 8), d->huge ? "advised" : "not available");

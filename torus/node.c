@@ -208,3 +208,8 @@ const char *torus_node_source(const torus_node_info *ni)
 {
     return ni->emulated == 1 ? "TORUS_NODES" : ni->emulated == 2 ? "TORUS_HOSTFILE" : "MPI_COMM_TYPE_SHARED";
 }
+
+const char *torus_node_note(const torus_node_info *ni)
+{
+    return ni->emulated == 1 ? " (emulated: TORUS_NODES)" : ni->emulated == 2 ? " (emulated: TORUS_HOSTFILE)" : "";
+}

@@ -97,6 +97,9 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t er
 /* Where the layout came from: "MPI_COMM_TYPE_SHARED", "TORUS_NODES" or
  * "TORUS_HOSTFILE" (for the preamble). */
 const char *torus_node_source(const torus_node_info *ni);
+/* For a "# ranks: ... per node" line: " (emulated: TORUS_NODES)",
+ * " (emulated: TORUS_HOSTFILE)", or "" for the machine's own layout. */
+const char *torus_node_note(const torus_node_info *ni);
 /* Collective over the node: the cores its ranks may run on (the union of
  * their affinity masks).  local_size above it: the node is oversubscribed. */
 int torus_node_cores(const torus_node_info *ni);

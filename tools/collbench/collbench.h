@@ -156,7 +156,7 @@ typedef struct row {
 
 typedef struct run_info {
     int ranks, nodes, per_node;
-    const char *node_src; /* NULL, or the emulated layout's setting (TORUS_NODES, TORUS_HOSTFILE) */
+    const char *node_note; /* torus_node_note: "" or " (emulated: TORUS_NODES)" (MPI runs only) */
     char shape[128], shape_src[160];
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[64];

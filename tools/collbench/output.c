@@ -265,8 +265,7 @@ void print_preamble(const opts *o, const run_info *ri, const char *timer)
     if (o->simulate)
         printf("# ranks: %d simulated (one process), bgl link model\n", ri->ranks);
     else
-        printf("# ranks: %d on %d node(s), %d per node%s%s%s\n", ri->ranks, ri->nodes, ri->per_node,
-               ri->node_src ? " (emulated: " : "", ri->node_src ? ri->node_src : "", ri->node_src ? ")" : "");
+        printf("# ranks: %d on %d node(s), %d per node%s\n", ri->ranks, ri->nodes, ri->per_node, ri->node_note);
     printf("# shape: %s (%s), XYZT placement\n", ri->shape, ri->shape_src);
     printf("# MPI: %s%s\n", ri->mpi, o->simulate ? " (no MPI collective runs in --simulate)" : "");
     printf("# date: %s\n", ri->date);

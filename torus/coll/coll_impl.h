@@ -77,6 +77,9 @@ extern const int torus__coll_nlisted;
 const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name);
 /* select.c: the table's choice for these arguments (preconditions checked) */
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a);
+/* How many of the shape's dimensions are longer than 1: what a selection
+ * row's dims column compares (select.c and the file's rows, select_table.c). */
+int torus__coll_dims_over_one(const torus_shape *s);
 
 /* ---- messaging (coll.c) ------------------------------------------------ */
 /* Non-blocking: start, then torus__wait on the requests.  A peer equal to

@@ -104,7 +104,7 @@ static const rule table[] = {
     {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
 };
 
-static int dims_over_one(const torus_shape *s)
+int torus__coll_dims_over_one(const torus_shape *s)
 {
     int d = 0;
     for (int i = 0; i < s->ndims; i++)
@@ -118,7 +118,7 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
     const torus__coll_alg *from_file = torus__coll_table_pick(c, a);
     if (from_file)
         return from_file;
-    int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
+    int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = torus__coll_dims_over_one(&c->map->shape);
     int deposit = c->tp->line_send != NULL;
     /* the rows' algorithms looked up by name once (every thread finds the
      * same pointers), not on every call: a small collective costs well

@@ -421,14 +421,6 @@ void torus_coll_table_off(void)
     off = 1;
 }
 
-static int dims_over_one(const torus_shape *s)
-{
-    int d = 0;
-    for (int i = 0; i < s->ndims; i++)
-        d += s->k[i] > 1;
-    return d;
-}
-
 /* The index of the first row of the process's table that fits a and whose
  * algorithm's preconditions hold (an mpi row has none), or -1. */
 static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus_coll_table **tp)
@@ -438,7 +430,7 @@ static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus
     *tp = t;
     if (!t)
         return -1;
-    int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = dims_over_one(&c->map->shape);
+    int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = torus__coll_dims_over_one(&c->map->shape);
     int deposit = c->tp->line_send != NULL;
     for (int i = 0; i < t->n; i++) {
         const torus_coll_table_row *r = &t->row[i];

@@ -91,6 +91,16 @@ static void usage_error(const char *msg)
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* A setting of two words, the first the default: 0 for the default (or
+ * unset, or empty), 1 for the other, -1 for anything else. */
+static int two_words(const char *name, const char *dflt, const char *other)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || !strcmp(v, dflt))
+        return 0;
+    return strcmp(v, other) ? -1 : 1;
+}
+
 /* A value of an on/off setting: 1, 0, or -1 when it is neither. */
 static int on_off(const char *v)
 {
@@ -152,14 +162,13 @@ static int check_settings(char *msg, size_t len)
         bad_value(msg, len, "TORUS_COLL_STATS", st, "1, 0, on, off");
         return -1;
     }
-    const char *re = getenv("TORUS_COLL_REPRO");
-    if (re && *re && strcmp(re, "torus") && strcmp(re, "library")) {
-        bad_value(msg, len, "TORUS_COLL_REPRO", re, "torus (the default), library");
+    if (two_words("TORUS_COLL_REPRO", "torus", "library") < 0) {
+        bad_value(msg, len, "TORUS_COLL_REPRO", getenv("TORUS_COLL_REPRO"), "torus (the default), library");
         return -1;
     }
-    const char *pe = getenv("TORUS_COLL_PERSISTENT");
-    if (pe && *pe && strcmp(pe, "library") && strcmp(pe, "start")) {
-        bad_value(msg, len, "TORUS_COLL_PERSISTENT", pe, "library (the default), start");
+    if (two_words("TORUS_COLL_PERSISTENT", "library", "start") < 0) {
+        bad_value(msg, len, "TORUS_COLL_PERSISTENT", getenv("TORUS_COLL_PERSISTENT"),
+                  "library (the default), start");
         return -1;
     }
     const char *dims = getenv("TORUS_COLL_DIMS");
@@ -224,8 +233,9 @@ static void agree(int bad, const char *msg, int level)
             fprintf(stderr, "torus_pmpi: %s\n", msg);
     } else if (all[0] != ~all[1]) {
         if (me == 0)
-            fprintf(stderr, "torus_pmpi: the TORUS_NODES, TORUS_HOSTFILE or TORUS_COLL* settings differ between ranks: the launcher must export "
-                            "the same environment to every rank (mpirun -x, or env on the command line)\n");
+            fprintf(stderr, "torus_pmpi: the TORUS_NODES, TORUS_HOSTFILE or TORUS_COLL* settings differ between "
+                            "ranks: the launcher must export the same environment to every rank (mpirun -x, or "
+                            "env on the command line)\n");
     } else {
         if (all[5] || all[3] != ~all[4]) {
             torus_coll_table_off();
@@ -269,10 +279,8 @@ static void init(int collective)
     }
     const char *st = getenv("TORUS_COLL_STATS");
     pm__timing = st && *st && on_off(st) == 1;
-    const char *re = getenv("TORUS_COLL_REPRO");
-    pm__repro_library = re && !strcmp(re, "library");
-    const char *pe = getenv("TORUS_COLL_PERSISTENT");
-    pm__persist_start = pe && !strcmp(pe, "start");
+    pm__repro_library = two_words("TORUS_COLL_REPRO", "torus", "library") == 1;
+    pm__persist_start = two_words("TORUS_COLL_PERSISTENT", "library", "start") == 1;
     const char *on = getenv("TORUS_COLL");
     if (on && *on && !on_off(on)) {
         mode = PM_WHY_OFF;
