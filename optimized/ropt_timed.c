@@ -89,6 +89,31 @@ static void timed_params(const ropt_timed_config *c, ropt_params *prm)
     prm->lookahead = c->lookahead;
     prm->batch = ROPT_TIMED_DEFAULT_BATCH;
     prm->outstanding = c->outstanding;
+    if (c->budget > 0)
+        prm->budget = c->budget;
+}
+
+int ropt_timed_capacity(const ropt_timed_config *c)
+{
+    ropt_params prm;
+    timed_params(c, &prm);
+    int cap = ropt_capacity(&c->shape, &prm);
+    return cap > 0 ? cap : 0;
+}
+
+int ropt_timed_budget_for(const ropt_timed_config *c, int cap)
+{
+    ropt_params prm;
+    timed_params(c, &prm);
+    return cap * ropt_buffers(&c->shape, &prm) + prm.lookahead + 2 * prm.batch;
+}
+
+int ropt_timed_ra_opt_capacity(const torus_shape *s)
+{
+    ropt_params prm;
+    ropt_params_defaults(&prm);
+    int cap = ropt_capacity(s, &prm);
+    return cap > 0 ? cap : 0;
 }
 
 int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen)
@@ -103,7 +128,7 @@ int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen)
         snprintf(err, errlen, "--simulate needs CPU costs: set t_local and t_hop (e.g. --preset bgl-routed)");
         return -2;
     }
-    if (!(c->link_bw > 0) || c->updates_per_rank < 1 || c->outstanding < 1 ||
+    if (!(c->link_bw > 0) || c->updates_per_rank < 1 || c->outstanding < 1 || c->budget < 0 ||
         c->outstanding > ROPT_MAX_OUTSTANDING || !ropt_lookahead_ok(c->lookahead)) {
         snprintf(err, errlen,
                  "--simulate: link bandwidth > 0, updates >= 1, send slots 1..%d and a pipeline of 0 or a power of two "

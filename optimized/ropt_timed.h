@@ -30,6 +30,9 @@ typedef struct ropt_timed_config {
     int lookahead;       /* apply pipeline depth, counted in the budget (with a
                             generation batch of ROPT_TIMED_DEFAULT_BATCH) */
     int link_gaps;       /* torus_timed_params.link_gaps: 0 free-at times, 1 idle gaps */
+    int budget;          /* updates a rank may hold (0: HPCC's 1024).  torusmodel's
+                            reduced machine (scale.c) sets it so that its buckets
+                            hold as many updates as the full machine's */
 } ropt_timed_config;
 
 /* Fills c with ra_opt's defaults (send slots, look-ahead) and zero costs. */
@@ -66,6 +69,15 @@ typedef struct ropt_timed_result {
  * look-ahead, packet format, bucket capacity): 0, or -2 with one line in
  * err.  Cheap: torusmodel checks every shape before it simulates any. */
 int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen);
+
+/* The bucket capacity a run of c would have (0 when the shape leaves none),
+ * and the budget that gives capacity `cap` on c's shape with c's send slots
+ * and look-ahead (torusmodel's reduced machine keeps the full one's packets). */
+int ropt_timed_capacity(const ropt_timed_config *c);
+int ropt_timed_budget_for(const ropt_timed_config *c, int cap);
+/* ra_opt's own bucket capacity on shape s with its defaults (one send slot,
+ * its look-ahead and batch): the updates a packet of it holds. */
+int ropt_timed_ra_opt_capacity(const torus_shape *s);
 
 /* Returns 0, -2 on bad input (err), -3 out of memory or a stuck machine. */
 int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *r, char *err, size_t errlen);

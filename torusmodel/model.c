@@ -27,6 +27,7 @@
  */
 #include "torusmodel.h"
 #include "sparsest_cut.h"
+#include "ropt_timed.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -170,6 +171,23 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     }
     row->nodes = ceil(N / rpn);
     row->ranks_node = N / row->nodes;
+    /* a node given by its parameters: its costs on this shape (node.c) */
+    tm_params dq;
+    if (tm_node_given(p)) {
+        int j = rpn > 1 ? node_dims(s, rpn) : 0;
+        double out = 0;
+        for (int i = j; i < s->ndims; i++)
+            out += 1.0 - 1.0 / s->k[i];
+        if (p->algorithm == TM_DIRECT)
+            out = row->nodes > 1 ? (N - row->ranks_node) / N : 0;
+        double fill = p->algorithm == TM_ROUTED ? ropt_timed_ra_opt_capacity(s) : p->updates_per_message;
+        tm_node_derive(p, row->hops, out, fill, &dq);
+        p = &dq;
+        row->hops_out = out, row->fill = fill;
+        row->inj_gups = tm_node_injection(p, row->nodes, out, fill);
+    } else {
+        row->inj_gups = INFINITY;
+    }
     double cores = p->cores_per_node > 0 ? p->cores_per_node : row->ranks_node;
     row->cores_used = row->ranks_node < cores ? row->ranks_node : cores;
     if (p->algorithm == TM_ROUTED) {
@@ -199,11 +217,16 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         row->binding = "network", row->bound_gups = row->net_gups;
     if (row->mem_gups < row->bound_gups)
         row->binding = "memory", row->bound_gups = row->mem_gups;
+    if (row->inj_gups < row->bound_gups)
+        row->binding = "injection", row->bound_gups = row->inj_gups;
     /* the prediction: seconds one node spends per update */
     double pred = row->cpu_gups;
     double wait = p->algorithm == TM_ROUTED ? p->t_wait_routed : p->t_wait_direct;
     double plain = tm_node_gups_plain(p, row->ranks_node);
-    if (wait > 0) {
+    if (tm_node_given(p)) {
+        /* every cost is in the bounds: the smallest one (node.c) */
+        pred = row->bound_gups;
+    } else if (wait > 0) {
         /* the bound's work plus what a run of the algorithm was seen to lose */
         pred = row->nodes * f_node / (row->cycles_per_update + wait) / 1e9;
     } else if (p->algorithm == TM_ROUTED && row->node_gups > 0) {
@@ -220,6 +243,9 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     if (!(pred <= row->bound_gups))
         pred = row->bound_gups;
     row->predicted_gups = pred;
+    row->first_order_gups = pred;
+    row->scale_eta = 1;
+    row->cycles_local = p->t_local, row->cycles_hop = p->t_hop;
     return 0;
 }
 

@@ -22,6 +22,7 @@ typedef struct key_def {
 } key_def;
 
 #define NUM(k, h) {#k, 1, offsetof(tm_params, k), h}
+#define NODE(k, i, h) {#k, 1, offsetof(tm_params, node.v) + (i) * sizeof(double), h}
 static const key_def keys[] = {
     NUM(clock_hz, "cycles per second of the figures below"),
     NUM(t_local, "cycles per update: generate + update + loop (t_g+t_u+t_o^s)"),
@@ -43,6 +44,25 @@ static const key_def keys[] = {
     NUM(chunk_bytes, "--simulate: packets are whole chunks of this many bytes (0 = any size)"),
     NUM(packet_max_bytes, "--simulate: largest packet, header included (0 = no limit)"),
     NUM(link_overhead_bytes, "--simulate: link protocol bytes per packet and link"),
+    NODE(mem_latency_ns, TM_N_MEM_LATENCY, "node model (node.c): ns of a dependent load that misses every cache; "
+                                           "giving it derives t_local, t_hop, the baseline's costs and the memory "
+                                           "bound from the node's parameters"),
+    NODE(mlp, TM_N_MLP, "node model: cache misses one core keeps in flight (memory-level parallelism)"),
+    NODE(mem_bw, TM_N_MEM_BW, "node model: bytes/s of a node's memory, read + write (channels x per channel)"),
+    NODE(line_bytes, TM_N_LINE, "node model: cache line in bytes (an update reads and writes one)"),
+    NODE(instr_local, TM_N_INSTR_LOCAL, "node model: cycles of one local update's instructions, table in cache "
+                                        "(0 = the reference core's, node.c)"),
+    NODE(instr_hop, TM_N_INSTR_HOP, "node model: cycles of one software hop's routing work, in cache (0 = the "
+                                    "reference core's)"),
+    NODE(instr_test, TM_N_INSTR_TEST, "node model: cycles of the baseline's MPI_Testany between updates (0 = the "
+                                      "reference core's)"),
+    NODE(mpi_latency_ns, TM_N_MPI_LATENCY, "node model: one-way MPI latency in ns between nodes: the CPU cost of a "
+                                           "message (0 = none: one node)"),
+    NODE(inj_bw, TM_N_INJ_BW, "node model: bytes/s a node injects into the network (0 = no injection bound)"),
+    NODE(msg_rate, TM_N_MSG_RATE, "node model: messages/s a node sends (0 = no message-rate bound)"),
+    NODE(ipc_scale, TM_N_IPC_SCALE, "node model: this core's cycles per cycle of the core instr_* were measured on "
+                                    "(0 = 1; node.c's IPC rule)"),
+    {"term_source", 0, 0, "node model: 'KEY where it comes from', one line per figure"},
     {"node_gups", 0, 0, "node random-update rate, GUPS (the ceiling kernel on every rank of a node): G, or R:G pairs per ranks on the node"},
     {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
     {"algorithm", 0, 0, "direct | routed"},
@@ -53,6 +73,7 @@ static const key_def keys[] = {
     {"shapes", 0, 0, "comma-separated shapes, or bgl (Table 2's twelve partitions)"},
 };
 #undef NUM
+#undef NODE
 
 /* Table 2 of paper 002: the first four partitions are meshes. */
 static const char *const bgl_shapes[] = {"4mx4mx2m",   "8mx4mx2m",   "8mx4mx4m",   "8mx4mx8m",
@@ -102,6 +123,7 @@ const char *tm_param_help(int i, char *def, size_t len)
         snprintf(def, len, "%s",
                  !strcmp(k->key, "algorithm")  ? "direct"
                  : !strcmp(k->key, "node_gups") ? "none: the memory bound is unbounded"
+                 : !strcmp(k->key, "term_source") ? "none"
                  : !strcmp(k->key, "network")   ? "shape"
                  : !strncmp(k->key, "shape", 5) ? "none: --shape, --shapes, a preset or --bucket-sim is required"
                                                 : "none");
@@ -205,6 +227,8 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         p->network = net, p->net_mode = TM_NET_GIVEN;
         return 0;
     }
+    if (!strcmp(k, "term_source"))
+        return tm_node_source(p, value, err, errlen);
     if (!strcmp(k, "algorithm")) {
         if (!strcmp(value, "direct"))
             p->algorithm = TM_DIRECT;
@@ -282,7 +306,8 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     torus_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
-                          "cores_per_node, node_gups, node_gups_plain, algorithm, network, shape, shapes",
+                          "cores_per_node, node_gups, node_gups_plain, the node model's keys (mem_latency_ns ... "
+                          "ipc_scale, term_source), algorithm, network, shape, shapes",
              kshown);
     return -2;
 }
@@ -442,6 +467,9 @@ void tm_params_write(const tm_params *p, FILE *f)
             fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
                     keys[i].help);
     }
+    for (int i = 0; i < TM_N_KEYS; i++)
+        if (p->node.src[i][0])
+            fprintf(f, "%-20s = %s %s\n", "term_source", tm_node_key(i), p->node.src[i]);
     if (p->nshapes > 0) {
         fprintf(f, "%-20s = ", "shapes");
         for (int i = 0; i < p->nshapes; i++) {

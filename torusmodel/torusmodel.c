@@ -29,8 +29,8 @@
 #define SIM_MIN_PER_RANK 4096L
 
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
-       OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
-       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_PARAM };
+       OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
+       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -41,7 +41,12 @@ static const torus_opt fixed_head[] = {
      .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7); bgq, tofu (K computer), tofu-d "
              "(Fugaku), perlmutter-cpu (dragonfly), hdr-fattree (docs/machines.md; each prints its sources)"},
     {.name = "params", .type = TORUS_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
-     .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one)"},
+     .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one; --probe: the node model's keys)"},
+    {.name = "node", .type = TORUS_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
+     .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
+             "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
+             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs, bytes_per_update (docs/machines.md); prints both "
+             "algorithms and a sensitivity line"},
 };
 static const torus_opt fixed_tail[] = {
     {.type = TORUS_OPT_HEADING, .help = "Models:"},
@@ -64,6 +69,10 @@ static const torus_opt fixed_tail[] = {
     {.name = "sim-outstanding", .type = TORUS_OPT_LONG, .id = OPT_SIM_OUTSTANDING, .meta = "S",
      .defval = "4: BlueGene/L's model; ra_opt over MPI uses 1", .help = "send slots per dimension in --simulate",
      .lo = 1, .hi = ROPT_TIMED_MAX_OUTSTANDING},
+    {.name = "sim-budget", .type = TORUS_OPT_LONG, .id = OPT_SIM_BUDGET, .meta = "B", .defval = "1024 (HPCC's rule)",
+     .help = "updates a virtual rank may hold in --simulate: a smaller machine with the packets of a larger one "
+             "(--scale-term reduced sets it itself)",
+     .lo = 2, .hi = 1024},
     {.name = "sim-lookahead", .type = TORUS_OPT_CHOICE, .id = OPT_SIM_LOOKAHEAD, .meta = "L",
      .defval = "0: no memory model, so no pipeline",
      .help = "apply pipeline depth in --simulate, 0 or a power of two 2.." STR(ROPT_TIMED_MAX_LOOKAHEAD) " (ra_opt's "
@@ -77,6 +86,13 @@ static const torus_opt fixed_tail[] = {
      .defval = "the packet_header_bytes parameter when set, else 32",
      .help = "bytes per packet on the wire beyond 8 per update", .lo = 0, .hi = 1e9,
      .allowed = "a number of bytes >= 0"},
+    {.name = "scale-term", .type = TORUS_OPT_CHOICE, .id = OPT_SCALE_TERM, .meta = "M", .defval = "auto",
+     .help = "the timed simulator's efficiency in the prediction (routed, tori): auto (none up to 512 nodes, "
+             "else full or reduced), full, reduced, none (torusmodel/scale.c)",
+     .choices = "auto|none|full|reduced", .allowed = "auto, none, full or reduced"},
+    {.name = "scale-nodes", .type = TORUS_OPT_LONG, .id = OPT_SCALE_NODES, .meta = "N", .defval = "4096",
+     .help = "the largest machine the scale term simulates in full; above it a reduced one of at most N nodes",
+     .lo = 16, .hi = 65536},
     {.type = TORUS_OPT_HEADING, .help = "Output:"},
     {.name = "json", .type = TORUS_OPT_FLAG, .id = OPT_JSON, .defval = "off, a table or key block",
      .help = "one JSON object"},
@@ -151,11 +167,11 @@ static const char *fig(char *buf, size_t len, const char *fmt, double v, const c
 /* Everything the command line sets. */
 typedef struct tm_cli {
     tm_params p;
-    int json, bucketed, simulate, dry_run;
+    int json, bucketed, simulate, dry_run, node;
     long bucket_p;
     double sim_updates, sim_latency, header_bytes;
     ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
-    long sim_outstanding, sim_lookahead;
+    long sim_outstanding, sim_lookahead, sim_budget;
     int sim_link_gaps;
     const char *write_params;
 } tm_cli;
@@ -180,6 +196,15 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
         return tm_preset(&c->p, v->s, err, errlen) ? -1 : 0;
     case OPT_PARAMS:
         return tm_params_file(&c->p, v->s, err, errlen) ? -1 : 0;
+    case OPT_NODE:
+        c->node = 1;
+        return tm_node_spec(&c->p, v->s, err, errlen) ? -1 : 0;
+    case OPT_SCALE_TERM:
+        c->p.scale_term = (int)v->l; /* the choices' order is TM_SCALE_* */
+        break;
+    case OPT_SCALE_NODES:
+        c->p.scale_nodes = (int)v->l;
+        break;
     case OPT_JSON:
         c->json = 1;
         break;
@@ -207,6 +232,9 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
         break;
     case OPT_SIM_OUTSTANDING:
         c->sim_outstanding = v->l;
+        break;
+    case OPT_SIM_BUDGET:
+        c->sim_budget = v->l;
         break;
     case OPT_SIM_LOOKAHEAD:
         c->sim_lookahead = strtol(v->s, NULL, 10); /* the choice's word is the depth */
@@ -242,6 +270,8 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
  * the mean bucket (--bucketed) and the simulation (--simulate). */
 typedef struct tm_run {
     tm_row rows[TM_MAX_SHAPES];
+    tm_row base[TM_MAX_SHAPES];    /* --node: the baseline (direct, its mean bucket) beside ra_opt */
+    char sens[TM_MAX_SHAPES][400]; /* node model: the sensitivity line */
     double bucket[TM_MAX_SHAPES];
     ropt_timed_config sim[TM_MAX_SHAPES];
     ropt_timed_result sims[TM_MAX_SHAPES];
@@ -294,6 +324,7 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->outstanding = (int)c->sim_outstanding;
         sc->lookahead = (int)c->sim_lookahead;
         sc->link_gaps = c->sim_link_gaps;
+        sc->budget = (int)c->sim_budget;
         sc->shape = p->shapes[k];
         /* auto: 2^22 updates in all, at least 4096 per rank: with 1024 per
          * rank (the pipeline's own size) the run is all start and drain,
@@ -311,6 +342,27 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->link_overhead_bytes = q.link_overhead_bytes;
         if (ropt_timed_check(sc, err, errlen))
             return 2;
+    }
+    return 0;
+}
+
+/* Shape k's scale term (scale.c), its sensitivity line, and under --node
+ * HPCC's baseline on the same machine: 0, or -2 with a line in err. */
+static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t errlen)
+{
+    const tm_params *p = &c->p;
+    if (tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen))
+        return -2;
+    if (tm_node_given(p))
+        tm_sensitivity(p, &p->shapes[k], &run->rows[k], run->sens[k], sizeof run->sens[k]);
+    if (c->node && p->algorithm == TM_ROUTED) {
+        tm_params q = *p;
+        q.algorithm = TM_DIRECT;
+        int n = p->shapes[k].n;
+        q.updates_per_message = n > 1 ? tm_bucket_sim(n < 65536 ? n : 65536, 1024, 20000, 1) : 1;
+        if (tm_evaluate(&q, &p->shapes[k], &run->base[k], err, errlen))
+            return -2;
+        run->base[k].first_order_gups = run->base[k].predicted_gups;
     }
     return 0;
 }
@@ -346,6 +398,8 @@ static int compute(const tm_cli *c, tm_run *run, char *err, size_t errlen)
             if (rc)
                 return rc == -2 ? 2 : 3;
         }
+        if (compute_node(c, run, k, err, errlen))
+            return 2;
     }
     return 0;
 }
@@ -439,6 +493,11 @@ static void print_header(const tm_cli *c)
     printf("# network %s\n", net);
     if (p->sources)
         printf("# sources: %s\n", p->sources);
+    if (tm_node_given(p)) {
+        tm_params q;
+        tm_node_derive(p, 0, 0, 1, &q);
+        tm_node_print(stdout, p, &q);
+    }
     printf("# %8s  %-16s %8s %7s %11s %12s %12s %12s %12s  %-7s %12s", "N", "shape", "alpha/C", "hops", "cycles/upd",
            "cpu_gups", "net_gups", "mem_gups", "bound_gups", "binding", "pred_gups");
     if (c->bucketed)
@@ -465,6 +524,15 @@ static void print_json_row(const tm_cli *c, const tm_run *run, int k)
            fig(f4, sizeof f4, "%.6g", row->mem_gups, "null"), fig(f3, sizeof f3, "%.6g", row->bound_gups, "null"),
            row->binding, fig(f5, sizeof f5, "%.6g", row->predicted_gups, "null"), row->nodes, row->ranks_node,
            row->cores_used);
+    printf(", \"first_order_gups\": %s, \"scale_term\": \"%s\", \"scale_eta\": %.6g",
+           fig(f1, sizeof f1, "%.6g", row->first_order_gups, "null"), row->scale_how, row->scale_eta);
+    if (tm_node_given(&c->p)) {
+        printf(", \"injection_bound_gups\": %s, \"sensitivity_per_10pct\": \"%s\"",
+               fig(f2, sizeof f2, "%.6g", row->inj_gups, "null"), run->sens[k]);
+        if (c->node && c->p.algorithm == TM_ROUTED)
+            printf(", \"baseline_predicted_gups\": %s, \"baseline_binding\": \"%s\"",
+                   fig(f3, sizeof f3, "%.6g", run->base[k].predicted_gups, "null"), run->base[k].binding);
+    }
     if (c->bucketed)
         printf(", \"mean_bucket_size\": %.4f", run->bucket[k]);
     if (c->simulate) {
@@ -507,6 +575,14 @@ static void print_text_row(const tm_cli *c, const tm_run *run, int k)
     if (c->simulate)
         printf(" %12.4f %8.4f %8.4f", sr->gups, sr->sbf, sr->link_util);
     printf("\n");
+    if (row->scale_eta < 1)
+        printf("#   scale term: %s, eta %.4g: first-order %.6g -> predicted %.6g\n", row->scale_how, row->scale_eta,
+               row->first_order_gups, row->predicted_gups);
+    if (tm_node_given(&c->p) && c->p.nshapes > 1)
+        printf("#   sensitivity (GUPS per +10%% of each input): %s\n", run->sens[k]);
+    if (c->node && c->p.algorithm == TM_ROUTED && c->p.nshapes > 1)
+        printf("#   HPCC's baseline on it: %s GUPS, binds %s\n",
+               fig(f1, sizeof f1, "%.4f", run->base[k].predicted_gups, "unbounded"), run->base[k].binding);
 }
 
 /* One shape: its key block under the table. */
@@ -528,6 +604,15 @@ static void print_keys(const tm_cli *c, const tm_run *run)
            fig(f4, sizeof f4, "%.6g", row->mem_gups, "unbounded"),
            fig(f3, sizeof f3, "%.6g", row->bound_gups, "unbounded"), row->binding,
            fig(f6, sizeof f6, "%.6g", row->predicted_gups, "unbounded"));
+    printf("first_order_gups: %s\nscale_term: %s\nscale_eta: %.4g\n",
+           fig(f6, sizeof f6, "%.6g", row->first_order_gups, "unbounded"), row->scale_how, row->scale_eta);
+    if (tm_node_given(&c->p)) {
+        printf("injection_bound_gups: %s\nsensitivity_per_10pct: %s\n",
+               fig(f1, sizeof f1, "%.6g", row->inj_gups, "unbounded"), run->sens[0]);
+        if (c->node && c->p.algorithm == TM_ROUTED)
+            printf("baseline_predicted_gups: %s\nbaseline_binding: %s\n",
+                   fig(f2, sizeof f2, "%.6g", run->base[0].predicted_gups, "unbounded"), run->base[0].binding);
+    }
     if (c->bucketed)
         printf("mean_bucket_size: %.4f\n", run->bucket[0]);
     if (!c->simulate)

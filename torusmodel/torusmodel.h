@@ -17,7 +17,32 @@
 #define TM_MAX_NODE_RATES 16
 
 typedef enum { TM_DIRECT = 0, TM_ROUTED = 1 } tm_algorithm;
+
+/* A node described by its own parameters (torusmodel/node.c derives the
+ * per-update costs from them): what a spec sheet or `ra_calibrate --probe`
+ * gives.  0 = not given.  Instruction costs are cycles on the core they
+ * were measured on, carried to this one by ipc_scale (node.c's IPC rule). */
+enum {
+    TM_N_MEM_LATENCY, /* ns, a dependent load that misses every cache */
+    TM_N_MLP,         /* misses a core keeps in flight */
+    TM_N_MEM_BW,      /* bytes/s per node, read + write */
+    TM_N_LINE,        /* cache line, bytes */
+    TM_N_INSTR_LOCAL, /* cycles: one local update's instructions (table in cache) */
+    TM_N_INSTR_HOP,   /* cycles: one software hop's routing work (in cache) */
+    TM_N_INSTR_TEST,  /* cycles: the baseline's MPI_Testany between updates */
+    TM_N_MPI_LATENCY, /* ns, one-way MPI latency of a small message between nodes */
+    TM_N_INJ_BW,      /* bytes/s a node injects into the network */
+    TM_N_MSG_RATE,    /* messages/s a node sends */
+    TM_N_IPC_SCALE,   /* cycles here per cycle of the core instr_* were measured on */
+    TM_N_KEYS
+};
+#define TM_SRC_LEN 200
+typedef struct tm_node {
+    double v[TM_N_KEYS];
+    char src[TM_N_KEYS][TM_SRC_LEN]; /* where each figure comes from ("" = not said) */
+} tm_node;
 enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2 };
+enum { TM_SCALE_AUTO = 0, TM_SCALE_NONE = 1, TM_SCALE_FULL = 2, TM_SCALE_REDUCED = 3 };
 
 /* Cycle figures are in cycles of clock_hz; a calibrated machine writes
  * clock_hz = 1e9 so that every cycle is a nanosecond. */
@@ -67,6 +92,9 @@ typedef struct tm_params {
      * hosts). */
     int net_mode;
     sc_network network;
+    tm_node node;        /* the node's own parameters (node.c), when mem_latency_ns is given */
+    int scale_term;      /* TM_SCALE_*: what the timed simulator adds at scale (scale.c) */
+    int scale_nodes;     /* the largest machine simulated in full, the reduced machine's size */
     const char *sources; /* a preset's published figures, where each comes from (NULL: none) */
     tm_algorithm algorithm;
     int nshapes;
@@ -116,7 +144,14 @@ typedef struct tm_row {
     double cpu_gups, net_gups, mem_gups, bound_gups;
     double node_gups;    /* the node rate used (0: none given) */
     double predicted_gups;
-    const char *binding; /* "cpu", "network" or "memory": the smallest bound */
+    double inj_gups;     /* node model: what a node's injection bandwidth and message rate allow (inf: none) */
+    double hops_out;     /* node model: hops per update that leave a node */
+    double fill;         /* node model: updates per packet (routed) or message (direct) */
+    double cycles_local, cycles_hop; /* the t_local and t_hop used (derived by node.c when a node is given) */
+    double first_order_gups; /* the prediction before the scale term */
+    double scale_eta;    /* simulated / first-order rate of the machine simulated (1: none) */
+    char scale_how[96];  /* "none: ...", "full SHAPE" or "reduced SHAPE (budget B, cap C)" */
+    const char *binding; /* "cpu", "network", "memory" or "injection": the smallest bound */
 } tm_row;
 
 /* The bounds of eq. 1 / eq. 2 (direct) or of the routed algorithm (sec.
@@ -140,6 +175,26 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
 double tm_node_gups(const tm_params *p, double r);
 /* The same for node_gups_plain. */
 double tm_node_gups_plain(const tm_params *p, double r);
+
+/* node.c: the node model (the keys, sources, the IPC rule's references,
+ * the costs on a shape, the injection bound, the printed terms) */
+const char *tm_node_key(int i);
+int tm_node_given(const tm_params *p);
+void tm_node_set(tm_params *p, int i, double v, const char *src);
+int tm_node_source(tm_params *p, const char *value, char *err, size_t errlen);
+void tm_node_reference(tm_params *p, int in_order, double issue_width, const char *width_src);
+void tm_node_derive(const tm_params *p, double hops, double hops_out, double fill, tm_params *q);
+double tm_node_injection(const tm_params *p, double nodes, double hops_out, double fill);
+void tm_node_print(FILE *f, const tm_params *p, const tm_params *q);
+/* --node KEY=VALUE,...: a machine from its spec sheet (spec.c) */
+int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen);
+/* spec.c: "clock +8.1%, ..." the first-order prediction's change in percent
+ * with each input of the node model 10% larger */
+int tm_sensitivity(const tm_params *p, const torus_shape *s, const tm_row *row, char *out, size_t len);
+/* scale.c: the timed simulator's efficiency at this machine's size, the
+ * prediction multiplied by it (row->scale_eta, row->scale_how); 0, -2 bad
+ * input, -3 out of memory */
+int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
 
 /* Mean number of updates per message of the baseline when `pending`
  * updates are spread over P-1 destinations and the largest bucket is sent

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     int argc = fuzz_argv(data, size, "ra_calibrate", buf, argv, 64);
-    cal_opts o = {25, 0, 0, "calibration.params", 0};
+    cal_opts o = {.log2 = 25, .out = "calibration.params"};
     optind = 0; /* glibc: a full restart of getopt's scan */
     int rc = parse_options(argc, argv, 0, &o); /* not the first process: prints nothing */
     if (rc != -1 && rc != 0 && rc != TORUS_EXIT_USAGE)

@@ -183,17 +183,66 @@ static int write_params(const cal *c, const cal_figs *f, const tm_params *prm, c
     return ferr[0] != 0;
 }
 
+/* --probe: the hardware figures, the report, the params file */
+static int probe_main(cal *c)
+{
+    static probe_figs pf;
+    probe_all(c, &pf);
+    tm_params prm;
+    probe_params(c, &pf, &prm);
+    int rc = 0;
+    if (!c->rank) {
+        char cpu[256], ferr[400] = "";
+        probe_cpu_name(cpu, sizeof cpu);
+        printf("cpu: %s, clock %.4g GHz, %d cores, %g ranks per node\n", cpu, pf.clock_hz / 1e9, c->cores, c->rpn);
+        printf("mem_latency_ns: %.1f (pointer chase over 2^%d words, rank 0 alone)\n", pf.mem_latency_ns, c->lk);
+        printf("mlp: %.1f misses in flight (concurrent chases, updates per ns at 2..64:", pf.mlp);
+        for (int i = 0; i < 9; i++)
+            printf(" %.3f", pf.mlp_rate[i]);
+        printf(")\nmem_bw: %.4g bytes/s (every rank of the node at once, read + write)\n", pf.mem_bw);
+        printf("line_bytes: %g\n", pf.line_bytes);
+        printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
+        printf("instr_hop: %.1f cycles per software hop (4x4 in-process, in cache)\n", pf.instr_hop);
+        printf("instr_test: %.1f cycles (MPI_Testany between updates)\n", pf.instr_test);
+        if (pf.mpi_latency_ns > 0)
+            printf("mpi_latency_ns: %.0f (8-byte ping-pong, half the least round trip)\n", pf.mpi_latency_ns);
+        torus_stdout_flush();
+        torus_outfile o;
+        if (torus_outfile_open(&o, c->op.out, 0, ferr, sizeof ferr) == 0) {
+            fprintf(o.f, "# hpcc-ra %s ra_calibrate --probe: %d ranks on %d node(s), %s; no GUPS run in "
+                         "these figures\n",
+                    RA_VERSION, c->P, c->ni.nnodes, cpu);
+            tm_params_write(&prm, o.f);
+            if (torus_outfile_commit(&o, ferr, sizeof ferr) == 0)
+                ferr[0] = 0;
+        }
+        if (ferr[0]) {
+            fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
+            rc = TORUS_EXIT_RESOURCE;
+        } else {
+            char oshown[300];
+            torus_cli_escape(c->op.out, oshown, sizeof oshown);
+            printf("wrote %s\n", oshown);
+        }
+    }
+    torus_node_free(&c->ni);
+    MPI_Finalize();
+    return c->rank ? 0 : (rc ? rc : torus_stdout_end(0));
+}
+
 int main(int argc, char **argv)
 {
     torus_stdout_begin(argv[0]);
     static cal c;
-    c.op = (cal_opts){25, 0, 0, "calibration.params", 0};
+    c.op = (cal_opts){.log2 = 25, .out = "calibration.params"};
     int prc = parse_options(argc, argv, torus_launch_first(), &c.op);
     if (prc >= 0)
         return prc;
     prc = cal_setup(&c, &argc, &argv);
     if (prc >= 0)
         return prc;
+    if (c.op.probe)
+        return probe_main(&c);
     static cal_figs f;
     measure_all(&c, &f);
     tm_params prm;

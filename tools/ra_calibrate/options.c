@@ -2,13 +2,17 @@
  * before MPI starts, the same on every process. */
 #include "ra_calibrate.h"
 
-enum { CAL_LOG2 = 1, CAL_QUICK, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
+enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
 
 static const torus_opt cal_spec[] = {
     {.name = "log2-table", .type = TORUS_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
      .help = "the run's global table of 2^K words, K in 10..40; each rank holds 2^K / P words", .lo = 10, .hi = 40},
     {.name = "quick", .type = TORUS_OPT_FLAG, .id = CAL_QUICK, .defval = "off",
      .help = "2^21 updates per rank per phase, fewer repetitions: 7-20 s"},
+    {.name = "probe", .type = TORUS_OPT_FLAG, .id = CAL_PROBE, .defval = "off",
+     .help = "the hardware alone, no GUPS run: memory latency (pointer chase), misses in flight (concurrent "
+             "chases), the node's bandwidth, the kit's instruction costs in cache, MPI latency; writes "
+             "torusmodel's node model keys (docs/machines.md)"},
     {.name = "output", .type = TORUS_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
      .help = "params file to write"},
     {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
@@ -50,6 +54,9 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
         break;
     case CAL_QUICK:
         c->quick = 1;
+        break;
+    case CAL_PROBE:
+        c->probe = 1;
         break;
     case CAL_OUTPUT:
         c->out = v->s;

@@ -89,7 +89,7 @@
 #endif
 
 typedef struct cal_opts {
-    int log2, quick, dry_run;
+    int log2, quick, dry_run, probe;
     const char *out;
     double link_bw;
 } cal_opts;
@@ -148,6 +148,16 @@ double measure_link_bw(cal *c);
 double measure_routed_gups(cal *c, int *cap, torus_shape *shape);
 double measure_t_hop(cal *c, const torus_shape *shape, double H);
 double measure_base_gups(cal *c);
+
+/* probe.c: --probe, the hardware figures alone (no GUPS run) */
+typedef struct probe_figs {
+    double clock_hz, mem_latency_ns, mlp, mem_bw, line_bytes;
+    double instr_local, instr_hop, instr_test, mpi_latency_ns;
+    double mlp_rate[9]; /* updates per ns with 2, 4, 8, 12, 16, 24, 32, 48, 64 chases */
+} probe_figs;
+void probe_all(cal *c, probe_figs *pf);
+void probe_params(const cal *c, const probe_figs *pf, tm_params *prm);
+void probe_cpu_name(char *buf, size_t len);
 
 /* fit.c */
 void fit_params(const cal *c, cal_figs *f, tm_params *prm);

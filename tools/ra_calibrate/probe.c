@@ -1,0 +1,292 @@
+/*
+ * probe.c - ra_calibrate --probe: the hardware figures of this machine
+ * alone, with no GUPS run of ra_opt or of the baseline on the run's table,
+ * for torusmodel's node cost model (torusmodel/node.c).  What a spec sheet
+ * would give, measured:
+ *   mem_latency_ns  a pointer chase over the rank's table (a random cycle
+ *                   through its cache lines, Sattolo's algorithm; huge pages
+ *                   as the runs): ns per dependent load, rank 0 alone.
+ *   mlp             k chases at once over the same cycle, k = 1..64: the
+ *                   misses in flight at the best rate, best rate x latency.
+ *   mem_bw          every rank of the node at once, each with cores / ranks
+ *                   threads, reading and writing its table (16 bytes a word):
+ *                   the node's bytes per second, the best of three.
+ *   line_bytes      the L1 data cache line (sysconf, else 64).
+ *   instr_local     ra_opt's own loop (one rank, no hop) on a table of 2^12
+ *                   words, which never leaves the cache: the update's
+ *                   instructions alone, cycles at clock_hz.
+ *   instr_hop       ra_opt's state machine on a 4x4 shape over the
+ *                   in-process transport, tables in cache: cycles per
+ *                   software hop beyond one rank's (calibrate's t_hop method).
+ *   instr_test      one MPI_Testany over the baseline's posted receives
+ *                   between two updates of a table in cache.
+ *   mpi_latency_ns  8-byte ping-pong between ranks 0 and 1, half the least
+ *                   round trip (two ranks or more; else not written).
+ *   clock_hz        /proc/cpuinfo's first "cpu MHz" (1e9 when absent: the
+ *                   cycles are then ns).
+ * Cost: a few seconds at 2^25 words per rank.
+ */
+#include "ra_calibrate.h"
+
+#include <errno.h>
+
+/* the cycle of lines through t: t[l*lw] holds the next line's index */
+static void make_chase(uint64_t *t, uint64_t lines, uint64_t lw)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ULL;
+    for (uint64_t l = 0; l < lines; l++)
+        t[l * lw] = l;
+    /* Sattolo: one cycle through every line */
+    for (uint64_t i = lines - 1; i > 0; i--) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        uint64_t j = s % i;
+        uint64_t x = t[i * lw];
+        t[i * lw] = t[j * lw];
+        t[j * lw] = x;
+    }
+}
+
+/* ns per step of k chases at once, `steps` steps each */
+static double chase_ns(const uint64_t *t, uint64_t lines, uint64_t lw, int k, uint64_t steps)
+{
+    uint64_t p[64];
+    for (int j = 0; j < k; j++)
+        p[j] = (lines / (uint64_t)k) * (uint64_t)j;
+    double t0 = MPI_Wtime();
+    for (uint64_t s = 0; s < steps; s++)
+        for (int j = 0; j < k; j++)
+            p[j] = t[p[j] * lw];
+    double dt = MPI_Wtime() - t0;
+    uint64_t sink = 0;
+    for (int j = 0; j < k; j++)
+        sink += p[j];
+    if (sink == 0xFFFFFFFFFFFFFFFFULL)
+        fprintf(stderr, " ");
+    return dt / (double)steps * 1e9;
+}
+
+static double cpu_clock_hz(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    double mhz = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "cpu MHz", 7) && strchr(line, ':')) {
+            mhz = strtod(strchr(line, ':') + 1, NULL);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return mhz > 0 ? mhz * 1e6 : 1e9;
+}
+
+void probe_cpu_name(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, len, "unknown CPU");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            char *v = strchr(line, ':') + 1;
+            while (*v == ' ')
+                v++;
+            v[strcspn(v, "\n")] = 0;
+            snprintf(buf, len, "%s", v);
+            break;
+        }
+    if (f)
+        fclose(f);
+}
+
+/* latency and memory-level parallelism, rank 0 alone on its table */
+static void probe_memory(cal *c, probe_figs *pf)
+{
+    if (!c->rank) {
+        uint64_t lw = (uint64_t)pf->line_bytes / 8, lines = c->LS / lw;
+        make_chase(c->tab, lines, lw);
+        uint64_t steps = c->op.quick ? 1ULL << 20 : 1ULL << 22;
+        chase_ns(c->tab, lines, lw, 1, steps / 8); /* warm the pages and the TLB */
+        double lat = 1e30;
+        for (int r = 0; r < 3; r++) {
+            double ns = chase_ns(c->tab, lines, lw, 1, steps);
+            lat = ns < lat ? ns : lat;
+        }
+        pf->mem_latency_ns = lat;
+        static const int ks[] = {2, 4, 8, 12, 16, 24, 32, 48, 64};
+        double best = 1.0 / lat; /* updates per ns */
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            double ns = chase_ns(c->tab, lines, lw, ks[i], steps / (uint64_t)ks[i] * 2);
+            double rate = ks[i] / ns;
+            best = rate > best ? rate : best;
+            pf->mlp_rate[i] = rate;
+        }
+        pf->mlp = best * lat;
+    }
+    sleepy_barrier(MPI_COMM_WORLD);
+    TORUS_MPI_CHECK(MPI_Bcast(&pf->mem_latency_ns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&pf->mlp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+}
+
+/* the node's bandwidth: every rank at once, cores / ranks threads each */
+static void probe_bandwidth(cal *c, probe_figs *pf)
+{
+    int threads = (int)(c->cores / c->rpn);
+    if (threads < 1)
+        threads = 1;
+    uint64_t n = c->LS, *t = c->tab;
+    double best = 0;
+    for (int r = 0; r < 3; r++) {
+        sleepy_barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+        for (uint64_t i = 0; i < n; i++)
+            t[i] += i;
+        double dt = MPI_Wtime() - t0, tmax;
+        TORUS_MPI_CHECK(MPI_Allreduce(&dt, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        double bw = 16.0 * (double)n * c->rpn / tmax;
+        best = bw > best ? bw : best;
+    }
+    (void)threads;
+    pf->mem_bw = best;
+}
+
+/* instruction costs, every table in cache, rank 0 alone */
+static void probe_instructions(cal *c, probe_figs *pf)
+{
+    double f = pf->clock_hz;
+    if (!c->rank) {
+        static uint64_t small[1 << 12];
+        uint64_t n = c->op.quick ? 1ULL << 21 : 1ULL << 23;
+        int cap1;
+        torus_shape sh1, sh;
+        double best = 1e30;
+        for (int r = 0; r < 3; r++) {
+            double s = routed_run(MPI_COMM_SELF, MPI_COMM_SELF, "1", 12, n, &cap1, &sh1, small);
+            best = s < best ? s : best;
+        }
+        pf->instr_local = best / (double)n * f;
+        char e[128];
+        torus_shape_parse("4x4", 1, &sh, e, sizeof e);
+        uint64_t su = c->op.quick ? 1ULL << 20 : 1ULL << 22;
+        double b4 = 1e30, b1 = 1e30;
+        for (int r = 0; r < 2; r++) {
+            double a = sim_ns_per_update(&sh, su), b = sim_ns_per_update(&sh1, su);
+            b4 = a > 0 && a < b4 ? a : b4;
+            b1 = b > 0 && b < b1 ? b : b1;
+        }
+        double H = torus_expected_hops(&sh);
+        pf->instr_hop = b4 > b1 ? (b4 - b1) / H * f / 1e9 : 0;
+    }
+    /* MPI_Testany between updates, in cache, over the receives the
+     * baseline keeps posted (measure.c's t_test without its run-table half) */
+    int nrecv = ra_base_receives(c->P);
+    MPI_Comm bc;
+    TORUS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &bc));
+    MPI_Request req[8];
+    uint64_t rbuf[8];
+    for (int i = 0; i < nrecv; i++)
+        TORUS_MPI_CHECK(MPI_Irecv(&rbuf[i], 1, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, bc, &req[i]));
+    if (!c->rank) {
+        static uint64_t small[1024];
+        ra_table_init(small, 1024, 0);
+        uint64_t n = c->op.quick ? 1ULL << 19 : 1ULL << 21;
+        double with = 1e30, without = 1e30;
+        for (int r = 0; r < 4; r++) {
+            double t0 = MPI_Wtime();
+            base_local_path(small, 10, n, nrecv, req, 0);
+            double a = MPI_Wtime() - t0;
+            t0 = MPI_Wtime();
+            base_local_path(small, 10, n, nrecv, req, 1);
+            double b = MPI_Wtime() - t0;
+            without = a < without ? a : without;
+            with = b < with ? b : with;
+        }
+        pf->instr_test = with > without ? (with - without) / (double)n * f : 0;
+    }
+    sleepy_barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < nrecv; i++) {
+        TORUS_MPI_CHECK(MPI_Cancel(&req[i]));
+        TORUS_MPI_CHECK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+    }
+    TORUS_MPI_CHECK(MPI_Comm_free(&bc));
+    TORUS_MPI_CHECK(MPI_Bcast(&pf->instr_test, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    sleepy_barrier(MPI_COMM_WORLD);
+    TORUS_MPI_CHECK(MPI_Bcast(&pf->instr_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    TORUS_MPI_CHECK(MPI_Bcast(&pf->instr_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+}
+
+/* half the least 8-byte round trip between ranks 0 and 1 */
+static void probe_latency(cal *c, probe_figs *pf)
+{
+    pf->mpi_latency_ns = 0;
+    if (c->P < 2)
+        return;
+    uint64_t x = 0;
+    double best = 1e30;
+    for (int r = 0; r < 1000; r++) {
+        if (r % 100 == 0)
+            sleepy_barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (c->rank == 0) {
+            TORUS_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD));
+            TORUS_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        } else if (c->rank == 1) {
+            TORUS_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            TORUS_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD));
+        }
+        double dt = (MPI_Wtime() - t0) / 2 * 1e9;
+        best = dt < best ? dt : best;
+    }
+    TORUS_MPI_CHECK(MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    pf->mpi_latency_ns = best;
+}
+
+void probe_all(cal *c, probe_figs *pf)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    memset(pf, 0, sizeof *pf);
+    double hz = cpu_clock_hz();
+    TORUS_MPI_CHECK(MPI_Bcast(&hz, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    pf->clock_hz = hz;
+    long lb = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    pf->line_bytes = lb >= 8 && lb <= 4096 ? (double)lb : 64;
+    c->tab = alloc_table(MPI_COMM_WORLD, c->LS);
+    ra_table_init(c->tab, c->LS, 0);
+    probe_bandwidth(c, pf);
+    probe_memory(c, pf);
+    ra_table_free(c->tab, c->LS);
+    c->tab = NULL;
+    probe_instructions(c, pf);
+    probe_latency(c, pf);
+}
+
+/* The figures as torusmodel node parameters (node.c's keys), each with
+ * where it came from. */
+void probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
+{
+    tm_params_defaults(prm);
+    prm->clock_hz = pf->clock_hz;
+    prm->ranks_per_node = c->rpn;
+    prm->cores_per_node = c->cores;
+    prm->algorithm = TM_ROUTED;
+    prm->link_bw = 1e12; /* one node: nothing crosses a link */
+    prm->bytes_per_update = 8;
+    tm_node *n = &prm->node;
+    n->v[TM_N_MEM_LATENCY] = pf->mem_latency_ns;
+    n->v[TM_N_MLP] = pf->mlp;
+    n->v[TM_N_MEM_BW] = pf->mem_bw;
+    n->v[TM_N_LINE] = pf->line_bytes;
+    n->v[TM_N_INSTR_LOCAL] = pf->instr_local;
+    n->v[TM_N_INSTR_HOP] = pf->instr_hop;
+    n->v[TM_N_INSTR_TEST] = pf->instr_test;
+    n->v[TM_N_MPI_LATENCY] = pf->mpi_latency_ns;
+    n->v[TM_N_IPC_SCALE] = 1;
+    for (int i = 0; i < TM_N_KEYS; i++)
+        if (n->v[i] > 0)
+            snprintf(n->src[i], sizeof n->src[i], "%s", i == TM_N_IPC_SCALE ? "the core measured: 1"
+                                                                              : "measured here (ra_calibrate --probe)");
+}
