@@ -233,3 +233,17 @@ model_row() { # LABEL ALGORITHM SHAPE MEASURED
 }
 model_row "ra_base" direct "$NP" "$base"
 model_row "ra_opt ($(ra_key "$out/opt" shape))" routed "$(ra_key "$out/opt" shape)" "$opt"
+
+# The spec-only prediction: the hardware figures alone (ra_calibrate
+# --probe: latency, misses in flight, bandwidth, instruction costs in cache;
+# no GUPS run in its input), torusmodel's node model on ra_opt's shape.
+if "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --probe --quick --log2-table "$K" --output "$out/probe.params" \
+    >"$out/probe" 2>&1; then
+    r=$("$RA_BIN/torusmodel" --params "$out/probe.params" --algorithm routed --shape "$(ra_key "$out/opt" shape)" 2>&1) &&
+        printf '%s\n' "$r" | awk -v l="ra_opt spec-only (probe)" -v g="$opt" -F': ' '{ v[$1] = $2 }
+            END { p = v["predicted_gups"] + 0
+                  printf "%-28s %12.6f %10.3f %12.6f %10s\n", l, p, (p > 0 ? g / p : 0), v["bound_gups"], v["binding"] }' ||
+        echo "# model: torusmodel failed for the probe's params: $(printf '%s' "$r" | head -1)"
+else
+    echo "# model: ra_calibrate --probe failed (its output: $out/probe with --keep): no spec-only prediction"
+fi

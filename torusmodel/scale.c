@@ -18,7 +18,7 @@
  *            buckets hold as many updates as the full machine's (the packet
  *            size, the cause of the loss, is kept).  Checked against full
  *            simulations in docs/machines.md (BlueGene/L 64x32x32: reduced
- *            64x8x8 gives eta 0.344, the full machine 0.363).
+ *            64x8x8 gives eta 0.362, the full machine 0.363).
  *   none     machines of at most 512 nodes under auto (Table 7's rows up to
  *            8192 nodes simulate within 1% of their first-order rate), the
  *            direct algorithm, networks that are not tori, and a shape whose
