@@ -157,12 +157,14 @@ TLINK_test_sc_shapes      := $(LIBSC) $(LIBTORUS)
 TLINK_test_networks       := $(LIBSC) $(LIBTORUS)
 TLINK_test_machines       := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 TLINK_test_torusmodel     := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
+TLINK_test_node_model     := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
 TLINK_test_coll_table     := $(LIBTORUS)
 TEXTRA_test_sparsest_cut  := $(SC_LIBS)
 TEXTRA_test_sc_shapes     := $(SC_LIBS)
 TEXTRA_test_networks      := $(SC_LIBS)
 TEXTRA_test_machines      := $(SC_LIBS)
 TEXTRA_test_torusmodel    := $(SC_LIBS)
+TEXTRA_test_node_model    := $(SC_LIBS)
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layers of the

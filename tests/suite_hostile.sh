@@ -268,6 +268,9 @@ declare -A VALID=(
 )
 for o in t-local t-send t-recv t-overhead t-hop t-local-plain t-test t-exposed t-wait-routed t-wait-direct \
     packet-header-bytes chunk-bytes packet-max-bytes link-overhead-bytes; do VALID[torusmodel:$o]=$NUM0; done
+# the node model's keys (torusmodel/node.c): numbers 0..1e30, 0 = not given
+for o in mem-latency-ns mlp mem-bw line-bytes instr-local instr-hop instr-test mpi-latency-ns inj-bw msg-rate \
+    ipc-scale raw-msg-ns; do VALID[torusmodel:$o]=$NUM0; done
 # The command each option is tried in, valid but for the option itself
 declare -A BASE=(
     [ra_opt]="--log2-table 10 --quiet" [ra_base]="--log2-table 10 --quiet"

@@ -136,7 +136,7 @@ fi
 serial_fail "torusmodel bad --sim-links" 2 "bad value 'wormhole' for --sim-links: allowed free-at or gaps" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --simulate --sim-links wormhole
 serial_fail "torusmodel no shape" 2 "no shape" bin/torusmodel --t-local 5
-serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset bgp
+serial_fail "torusmodel unknown preset" 2 "unknown preset" bin/torusmodel --preset no-such-machine
 serial_fail "torusmodel negative t_hop" 2 "allowed a number >= 0" bin/torusmodel --preset bgl-routed --t-hop -1
 printf 'clock_hz = 1e9\nt_local 5\n' >"$TMP/bad.params"
 serial_fail "torusmodel params parse error" 2 "bad.params:2: expected 'key = value'" bin/torusmodel --params "$TMP/bad.params"
@@ -161,35 +161,105 @@ else
 fi
 serial_fail "torusmodel bad node_gups" 2 "allowed a rate in GUPS > 0" bin/torusmodel --preset bgl-routed --node-gups 2:-1
 
-# machine presets (docs/machines.md): each loads, prints the network and its
-# sources (published figures, the assumptions named), evaluates its shapes
-for m in bgq tofu tofu-d perlmutter-cpu hdr-fattree; do
-    if bin/torusmodel --preset $m >"$TMP/out" 2>&1 && grep -q '^# sources: .*Assumed' "$TMP/out" \
-        && grep -q '^# network ' "$TMP/out" && bin/torusmodel --preset $m --json >"$TMP/j" 2>&1 \
-        && grep -q '"sources": ' "$TMP/j"; then
-        ok "torusmodel --preset $m: $(grep -c '^  ' "$TMP/out") shapes, sources printed"
+# bounds_ok [FILE]: the key block's bound_gups is the smallest of its CPU,
+# network, memory and injection bounds ("unbounded" left out), binding
+# names it, and 0 < predicted_gups <= bound_gups (to the printed digits)
+bounds_ok() {
+    awk '
+        { i = index($0, ": "); if (i) v[substr($0, 1, i - 1)] = substr($0, i + 2) }
+        END {
+            split("cpu network memory injection", nm, " ")
+            lo = -1
+            for (k = 1; k <= 4; k++) {
+                x = v[nm[k] "_bound_gups"]
+                if (x == "" || x == "unbounded") continue
+                if (lo < 0 || x + 0 < lo) { lo = x + 0; b = nm[k] }
+            }
+            p = v["predicted_gups"] + 0; bd = v["bound_gups"] + 0
+            exit !(lo > 0 && b == v["binding"] && bd >= lo * 0.99999 && bd <= lo * 1.00001 && p > 0 && p <= bd * 1.00001)
+        }' "${1:-$TMP/out}"
+}
+# net_ok [FILE]: network_bound_gups = 2 hosts alpha C / b / transfers from the
+# header's b and link_bw and the key block's machine_nodes, alpha, transfers
+net_ok() {
+    local f=${1:-$TMP/out} bc
+    bc=$(sed -n 's/^# clock_hz .* b \([^ ]*\) B  link_bw \([^ ]*\) B\/s.*/\1 \2/p' "$f")
+    awk -v bc="$bc" -v h="$(key machine_nodes "$f")" -v a="$(key alpha "$f")" -v t="$(key net_transfers_per_update "$f")" \
+        -v g="$(key network_bound_gups "$f")" 'BEGIN {
+            split(bc, x, " "); want = 2 * h * a * x[2] / x[1] / 1e9 / t
+            exit !(want > 0 && g / want > 0.9999 && g / want < 1.0001) }'
+}
+
+# Every preset: the --help's list and the one an unknown name is refused
+# with (tm_machine_names) are the same, each loads with --scale-term none,
+# prints its sources and its rows; a preset with a node model (node.c)
+# prints its terms with a source each and, on one shape, the sensitivity
+# line.  Structure only: machines.c's figures are its own to change.
+help_presets=$(bin/torusmodel --help | awk '/^  --preset /{ p = 1; sub(/^  --preset +NAME/, ""); print; next } p && /^  --/{ exit } p' |
+    tr '\n' ' ' | sed -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' | tr ',;' '\n\n' | awk 'NF { print $1 }')
+bin/torusmodel --preset no-such-machine >/dev/null 2>"$TMP/err"
+known_presets=$(sed -n 's/.*unknown preset .*: allowed //p' "$TMP/err" | sed 's/([^)]*)//g' | tr ',' '\n' | awk 'NF { print $1 }')
+if [ -n "$help_presets" ] && [ "$(printf '%s\n' "$help_presets" | sort)" = "$(printf '%s\n' "$known_presets" | sort)" ]; then
+    ok "torusmodel --help lists the $(printf '%s\n' "$help_presets" | wc -l) presets it knows: $(printf '%s\n' "$help_presets" | tr '\n' ' ')"
+else
+    bad "torusmodel --help's --preset list ($(printf '%s\n' "$help_presets" | tr '\n' ' ')) is not the presets it knows ($(printf '%s\n' "$known_presets" | tr '\n' ' '))"
+fi
+for m in $(printf '%s\n' $help_presets $known_presets | awk '!seen[$0]++'); do
+    why=""
+    bin/torusmodel --preset "$m" --scale-term none >"$TMP/out" 2>"$TMP/err" || why="exit $?: $(head -c 300 "$TMP/err")"
+    rows=$(grep -c '^ *[0-9]' "$TMP/out")
+    first=$(awk '/^ *[0-9]/ { print $2; exit }' "$TMP/out")
+    [ -z "$why" ] && ! grep -q '^# sources: ' "$TMP/out" && why="no '# sources:' line"
+    [ -z "$why" ] && ! grep -q '^# network ' "$TMP/out" && why="no '# network' line"
+    [ -z "$why" ] && [ "$rows" -lt 1 ] && why="no rows"
+    node=no
+    grep -q '^# node model ' "$TMP/out" && node=yes
+    # a machine (not paper 002's BlueGene/L) names what it assumes
+    case $m in bgl-*) ;; *) [ -z "$why" ] && ! grep -qi 'assumed' "$TMP/out" && why="no assumption named" ;; esac
+    if [ -z "$why" ] && [ $node = yes ]; then
+        # every term printed with a figure carries its source
+        nosrc=$(grep -E '^#   [a-z_]+ +[0-9][0-9.e+-]* +[a-zA-Z/]+ +(not given)?$' "$TMP/out" | head -1)
+        [ -n "$nosrc" ] && why="a term without its source: $nosrc"
+    fi
+    if [ -z "$why" ]; then
+        bin/torusmodel --preset "$m" --scale-term none --shape "$first" >"$TMP/out" 2>"$TMP/err" || why="--shape $first: exit $?: $(head -c 300 "$TMP/err")"
+    fi
+    [ -z "$why" ] && ! bounds_ok && why="--shape $first: bounds: $(grep -E '_gups|binding' "$TMP/out" | tr '\n' ' ')"
+    [ -z "$why" ] && [ "$(key scale_term)" != "none (--scale-term none)" ] && why="scale_term '$(key scale_term)'"
+    if [ -z "$why" ] && [ $node = yes ]; then
+        s=$(key sensitivity_per_10pct)
+        case $s in *"clock "[+-]*%*"mem_latency "[+-]*%*) ;; *) why="--shape $first: sensitivity_per_10pct '$s'" ;; esac
+    elif [ -z "$why" ] && grep -q '^sensitivity_per_10pct:' "$TMP/out"; then
+        why="a sensitivity line without a node model"
+    fi
+    if [ -z "$why" ] && [ "${m#bgl-}" = "$m" ]; then
+        bin/torusmodel --preset "$m" --scale-term none --json >"$TMP/j" 2>&1 && grep -q '"sources": ' "$TMP/j" || why="--json: no sources"
+    fi
+    if [ -z "$why" ]; then
+        ok "torusmodel --preset $m --scale-term none: $rows shapes, sources$([ $node = yes ] && echo ", node model, on $first: $(key sensitivity_per_10pct | cut -d, -f1-2)")"
     else
-        bad "torusmodel --preset $m: $(head -c 600 "$TMP/out")"
+        bad "torusmodel --preset $m: $why"
     fi
 done
-# the docs' worked examples (docs/machines.md), to the printed digits
-bin/torusmodel --preset bgq --shape 16x8x12x16x16x2 >"$TMP/out" 2>&1
-if [ "$(key machine_nodes)" = 49152 ] && [ "$(key alpha)" = 0.25 ] && [ "$(key cpu_bound_gups)" = 1661.48 ] \
-    && [ "$(key network_bound_gups)" = 5601.88 ] && [ "$(key binding)" = cpu ] && [ "$(key predicted_gups)" = 1558.89 ]; then
-    ok "torusmodel --preset bgq on Mira (16 ranks x 8x12x16x16x2): cpu binds, predicted 1558.89"
+# the worked examples' networks (docs/machines.md): alpha, transfers and the
+# network bound of eq. 2 to the printed digits; the rest structure (the
+# node figures are machines.c's)
+bin/torusmodel --preset bgq --shape 16x8x12x16x16x2 --scale-term none >"$TMP/out" 2>&1
+if [ "$(key machine_nodes)" = 49152 ] && [ "$(key alpha)" = 0.25 ] && [ "$(key network_bound_gups)" = 5601.88 ] && net_ok \
+    && bounds_ok && [ "$(key first_order_gups)" = "$(key predicted_gups)" ]; then
+    ok "torusmodel --preset bgq on Mira (16 ranks x 8x12x16x16x2): network 5601.88, $(key binding) binds, predicted $(key predicted_gups)"
 else
     bad "torusmodel --preset bgq Mira: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
 fi
-bin/torusmodel --preset hdr-fattree --shape 128x20x20x20 --network fattree:20,3,4.71 >"$TMP/out" 2>&1
-if [ "$(key net_transfers_per_update)" = 2.85 ] && [ "$(key network_bound_gups)" = 2979.85 ] \
-    && [ "$(key binding)" = network ]; then
-    ok "torusmodel hdr-fattree tapered 4.71: 2.85 transfers per update, the network binds at 2979.85"
+bin/torusmodel --preset hdr-fattree --shape 128x20x20x20 --network fattree:20,3,4.71 --scale-term none >"$TMP/out" 2>&1
+if [ "$(key net_transfers_per_update)" = 2.85 ] && [ "$(key network_bound_gups)" = 2979.85 ] && net_ok && bounds_ok; then
+    ok "torusmodel hdr-fattree tapered 4.71: 2.85 transfers per update, network bound 2979.85, $(key binding) binds"
 else
     bad "torusmodel hdr-fattree tapered: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
 fi
-bin/torusmodel --preset perlmutter-cpu --shape 128x3072 >"$TMP/out" 2>&1
-if [ "$(key alpha)" = 0.375 ] && [ "$(key network_bound_gups)" = 5761.88 ] && [ "$(key predicted_gups)" = 2683.82 ]; then
-    ok "torusmodel perlmutter-cpu (dragonfly:16,16,11,12): alpha 0.375, predicted 2683.82"
+bin/torusmodel --preset perlmutter-cpu --shape 128x3072 --scale-term none >"$TMP/out" 2>&1
+if [ "$(key alpha)" = 0.375 ] && [ "$(key network_bound_gups)" = 5761.88 ] && net_ok && bounds_ok; then
+    ok "torusmodel perlmutter-cpu (dragonfly:16,16,11,12): alpha 0.375, network 5761.88, predicted $(key predicted_gups) ($(key binding))"
 else
     bad "torusmodel perlmutter-cpu: $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
 fi
@@ -251,3 +321,100 @@ else
     bad "ra_calibrate -n 1: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
 fi
 expect_fail "ra_calibrate bad table" 2 "allowed an integer 10..40" 1 bin/ra_calibrate --log2-table 50
+
+# ---- the node cost model (torusmodel/node.c, spec.c, scale.c) ----------
+
+# --node refuses every bad value before anything is printed: one stderr line, exit 2
+node_fail() {
+    local desc=$1 text=$2 spec=$3
+    bin/torusmodel --node "$spec" --shape 4 >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && [ ! -s "$TMP/out" ] && grep -qF -- "$text" "$TMP/err"; then
+        ok "--node $desc -> exit 2: $(cut -c1-110 "$TMP/err")"
+    else
+        bad "--node $desc ($spec): exit $rc (want 2), stdout $(wc -c <"$TMP/out") bytes, stderr: $(head -3 "$TMP/err")"
+    fi
+}
+nb=clock_ghz=2,cores=4,mem_latency_ns=90
+node_fail "unknown key" "--node: unknown key 'speed': allowed clock_ghz, cores," "$nb,speed=3"
+node_fail "without clock_ghz" "--node: clock_ghz missing: required clock_ghz, cores and mem_latency_ns" \
+    cores=4,mem_latency_ns=90
+node_fail "cores=0" "--node: bad value '0' for cores: allowed a whole number" clock_ghz=2,cores=0,mem_latency_ns=90
+node_fail "cores=1.5" "--node: bad value '1.5' for cores: allowed a whole number" clock_ghz=2,cores=1.5,mem_latency_ns=90
+node_fail "line=48" "--node: bad value '48' for line: allowed a power of two" "$nb,line=48"
+node_fail "mem_latency_ns=-1" "--node: bad value '-1' for mem_latency_ns: allowed ns in 1..1e6" \
+    clock_ghz=2,cores=4,mem_latency_ns=-1
+node_fail "mem_latency_ns=abc" "--node: bad value 'abc' for mem_latency_ns: allowed ns in 1..1e6" \
+    clock_ghz=2,cores=4,mem_latency_ns=abc
+node_fail "in_order=2" "--node: bad value '2' for in_order: allowed 0 (out-of-order core) or 1" "$nb,in_order=2"
+node_fail "a key twice" "--node: key cores given twice: allowed once" "$nb,cores=8"
+node_fail "mem_bw_gbs with channels" "--node: mem_bw_gbs and channels/channel_gbs both given: allowed one of the two" \
+    "$nb,mem_bw_gbs=100,channels=8,channel_gbs=25"
+node_fail "channels without channel_gbs" "--node: channels and channel_gbs go together: allowed both or neither" \
+    "$nb,channels=8"
+node_fail "an item without '='" "--node: 'mlp' is not KEY=VALUE: allowed keys clock_ghz," "$nb,mlp"
+node_fail "an empty value" "--node: bad value '' for clock_ghz: allowed GHz in 0.01..100" clock_ghz=,cores=4,mem_latency_ns=90
+
+# procurement: a machine from its spec sheet alone (Perlmutter-like nodes
+# on a Slingshot dragonfly), both algorithms and the sensitivity line
+bin/torusmodel --node clock_ghz=2.4,cores=128,mem_latency_ns=110,mlp=24,channels=12,channel_gbs=38.4,mpi_latency_us=2,inj_gbs=25,link_gbs=25 \
+    --network dragonfly:16,16,11,12 --shape 128x3072 --algorithm routed >"$TMP/out" 2>"$TMP/err"
+rc=$?
+sens=$(key sensitivity_per_10pct)
+if [ $rc = 0 ] && [ ! -s "$TMP/err" ] && [ -n "$(key binding)" ] && [ -n "$(key baseline_binding)" ] && bounds_ok \
+    && awk -v p="$(key predicted_gups)" -v b="$(key baseline_predicted_gups)" 'BEGIN { exit !(p > 0 && b > 0 && b < p) }' \
+    && [[ $sens == *"clock "[+-]*%* ]] && [[ $sens == *"mem_latency "[+-]*%* ]] \
+    && grep -q '^#   mem_bw .*12 channels x 38.4 GB/s' "$TMP/out"; then
+    ok "torusmodel --node (128 cores, 12 channels, dragonfly 128x3072): ra_opt $(key predicted_gups) GUPS ($(key binding)), baseline $(key baseline_predicted_gups) ($(key baseline_binding)); $(cut -d, -f1-2 <<<"$sens")"
+else
+    bad "torusmodel --node procurement: exit $rc $(head -c 300 "$TMP/err") $(tr '\n' ' ' <"$TMP/out" | tail -c 700)"
+fi
+# the same in JSON: the node model's keys beside the bounds
+bin/torusmodel --node clock_ghz=2.4,cores=128,mem_latency_ns=110,mlp=24,channels=12,channel_gbs=38.4,mpi_latency_us=2,inj_gbs=25,link_gbs=25 \
+    --network dragonfly:16,16,11,12 --shape 128x3072 --algorithm routed --json >"$TMP/j" 2>&1
+if grep -q '"injection_bound_gups": [0-9]' "$TMP/j" && grep -q '"sensitivity_per_10pct": "clock [+-]' "$TMP/j" \
+    && grep -q '"baseline_predicted_gups": [0-9]' "$TMP/j" && grep -q '"baseline_binding": "[a-z]*"' "$TMP/j" \
+    && grep -q '"first_order_gups": [0-9]' "$TMP/j" && grep -q '"scale_eta": 1' "$TMP/j"; then
+    ok "torusmodel --node --json: injection bound, sensitivity, baseline, first order and scale term keys"
+else
+    bad "torusmodel --node --json: $(head -c 600 "$TMP/j")"
+fi
+
+# the spec-only prediction of this machine: ra_calibrate --probe's hardware
+# figures alone (no GUPS run in them) against ra_opt measured.  A benchmark
+# figure: printed, not asserted beyond a positive prediction.
+if run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 22 --output "$TMP/probe.params" \
+    && grep -q '^mem_latency_ns *= ' "$TMP/probe.params" && grep -q '^term_source *= mem_latency_ns ' "$TMP/probe.params" \
+    && bin/torusmodel --params "$TMP/probe.params" --algorithm routed --shape 2 >"$TMP/pred" 2>&1 \
+    && pg=$(key predicted_gups "$TMP/pred") && awk -v p="$pg" 'BEGIN { exit !(p > 0) }'; then
+    run_mpi 2 bin/ra_opt --log2-table 22
+    mg=$(key gups)
+    ok "ra_calibrate --probe -n 2 -> torusmodel --shape 2: predicted $pg GUPS ($(key binding "$TMP/pred")), ra_opt measured ${mg:-?}, ratio $(awk -v p="$pg" -v m="$mg" 'BEGIN { if (m > 0) printf "%.2f", p / m; else print "?" }')"
+else
+    bad "ra_calibrate --probe -> torusmodel: $(head -c 300 "$TMP/err") $(head -c 300 "$TMP/pred" 2>/dev/null)"
+fi
+
+# BlueGene/L's 65536 nodes from paper 002's published costs: the first-order
+# CPU bound (Table 7, 95.97), then the timed simulator's efficiency on a
+# reduced machine of at most 1024 nodes: within 1.5x of the 35.47 GUPS
+# BlueGene/L measured (paper 002 sec. 6.2)
+t0=$(date +%s.%N)
+bin/torusmodel --preset bgl-routed --shape 64x32x32 --scale-nodes 1024 >"$TMP/out" 2>&1
+rc=$?
+secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+if [ $rc = 0 ] && [ "$(key first_order_gups)" = 95.9732 ] && [[ "$(key scale_term)" == "reduced "* ]] \
+    && awk -v p="$(key predicted_gups)" -v e="$(key scale_eta)" 'BEGIN { exit !(p >= 23.6 && p <= 53.2 && e > 0 && e < 1) }'; then
+    ok "torusmodel bgl-routed 64x32x32 --scale-nodes 1024: first order 95.9732 x eta $(key scale_eta) ($(key scale_term)) = $(key predicted_gups) GUPS, measured 35.47 (${secs}s)"
+else
+    bad "torusmodel bgl-routed 64x32x32 scale term (${secs}s): exit $rc $(tr '\n' ' ' <"$TMP/out" | tail -c 500)"
+fi
+bin/torusmodel --preset bgl-routed --shape 64x32x32 --scale-term none >"$TMP/out" 2>&1
+if [ "$(key predicted_gups)" = 95.9732 ] && [ "$(key first_order_gups)" = 95.9732 ] && [ "$(key scale_eta)" = 1 ] \
+    && [ "$(key scale_term)" = "none (--scale-term none)" ]; then
+    ok "torusmodel bgl-routed 64x32x32 --scale-term none: predicted = first order = 95.9732 (Table 7)"
+else
+    bad "torusmodel --scale-term none: $(tr '\n' ' ' <"$TMP/out" | tail -c 500)"
+fi
+serial_fail "torusmodel bad --scale-term" 2 "bad value 'some' for --scale-term: allowed auto, none, full or reduced" \
+    bin/torusmodel --preset bgl-routed --shape 8x8 --scale-term some
+serial_fail "torusmodel --scale-nodes below 16" 2 "for --scale-nodes" bin/torusmodel --preset bgl-routed --shape 8x8 --scale-nodes 8

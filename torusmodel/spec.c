@@ -133,14 +133,29 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         tm_node_set(p, TM_N_MEM_BW, v[SK_CHANNELS] * v[SK_CHANNEL_BW] * 1e9, s);
     }
     tm_node_set(p, TM_N_LINE, given[SK_LINE] ? v[SK_LINE] : 64, given[SK_LINE] ? g : "assumed: 64 (--node line not given)");
-    if (given[SK_ILOCAL])
-        tm_node_set(p, TM_N_INSTR_LOCAL, v[SK_ILOCAL], g);
-    if (given[SK_IHOP])
-        tm_node_set(p, TM_N_INSTR_HOP, v[SK_IHOP], g);
-    if (given[SK_ITEST])
-        tm_node_set(p, TM_N_INSTR_TEST, v[SK_ITEST], g);
-    if (given[SK_ILOCAL] || given[SK_IHOP] || given[SK_ITEST])
+    /* instr_* given are this core's cycles.  All three: ipc_scale 1.  Some
+     * of them: the others stay the reference core's, carried by the IPC
+     * rule's ipc_scale s, so the given ones are kept as value / s (s x
+     * that = the value given); ipc_scale 1 here would leave the others in
+     * the reference core's cycles. */
+    static const int ik[3] = {SK_ILOCAL, SK_IHOP, SK_ITEST};
+    static const int in[3] = {TM_N_INSTR_LOCAL, TM_N_INSTR_HOP, TM_N_INSTR_TEST};
+    int ngiven = given[SK_ILOCAL] + given[SK_IHOP] + given[SK_ITEST];
+    double s = p->node.v[TM_N_IPC_SCALE] > 0 ? p->node.v[TM_N_IPC_SCALE] : 1;
+    if (ngiven == 3) {
+        s = 1;
         tm_node_set(p, TM_N_IPC_SCALE, 1, "given (--node): instruction costs in this core's cycles");
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!given[ik[i]])
+            continue;
+        char src[TM_SRC_LEN];
+        if (s == 1)
+            snprintf(src, sizeof src, "%s", g);
+        else
+            snprintf(src, sizeof src, "given (--node): %g cycles of this core over ipc_scale %g", v[ik[i]], s);
+        tm_node_set(p, in[i], v[ik[i]] / s, src);
+    }
     if (given[SK_MPI_LAT])
         tm_node_set(p, TM_N_MPI_LATENCY, v[SK_MPI_LAT] * 1e3, g);
     if (given[SK_INJ])

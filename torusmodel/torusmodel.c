@@ -38,8 +38,9 @@ enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_B
 static const torus_opt fixed_head[] = {
     {.type = TORUS_OPT_HEADING, .help = "Parameters, applied left to right (later ones win):"},
     {.name = "preset", .type = TORUS_OPT_TEXT, .id = OPT_PRESET, .meta = "NAME", .defval = "none",
-     .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7); bgq, tofu (K computer), tofu-d "
-             "(Fugaku), perlmutter-cpu (dragonfly), hdr-fattree (docs/machines.md; each prints its sources)"},
+     .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7); bgp, bgq, tofu (K computer), "
+             "tofu-d (Fugaku), p775 (IBM Power 775), xt3 (Cray XT3 Red Storm), perlmutter-cpu (dragonfly), "
+             "hdr-fattree (docs/machines.md; each prints its sources)"},
     {.name = "params", .type = TORUS_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
      .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one; --probe: the node model's keys)"},
     {.name = "node", .type = TORUS_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",

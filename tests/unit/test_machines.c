@@ -108,23 +108,63 @@ static void not_a_torus(void)
     ASSERT_STR_CONTAINS(err, "allowed");
 }
 
+/* Every machine preset tm_machine_names() lists ("bgq, tofu (K computer),
+ * ..."): loads, names its sources, evaluates each of its shapes.  A preset
+ * with a node model (node.c) names a source for each figure it gives and
+ * predicts its smallest bound; one without names its assumptions in
+ * `sources`.  Structure only: the figures are machines.c's to change. */
 static void presets(void)
 {
-    static const char *const names[] = {"bgq", "tofu", "tofu-d", "perlmutter-cpu", "hdr-fattree"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    static const char *const always[] = {"bgq", "tofu", "tofu-d", "perlmutter-cpu", "hdr-fattree"};
+    char names[1024];
+    snprintf(names, sizeof names, "%s", tm_machine_names());
+    int seen[sizeof always / sizeof *always] = {0}, count = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char name[64];
+        if (sscanf(t, " %63[^ (]", name) != 1)
+            continue;
+        count++;
+        for (size_t i = 0; i < sizeof always / sizeof *always; i++)
+            if (!strcmp(name, always[i]))
+                seen[i] = 1;
         tm_params p;
         char err[512];
         tm_params_defaults(&p);
-        ASSERT_EQ_INT(tm_preset(&p, names[i], err, sizeof err), 0);
-        ASSERT_STR_EQ(p.preset, names[i]);
-        ASSERT_TRUE(p.sources != NULL && strstr(p.sources, "Assumed") != NULL);
+        int rc = tm_preset(&p, name, err, sizeof err);
+        ASSERT_EQ_INT(rc, 0);
+        if (rc) {
+            fprintf(stderr, "  preset %s: %s\n", name, err);
+            continue;
+        }
+        ASSERT_STR_EQ(p.preset, name);
+        ASSERT_TRUE(p.sources != NULL && p.sources[0]);
+        if (tm_node_given(&p)) {
+            for (int i = 0; i < TM_N_KEYS; i++)
+                if (p.node.v[i] > 0 && !p.node.src[i][0]) {
+                    ASSERT_TRUE(p.node.src[i][0]);
+                    fprintf(stderr, "  preset %s: %s without a source\n", name, tm_node_key(i));
+                }
+        } else {
+            ASSERT_TRUE(p.sources != NULL && strstr(p.sources, "Assumed") != NULL);
+        }
         ASSERT_TRUE(p.nshapes >= 1);
         for (int k = 0; k < p.nshapes; k++) {
             tm_row r;
             ASSERT_EQ_INT(tm_evaluate(&p, &p.shapes[k], &r, err, sizeof err), 0);
             ASSERT_TRUE(r.predicted_gups > 0 && r.predicted_gups <= r.bound_gups);
             ASSERT_TRUE(isfinite(r.net_gups) && isfinite(r.cpu_gups) && isfinite(r.mem_gups));
+            double lo = fmin(fmin(r.cpu_gups, r.net_gups), fmin(r.mem_gups, r.inj_gups));
+            ASSERT_NEAR(r.bound_gups, lo, 0);
+            if (tm_node_given(&p))
+                ASSERT_NEAR(r.predicted_gups, r.bound_gups, 0);
         }
+    }
+    ASSERT_TRUE(count >= 5);
+    for (size_t i = 0; i < sizeof always / sizeof *always; i++) {
+        ASSERT_TRUE(seen[i]);
+        if (!seen[i])
+            fprintf(stderr, "  tm_machine_names() lacks %s\n", always[i]);
     }
 }
 

@@ -125,7 +125,7 @@ static void params(void)
     ASSERT_EQ_INT(tm_param_set(&p, "shape", "4xx4", err, sizeof err), -2);
     ASSERT_EQ_INT(tm_param_set(&p, "link_bw", "0", err, sizeof err), -2);
     ASSERT_EQ_INT(tm_param_set(&p, "algorithm", "magic", err, sizeof err), -2);
-    ASSERT_EQ_INT(tm_preset(&p, "bgp", err, sizeof err), -2);
+    ASSERT_EQ_INT(tm_preset(&p, "no-such-machine", err, sizeof err), -2);
     ASSERT_STR_CONTAINS(err, "allowed bgl-mpi, bgl-raw, bgl-routed");
     /* write and read back */
     tm_params q;
