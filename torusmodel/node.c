@@ -16,9 +16,10 @@
  *   t_local    = s instr_local + miss / m  ra_opt's update: its
  *                instructions plus its share of the misses the core keeps
  *                in flight (the kit's loops prefetch within the 1024 rule)
- *   t_hop      = s instr_hop + (X / H) f t_mpi / fill
- *                the routing work, plus the CPU cost of a message (the
- *                one-way MPI latency, an upper bound on LogP's o_s + o_r)
+ *   t_hop      = s instr_hop + (X / H) f t_msg / fill
+ *                the routing work, plus the CPU cost of a message t_msg (the
+ *                one-way MPI latency, an upper bound on LogP's o_s + o_r; or
+ *                raw_msg_ns where the routed code drives the network itself)
  *                for the X of the H hops per update that leave the node,
  *                shared by the fill updates of one of ra_opt's packets
  *                (its bucket capacity under the 1024-update rule: the
@@ -53,7 +54,7 @@
 
 static const char *const node_keys[TM_N_KEYS] = {
     "mem_latency_ns", "mlp", "mem_bw", "line_bytes", "instr_local", "instr_hop",
-    "instr_test", "mpi_latency_ns", "inj_bw", "msg_rate", "ipc_scale"};
+    "instr_test", "mpi_latency_ns", "inj_bw", "msg_rate", "ipc_scale", "raw_msg_ns"};
 
 /* The out-of-order reference: `mpirun -n 2 bin/ra_calibrate --probe
  * --log2-table 27` on the development VM (AMD EPYC, family 25 model 17,
@@ -136,10 +137,12 @@ void tm_node_derive(const tm_params *p, double hops, double hops_out, double fil
     double it = s * (v[TM_N_INSTR_TEST] > 0 ? v[TM_N_INSTR_TEST] : NODE_REF_OOO_TEST);
     double miss = f * v[TM_N_MEM_LATENCY] * 1e-9;
     double msg = f * v[TM_N_MPI_LATENCY] * 1e-9;
+    /* the routed code's packet: the network driven directly where it is */
+    double pkt = v[TM_N_RAW_MSG] > 0 ? f * v[TM_N_RAW_MSG] * 1e-9 : msg;
     if (fill < 1)
         fill = 1;
     q->t_local = il + miss / m;
-    q->t_hop = ih + (hops > 0 ? hops_out / hops * msg / fill : 0);
+    q->t_hop = ih + (hops > 0 ? hops_out / hops * pkt / fill : 0);
     q->t_local_plain = il + miss;
     q->t_test = it;
     q->t_exposed = 0;
@@ -175,7 +178,7 @@ double tm_node_injection(const tm_params *p, double nodes, double hops_out, doub
 void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
 {
     static const char *const unit[TM_N_KEYS] = {"ns", "misses", "B/s", "B", "cycles", "cycles", "cycles", "ns",
-                                                "B/s", "msg/s", "x"};
+                                                "B/s", "msg/s", "x", "ns"};
     fprintf(f, "# node model (torusmodel/node.c), %s:\n", p->preset);
     fprintf(f, "#   clock %.4g GHz, %g cores, %g ranks per node\n", p->clock_hz / 1e9,
             p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node, p->ranks_per_node);

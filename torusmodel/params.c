@@ -62,6 +62,8 @@ static const key_def keys[] = {
     NODE(msg_rate, TM_N_MSG_RATE, "node model: messages/s a node sends (0 = no message-rate bound)"),
     NODE(ipc_scale, TM_N_IPC_SCALE, "node model: this core's cycles per cycle of the core instr_* were measured on "
                                     "(0 = 1; node.c's IPC rule)"),
+    NODE(raw_msg_ns, TM_N_RAW_MSG, "node model: ns of a packet's CPU cost where the routed code drives the "
+                                   "network directly (0 = mpi_latency_ns)"),
     {"term_source", 0, 0, "node model: 'KEY where it comes from', one line per figure"},
     {"node_gups", 0, 0, "node random-update rate, GUPS (the ceiling kernel on every rank of a node): G, or R:G pairs per ranks on the node"},
     {"node_gups_plain", 0, 0, "direct: node rate of the baseline's local path (loop + MPI_Test), G or R:G pairs"},
@@ -300,6 +302,19 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
             return -2;
         }
         *(double *)((char *)p + keys[i].offset) = v;
+        /* a node figure set here says so (a params file's term_source
+         * lines, read after its values, replace it) */
+        size_t node0 = offsetof(tm_params, node.v), node1 = node0 + TM_N_KEYS * sizeof(double);
+        if (keys[i].offset >= node0 && keys[i].offset < node1) {
+            char kshown[80];
+            torus_cli_escape(key, kshown, sizeof kshown);
+            /* 0 is "not given": no source */
+            char *src = p->node.src[(keys[i].offset - node0) / sizeof(double)];
+            if (v > 0)
+                snprintf(src, TM_SRC_LEN, "given (%s)", kshown);
+            else
+                src[0] = 0;
+        }
         return 0;
     }
     char kshown[300];

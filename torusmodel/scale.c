@@ -161,6 +161,13 @@ int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, s
     c.chunk_bytes = p->chunk_bytes, c.packet_max_bytes = p->packet_max_bytes;
     c.link_overhead_bytes = p->link_overhead_bytes;
     c.updates_per_rank = 4194304L / r.n > 4096 ? 4194304L / r.n : 4096;
+    char name[48];
+    torus_shape_format(&r, name, sizeof name);
+    if (p->scale_progress) {
+        fprintf(stderr, "torusmodel: scale term: simulating %s%s (--scale-term none skips it)\n", full ? "" : "the reduced ",
+                name);
+        fflush(stderr);
+    }
     ropt_timed_result res;
     int rc = ropt_timed_run(&c, &res, err, errlen);
     if (rc)
@@ -170,8 +177,6 @@ int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, s
     double eta = res.gups / first;
     row->scale_eta = eta < 1 ? eta : 1;
     row->predicted_gups = row->first_order_gups * row->scale_eta;
-    char name[48];
-    torus_shape_format(&r, name, sizeof name);
     if (full)
         snprintf(row->scale_how, sizeof row->scale_how, "full %s", name);
     else

@@ -66,6 +66,12 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         return -2;
     }
     snprintf(buf, sizeof buf, "%s", spec);
+    size_t L = strlen(buf);
+    if (!L || buf[0] == ',' || buf[L - 1] == ',' || strstr(buf, ",,")) {
+        torus_cli_escape(spec, shown, sizeof shown);
+        snprintf(err, errlen, "--node: empty item in '%s': allowed KEY=VALUE items separated by single commas", shown);
+        return -2;
+    }
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(t, '=');
@@ -124,7 +130,11 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
     if (!given[SK_WIDTH])
         tm_node_set(p, TM_N_IPC_SCALE, 1, "assumed: issue width of the reference core (--node issue_width not given)");
     tm_node_set(p, TM_N_MEM_LATENCY, v[SK_LAT], g);
-    tm_node_set(p, TM_N_MLP, given[SK_MLP] ? v[SK_MLP] : 1, given[SK_MLP] ? g : "assumed: 1 (--node mlp not given)");
+    /* figures not given keep what an earlier --preset or --params set */
+    if (given[SK_MLP])
+        tm_node_set(p, TM_N_MLP, v[SK_MLP], g);
+    else if (!(p->node.v[TM_N_MLP] > 0))
+        tm_node_set(p, TM_N_MLP, 1, "assumed: 1 (--node mlp not given)");
     if (given[SK_BW])
         tm_node_set(p, TM_N_MEM_BW, v[SK_BW] * 1e9, g);
     if (given[SK_CHANNELS]) {
@@ -132,7 +142,10 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         snprintf(s, sizeof s, "given (--node): %g channels x %g GB/s", v[SK_CHANNELS], v[SK_CHANNEL_BW]);
         tm_node_set(p, TM_N_MEM_BW, v[SK_CHANNELS] * v[SK_CHANNEL_BW] * 1e9, s);
     }
-    tm_node_set(p, TM_N_LINE, given[SK_LINE] ? v[SK_LINE] : 64, given[SK_LINE] ? g : "assumed: 64 (--node line not given)");
+    if (given[SK_LINE])
+        tm_node_set(p, TM_N_LINE, v[SK_LINE], g);
+    else if (!(p->node.v[TM_N_LINE] > 0))
+        tm_node_set(p, TM_N_LINE, 64, "assumed: 64 (--node line not given)");
     /* instr_* given are this core's cycles.  All three: ipc_scale 1.  Some
      * of them: the others stay the reference core's, carried by the IPC
      * rule's ipc_scale s, so the given ones are kept as value / s (s x

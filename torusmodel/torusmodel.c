@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef HPCC_RA_VERSION
 #define HPCC_RA_VERSION "unknown"
@@ -46,8 +47,8 @@ static const torus_opt fixed_head[] = {
     {.name = "node", .type = TORUS_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
-             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs, bytes_per_update (docs/machines.md); prints both "
-             "algorithms and a sensitivity line"},
+             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update "
+             "(docs/machines.md); prints both algorithms and a sensitivity line"},
 };
 static const torus_opt fixed_tail[] = {
     {.type = TORUS_OPT_HEADING, .help = "Models:"},
@@ -351,7 +352,9 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
  * HPCC's baseline on the same machine: 0, or -2 with a line in err. */
 static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t errlen)
 {
-    const tm_params *p = &c->p;
+    tm_params sp = c->p;
+    const tm_params *p = &sp;
+    sp.scale_progress = isatty(2); /* a simulation takes seconds: say so where someone waits */
     if (tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen))
         return -2;
     if (tm_node_given(p))

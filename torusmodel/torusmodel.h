@@ -34,6 +34,8 @@ enum {
     TM_N_INJ_BW,      /* bytes/s a node injects into the network */
     TM_N_MSG_RATE,    /* messages/s a node sends */
     TM_N_IPC_SCALE,   /* cycles here per cycle of the core instr_* were measured on */
+    TM_N_RAW_MSG,     /* ns: a packet's CPU cost where the routed code drives the network
+                         directly (the Blue Genes); 0 = the MPI latency */
     TM_N_KEYS
 };
 #define TM_SRC_LEN 200
@@ -95,6 +97,7 @@ typedef struct tm_params {
     tm_node node;        /* the node's own parameters (node.c), when mem_latency_ns is given */
     int scale_term;      /* TM_SCALE_*: what the timed simulator adds at scale (scale.c) */
     int scale_nodes;     /* the largest machine simulated in full, the reduced machine's size */
+    int scale_progress;  /* 1: a line on stderr before each scale simulation (a terminal) */
     const char *sources; /* a preset's published figures, where each comes from (NULL: none) */
     tm_algorithm algorithm;
     int nshapes;

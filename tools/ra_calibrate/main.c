@@ -202,7 +202,9 @@ static int probe_main(cal *c)
         printf(")\nmem_bw: %.4g bytes/s (every rank of the node at once, read + write)\n", pf.mem_bw);
         printf("line_bytes: %g\n", pf.line_bytes);
         printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
-        printf("instr_hop: %.1f cycles per software hop (4x4 in-process, in cache)\n", pf.instr_hop);
+        printf("instr_hop: %.1f cycles per software hop (%s%s, tables in cache)\n", pf.instr_hop,
+               pf.hop_shape[0] ? "ra_opt at these ranks, shape " : "4x4 in the in-process simulator",
+               pf.hop_shape);
         printf("instr_test: %.1f cycles (MPI_Testany between updates)\n", pf.instr_test);
         if (pf.mpi_latency_ns > 0)
             printf("mpi_latency_ns: %.0f (8-byte ping-pong, half the least round trip)\n", pf.mpi_latency_ns);

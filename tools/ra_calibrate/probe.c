@@ -15,9 +15,13 @@
  *   instr_local     ra_opt's own loop (one rank, no hop) on a table of 2^12
  *                   words, which never leaves the cache: the update's
  *                   instructions alone, cycles at clock_hz.
- *   instr_hop       ra_opt's state machine on a 4x4 shape over the
- *                   in-process transport, tables in cache: cycles per
- *                   software hop beyond one rank's (calibrate's t_hop method).
+ *   instr_hop       ra_opt itself at the run's ranks and shape on tables that
+ *                   never leave the cache (2^12 words a rank): a core's
+ *                   cycles per update less instr_local, over the hops (the
+ *                   routing, the transport's packets, and on an oversubscribed
+ *                   node the hand-offs between ranks sharing a core); on one
+ *                   rank the state machine on 4x4 in the in-process simulator
+ *                   (calibrate's t_hop method).
  *   instr_test      one MPI_Testany over the baseline's posted receives
  *                   between two updates of a table in cache.
  *   mpi_latency_ns  8-byte ping-pong between ranks 0 and 1, half the least
@@ -167,17 +171,45 @@ static void probe_instructions(cal *c, probe_figs *pf)
             best = s < best ? s : best;
         }
         pf->instr_local = best / (double)n * f;
-        char e[128];
-        torus_shape_parse("4x4", 1, &sh, e, sizeof e);
-        uint64_t su = c->op.quick ? 1ULL << 20 : 1ULL << 22;
-        double b4 = 1e30, b1 = 1e30;
-        for (int r = 0; r < 2; r++) {
-            double a = sim_ns_per_update(&sh, su), b = sim_ns_per_update(&sh1, su);
-            b4 = a > 0 && a < b4 ? a : b4;
-            b1 = b > 0 && b < b1 ? b : b1;
+        if (c->P == 1) {
+            /* one rank: no hop of its own; the routing work in the
+             * in-process simulator on 4x4 (calibrate's t_hop method) */
+            char e[128];
+            torus_shape_parse("4x4", 1, &sh, e, sizeof e);
+            uint64_t su = c->op.quick ? 1ULL << 20 : 1ULL << 22;
+            double b4 = 1e30, b1 = 1e30;
+            for (int r = 0; r < 2; r++) {
+                double a = sim_ns_per_update(&sh, su), b = sim_ns_per_update(&sh1, su);
+                b4 = a > 0 && a < b4 ? a : b4;
+                b1 = b > 0 && b < b1 ? b : b1;
+            }
+            pf->instr_hop = b4 > b1 ? (b4 - b1) / torus_expected_hops(&sh) * f / 1e9 : 0;
+            pf->hop_shape[0] = 0;
         }
-        double H = torus_expected_hops(&sh);
-        pf->instr_hop = b4 > b1 ? (b4 - b1) / H * f / 1e9 : 0;
+    }
+    sleepy_barrier(MPI_COMM_WORLD); /* the others asleep while rank 0 measured alone */
+    if (c->P > 1) {
+        /* the run's own ranks and shape on tables that never leave the
+         * cache (2^12 words a rank): the routing, the node's transport, its
+         * packets and the hand-offs between ranks sharing a core, with no
+         * memory miss: core cycles per update less the local update's, over
+         * the hops */
+        int lg = 12, capP;
+        while ((1 << (lg - 12)) < c->P)
+            lg++;
+        uint64_t U = (c->op.quick ? 1ULL << 20 : 1ULL << 22) * (uint64_t)c->P;
+        torus_shape shP;
+        double best = 1e30;
+        for (int r = 0; r < 2; r++) {
+            double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, lg, U, &capP, &shP, NULL);
+            best = dt < best ? dt : best;
+        }
+        double core_cycles = best * c->used * c->ni.nnodes / (double)U * f;
+        double H = torus_expected_hops(&shP);
+        if (!c->rank) {
+            pf->instr_hop = H > 0 && core_cycles > pf->instr_local ? (core_cycles - pf->instr_local) / H : 0;
+            torus_shape_format(&shP, pf->hop_shape, sizeof pf->hop_shape);
+        }
     }
     /* MPI_Testany between updates, in cache, over the receives the
      * baseline keeps posted (measure.c's t_test without its run-table half) */
