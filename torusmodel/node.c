@@ -56,10 +56,11 @@ static const char *const node_keys[TM_N_KEYS] = {
     "mem_latency_ns", "mlp", "mem_bw", "line_bytes", "instr_local", "instr_hop",
     "instr_test", "mpi_latency_ns", "inj_bw", "msg_rate", "ipc_scale", "raw_msg_ns"};
 
-/* The out-of-order reference: `mpirun -n 2 bin/ra_calibrate --probe
+/* The out-of-order reference: `mpirun -n 1 bin/ra_calibrate --probe
  * --log2-table 27` on the development VM (AMD EPYC, family 25 model 17,
- * Zen 4, 2.6 GHz, 2 cores of KVM, 2026-11-27: 3.5, 20.1 and 67.4-67.5 cycles
- * in two runs, -n 1 and -n 2, 2^27 words); Zen 4
+ * Zen 4, 2.6 GHz, 2 cores of KVM, 2026-11-27): 3.5 cycles per local update,
+ * 20.1-20.2 per hop (the state machine on 4x4 in the in-process simulator,
+ * one rank's method) and 67.4-67.5 per MPI_Testany, in two runs.  Zen 4
  * dispatches 6 macro-ops a cycle (AMD, Software Optimization Guide for the
  * AMD Zen4 Microarchitecture, 57647 rev. 1.00 sec. 2.1). */
 #define NODE_REF_OOO_WIDTH 6.0

@@ -6,8 +6,10 @@
  *   mem_latency_ns  a pointer chase over the rank's table (a random cycle
  *                   through its cache lines, Sattolo's algorithm; huge pages
  *                   as the runs): ns per dependent load, rank 0 alone.
- *   mlp             k chases at once over the same cycle, k = 1..64: the
- *                   misses in flight at the best rate, best rate x latency.
+ *   mlp             k chases at once over the same cycle, k = 2..64, each
+ *                   line visited also written (an update reads and dirties
+ *                   its line): the misses in flight at the best rate, best
+ *                   rate x latency.
  *   mem_bw          every rank of the node at once, each with cores / ranks
  *                   threads, reading and writing its table (16 bytes a word):
  *                   the node's bytes per second, the best of three.
@@ -50,16 +52,26 @@ static void make_chase(uint64_t *t, uint64_t lines, uint64_t lw)
     }
 }
 
-/* ns per step of k chases at once, `steps` steps each */
-static double chase_ns(const uint64_t *t, uint64_t lines, uint64_t lw, int k, uint64_t steps)
+/* ns per step of k chases at once, `steps` steps each; rmw: each line
+ * visited is also written (its second word), so that it goes back to memory
+ * dirty, as an update's line does */
+static double chase_ns(uint64_t *t, uint64_t lines, uint64_t lw, int k, uint64_t steps, int rmw)
 {
     uint64_t p[64];
     for (int j = 0; j < k; j++)
         p[j] = (lines / (uint64_t)k) * (uint64_t)j;
     double t0 = MPI_Wtime();
-    for (uint64_t s = 0; s < steps; s++)
-        for (int j = 0; j < k; j++)
-            p[j] = t[p[j] * lw];
+    if (rmw)
+        for (uint64_t s = 0; s < steps; s++)
+            for (int j = 0; j < k; j++) {
+                uint64_t *l = &t[p[j] * lw];
+                p[j] = l[0];
+                l[1] += s;
+            }
+    else
+        for (uint64_t s = 0; s < steps; s++)
+            for (int j = 0; j < k; j++)
+                p[j] = t[p[j] * lw];
     double dt = MPI_Wtime() - t0;
     uint64_t sink = 0;
     for (int j = 0; j < k; j++)
@@ -109,17 +121,17 @@ static void probe_memory(cal *c, probe_figs *pf)
         uint64_t lw = (uint64_t)pf->line_bytes / 8, lines = c->LS / lw;
         make_chase(c->tab, lines, lw);
         uint64_t steps = c->op.quick ? 1ULL << 20 : 1ULL << 22;
-        chase_ns(c->tab, lines, lw, 1, steps / 8); /* warm the pages and the TLB */
+        chase_ns(c->tab, lines, lw, 1, steps / 8, 0); /* warm the pages and the TLB */
         double lat = 1e30;
         for (int r = 0; r < 3; r++) {
-            double ns = chase_ns(c->tab, lines, lw, 1, steps);
+            double ns = chase_ns(c->tab, lines, lw, 1, steps, 0);
             lat = ns < lat ? ns : lat;
         }
         pf->mem_latency_ns = lat;
         static const int ks[] = {2, 4, 8, 12, 16, 24, 32, 48, 64};
         double best = 1.0 / lat; /* updates per ns */
         for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
-            double ns = chase_ns(c->tab, lines, lw, ks[i], steps / (uint64_t)ks[i] * 2);
+            double ns = chase_ns(c->tab, lines, lw, ks[i], steps / (uint64_t)ks[i] * 2, 1);
             double rate = ks[i] / ns;
             best = rate > best ? rate : best;
             pf->mlp_rate[i] = rate;
@@ -200,7 +212,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
         uint64_t U = (c->op.quick ? 1ULL << 20 : 1ULL << 22) * (uint64_t)c->P;
         torus_shape shP;
         double best = 1e30;
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < 3; r++) {
             double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, lg, U, &capP, &shP, NULL);
             best = dt < best ? dt : best;
         }
