@@ -166,3 +166,110 @@ if [ $rc = 2 ] && [ "$(cat "$TT/precious")" = precious ] &&
 else
     bad "collbench --tune into a non-table: rc $rc, stderr: $(head -c 300 "$TMP/err")"
 fi
+
+# Tuned rows take precedence (issue 33, class 5): --tune puts the rows it
+# writes before every row the file had, so a catch-all row of the file
+# (one that fits any rank count and size) can no longer shadow them; the
+# file's other rows follow in their order (this rank count's rows of the
+# ops tuned are replaced, as ever).  Generated over tables holding a
+# catch-all in every position (first, each middle, last, several), each
+# tuned with one algorithm per op (--algorithms: the winner is known),
+# then checked in the file, in collbench's auto column and in the
+# adapter's TORUS_COLL_STATS, whose count of the tuned algorithm must
+# equal that of a table holding the tuned row alone.
+# a file's lines as the writer spells them (bytes 0-any is any)
+prec_rows() { awk '/^[ \t]*[a-z]/ { if ($8 == "0-any") $8 = "any"; $1 = $1; print }' "$1"; }
+# prec_ref N OP ALG [OP ALG]: the adapter's run with only the tuned rows (once per N)
+prec_ref() {
+    local n=$1 f=$TT/prec-ref-$1
+    shift
+    [ -s "$f.err" ] && return 0
+    { echo 'torus-coll-table 1'; while [ $# -gt 0 ]; do echo "$1 $n 0 any any any any any $2"; shift 2; done; } \
+        >"$f.table"
+    run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$f.table" "$PM_CHECK" 8
+    cp "$TMP/out" "$f.out"
+    cp "$TMP/err" "$f.err"
+}
+# stat_count FILE OP ALG: the calls of OP the adapter ran as ALG
+stat_count() {
+    grep -m1 "^torus_pmpi: $2: calls " "$1" | sed -n "s/.*[( ]$3 \([0-9]*\)[,)].*/\1/p"
+}
+# prec_case LABEL N "OP ALG [OP ALG]" ROW... : ROWs (| between words) form
+# the table; --tune at N ranks for the ops, each timed with its ALG only
+prec_case() {
+    local label=$1 n=$2 pairs=$3 f rc why="" op alg ops="" algs="" k
+    shift 3
+    f=$TT/prec-$label.table
+    { echo 'torus-coll-table 1'; for r in "$@"; do echo "${r//|/ }"; done; } >"$f"
+    set -- $pairs
+    while [ $# -gt 0 ]; do ops="$ops${ops:+,}$1" algs="$algs${algs:+,}$2"; shift 2; done
+    # what must stay: every row but this rank count's rows of the ops tuned
+    prec_rows "$f" | awk -v n="$n" -v ops=",$ops," 'NR > 1 && !(index(ops, "," $1 ",") && $2 == n)' >"$f.keep"
+    run_mpi "$n" bin/collbench --tune "$f" --op "$ops" --sizes 8,4096 --algorithms "$algs" --iters 2 --warmup 0 \
+        --rounds 1
+    rc=$?
+    k=$(sed -n 's/^# tune: \([0-9]*\) rows for .*/\1/p' "$TMP/out")
+    prec_rows "$f" | sed 1d >"$f.rows"
+    [ $rc = 0 ] && [ -n "$k" ] || why="tune rc $rc, $(head -c 200 "$TMP/err")"
+    set -- $pairs
+    while [ -z "$why" ] && [ $# -gt 0 ]; do
+        op=$1 alg=$2
+        shift 2
+        # in the file: the first row that fits is the tuned one ...
+        [ "$(file_alg "$op" "$n" 8 "$f")" = "$alg" ] && [ "$(file_alg "$op" "$n" 4096 "$f")" = "$alg" ] ||
+            why="file's first fit for $op at $n ranks: $(file_alg "$op" "$n" 8 "$f"), want $alg"
+    done
+    # ... the tuned rows are the first k, the file's others follow in order
+    [ -n "$why" ] || [ "$(head -n "$k" "$f.rows" | awk -v n="$n" '$2 != n' | wc -l)" = 0 ] &&
+        [ "$(tail -n +"$((k + 1))" "$f.rows")" = "$(cat "$f.keep")" ] || why=${why:-"rows out of order: $(cat "$f.rows")"}
+    # collbench's auto runs the tuned algorithm
+    if [ -z "$why" ]; then
+        run_mpi "$n" env TORUS_COLL_TABLE="$f" bin/collbench --op "$ops" --sizes 8,4096 --algorithms auto --iters 1 \
+            --warmup 0 --rounds 1 --csv "$f.csv"
+        rc=$?
+        set -- $pairs
+        while [ -z "$why" ] && [ $# -gt 0 ]; do
+            op=$1 alg=$2
+            shift 2
+            got=$(awk -F, -v op="$op" '$1 == op && $3 == "auto" { print $4 }' "$f.csv" 2>/dev/null | sort -u)
+            [ $rc = 0 ] && [ "$got" = "$alg" ] || why="collbench auto ran '$got' for $op, want $alg (rc $rc)"
+        done
+    fi
+    # the adapter: as many calls run the tuned algorithm as with its row alone
+    if [ -z "$why" ] && [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
+        prec_ref "$n" $pairs
+        run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$f" "$PM_CHECK" 8
+        rc=$?
+        cmp -s "$TMP/out" "$TT/prec-ref-$n.out" || why="adapter rc $rc, results differ from the tuned row's alone"
+        set -- $pairs
+        while [ -z "$why" ] && [ $# -gt 0 ]; do
+            op=$1 alg=$2
+            shift 2
+            got=$(stat_count "$TMP/err" "$op" "$alg")
+            want=$(stat_count "$TT/prec-ref-$n.err" "$op" "$alg")
+            [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] ||
+                why="adapter ran $op as $alg ${got:-0} times, want ${want:-?}: $(grep -m1 "^torus_pmpi: $op: calls " "$TMP/err")"
+        done
+    fi
+    if [ -z "$why" ]; then
+        ok "--tune over a catch-all ($label, $n ranks): $k tuned rows first, collbench auto and the adapter ran $algs"
+    else
+        bad "--tune over a catch-all ($label, $n ranks): $why"
+    fi
+}
+CA='allreduce|any|0|any|any|any|any|any|swing'
+others=('bcast|any|0|any|any|any|any|any|binomial' 'allreduce|8|0|any|any|any|any|any|rabenseifner'
+    'allreduce|2|0|any|any|any|any|0-64|recursive_doubling')
+# one catch-all at each position among the other rows (0 = first, 3 = last)
+for pos in 0 1 2 3; do
+    rows=("${others[@]:0:pos}" "$CA" "${others[@]:pos}")
+    case $pos in 0) where=first ;; 3) where=last ;; *) where="middle $pos" ;; esac
+    prec_case "$where" 2 "allreduce ring" "${rows[@]}"
+done
+# several catch-alls, spelled differently, first, middle and last
+prec_case several 2 "allreduce ring" "$CA" "${others[0]}" 'allreduce|1-any|0|any|any|any|any|any|rabenseifner' \
+    "${others[@]:1}" 'allreduce|2-any|0|any|any|any|any|0-any|recursive_doubling'
+# at 4 ranks, two ops tuned, each behind catch-alls of its own (the
+# adapter's 2-rank sub-communicators still fit the catch-alls)
+prec_case "several, two ops" 4 "barrier hsb allreduce ring" 'barrier|any|0|any|any|any|any|any|nary_exchange' \
+    "${others[@]}" "$CA" 'barrier|1-any|0|any|any|any|any|any|dissemination' 'allreduce|4|0|any|any|any|any|any|swing'

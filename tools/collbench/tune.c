@@ -11,10 +11,20 @@
  * size, the first from 0, the last without bound.  alltoall's rows are
  * for uniform blocks (uniform 1); alltoallv's, timed only when alltoall
  * is not, for any counts.  FILE's rows for other rank counts or ops stay;
- * this rank count's rows of the ops tuned are replaced.  An `mpi` row
- * sends the adapter's calls there to the library's own (the target: no
- * size slower than the library); the torus library used directly reads it
- * as no row (torus_coll_table_wants_library). */
+ * this rank count's rows of the ops tuned are replaced.
+ *
+ * An `mpi` row sends the adapter's calls there to the library's own (the
+ * target: no size slower than the library); the torus library used
+ * directly reads it as no row (torus_coll_table_wants_library).
+ *
+ * Precedence (issue 33, class 5): the table's rule is "first row that
+ * fits wins", so rows appended after a row of FILE that fits the same
+ * calls (a catch-all: ranks any, bytes any) would never be used.  The
+ * rows this run writes therefore go at the top of the table, before every
+ * row FILE had, and FILE's other rows follow in their order.  The new rows
+ * fit only calls of their op at exactly this rank count, node layout and
+ * no deposit bit, so a call they do not fit is decided by FILE's rows as
+ * before: only the calls the run tuned change hands. */
 #include "collbench.h"
 
 #include <sys/stat.h>
@@ -98,23 +108,38 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
     return added;
 }
 
-/* Rank 0, after the run: the merge, written atomically.  0, or an exit
- * code with the one line in err. */
+/* Rank 0, after the run: the merge, written atomically: this run's rows
+ * first, then FILE's rows that stay, in their order (the precedence
+ * above).  0, or an exit code with the one line in err. */
 int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
 {
     char e2[600];
     int kinds[4] = {K_BARRIER, K_BCAST, K_ALLREDUCE, o->kinds[K_ALLTOALL] ? K_ALLTOALL : K_ALLTOALLV}, added = 0;
+    torus_coll_table *merged = torus_coll_table_new();
+    if (!merged) {
+        snprintf(err, errlen, "--tune: out of memory");
+        return TORUS_EXIT_RESOURCE;
+    }
     for (int k = 0; k < 4; k++) {
         if (!o->kinds[kinds[k]])
             continue;
         torus_coll_table_drop(tune_tab, kind_op[kinds[k]], ri->ranks);
-        int a = tune_kind(tune_tab, ri, kinds[k], e2, sizeof e2);
+        int a = tune_kind(merged, ri, kinds[k], e2, sizeof e2);
         if (a < 0) {
             snprintf(err, errlen, "--tune: %s", e2);
+            torus_coll_table_free(merged);
             return TORUS_EXIT_RESOURCE;
         }
         added += a;
     }
+    for (int i = 0; i < torus_coll_table_rows(tune_tab); i++)
+        if (torus_coll_table_add(merged, torus_coll_table_row_at(tune_tab, i), e2, sizeof e2)) {
+            snprintf(err, errlen, "--tune: %s", e2);
+            torus_coll_table_free(merged);
+            return TORUS_EXIT_RESOURCE;
+        }
+    torus_coll_table_free(tune_tab);
+    tune_tab = merged;
     torus_outfile f;
     if (torus_outfile_open(&f, o->tune, 0, e2, sizeof e2)) {
         snprintf(err, errlen, "--tune: %s", e2);
@@ -130,8 +155,8 @@ int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
     }
     char shown[300];
     torus_cli_escape(o->tune, shown, sizeof shown);
-    printf("# tune: %d rows for %d ranks written to %s (%d rows in all)\n", added, ri->ranks, shown,
-           torus_coll_table_rows(tune_tab));
+    printf("# tune: %d rows for %d ranks written to %s, before its other rows (%d rows in all)\n", added, ri->ranks,
+           shown, torus_coll_table_rows(tune_tab));
     torus_coll_table_free(tune_tab);
     tune_tab = NULL;
     return 0;
