@@ -75,7 +75,7 @@ static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
     char e2[400];
     if (files && o.mapfile) {
         if (torus_lines_open(&L, o.mapfile, 1, 1, e2, sizeof e2)) {
-            snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, strerror(errno));
+            snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, L.why);
             return RA_EXIT_USAGE;
         }
         torus_lines_close(&L);

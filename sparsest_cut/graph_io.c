@@ -232,7 +232,7 @@ static int read_path(graph_reader read, size_t line_max, const char *path, sc_ed
     torus_lines L;
     char e2[400];
     if (torus_lines_open(&L, path, line_max, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
-        snprintf(err, errlen, "cannot open graph file '%s': %s", L.name, strerror(errno));
+        snprintf(err, errlen, "cannot open graph file '%s': %s", L.name, L.why);
         return -2;
     }
     int rc = read(&L, SC_FILE_MAX_NODES, e, err, errlen);

@@ -93,7 +93,7 @@ printf 'weight 10 1\nnodes 3\n0 1\n1 2\n' >"$TMP/latew.txt"
 printf '3 2\n2 1e300\n1 3\n2\n' >"$TMP/huge.graph"
 san_fail "ra_opt --outstanding 0 (setup error frees its state)" 2 "allowed an integer 1..64" 2 bin/ra_opt --log2-table 10 --outstanding 0
 san_fail "ra_opt --dims 3x3 on 4 ranks" 2 "product must equal" 4 bin/ra_opt --log2-table 10 --dims 3x3
-san_fail "ra_opt --map /dev/zero" 2 "NUL byte" 2 bin/ra_opt --log2-table 10 --dims 2 --map /dev/zero
+san_fail "ra_opt --map /dev/zero" 2 "a character device, not a regular file" 2 bin/ra_opt --log2-table 10 --dims 2 --map /dev/zero
 san_fail "ra_base --output /dev/full" 3 "No space left on device" 2 bin/ra_base --log2-table 10 --quiet --output /dev/full
 san_fail "ra_base --json into a missing folder" 2 "No such file" 2 bin/ra_base --log2-table 10 --json "$TMP/no/r.json"
 san_fail "ra_base --log2-table 61" 3 "GiB is available" 2 bin/ra_base --log2-table 61
@@ -101,7 +101,7 @@ san_fail "ra_base --bogus" 2 "unknown option" 1 bin/ra_base --bogus
 san_fail "sparsest_cut late 'nodes'" 2 "out of range" 0 bin/sparsest_cut --file "$TMP/late.txt"
 san_fail "sparsest_cut late weight" 2 "out of range" 0 bin/sparsest_cut --file "$TMP/latew.txt"
 san_fail "sparsest_cut METIS 1e300" 2 "out of range" 0 bin/sparsest_cut --file "$TMP/huge.graph"
-san_fail "torusmodel --params /dev/zero" 2 "NUL byte" 0 bin/torusmodel --params /dev/zero
+san_fail "torusmodel --params /dev/zero" 2 "a character device, not a regular file" 0 bin/torusmodel --params /dev/zero
 san_fail "torusmodel --write-params /dev/full" 3 "No space left" 0 bin/torusmodel --preset bgl-mpi --write-params /dev/full
 bin/sparsest_cut 4x4x2 >"$TMP/out" 2>"$TMP/err" && clean "$TMP/err" && [ "$(key alpha)" = 1 ] && ok "sparsest_cut 4x4x2 clean, alpha 1" || bad "sparsest_cut 4x4x2: $(head -3 "$TMP/err")"
 bin/torusmodel --preset bgl-routed --shape 4x4 --simulate --sim-updates 256 >"$TMP/out" 2>"$TMP/err" && clean "$TMP/err" && [ "$(key sim_exact)" = yes ] && ok "torusmodel --simulate 4x4 clean, exact" || bad "torusmodel --simulate: $(head -3 "$TMP/err")"

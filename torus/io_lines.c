@@ -1,15 +1,18 @@
 /*
  * io_lines.c - the bounded line reader of torus_io.h: every input file of
- * the kit (graphs, params, mappings) is read through it, so no input can
- * make a tool read forever, grow without bound or split a line silently.
+ * the kit (graphs, params, mappings, host files, selection tables) is read
+ * through it, so no input can make a tool read forever, wait forever, grow
+ * without bound or split a line silently.
  */
 #include "torus_io.h"
 #include "torus_cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void torus_lines_stream(torus_lines *L, FILE *f, const char *name, size_t max_line, uint64_t max_bytes)
 {
@@ -20,20 +23,55 @@ void torus_lines_stream(torus_lines *L, FILE *f, const char *name, size_t max_li
     torus_cli_escape(name, L->name, sizeof L->name);
 }
 
+/* What a path that is not a regular file is, for the message ("a FIFO"). */
+static const char *kind_of(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a plain file";
+}
+
 int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen)
 {
     torus_lines_stream(L, NULL, path, max_line, max_bytes);
-    FILE *f = fopen(path, "r");
-    int e = f ? 0 : errno;
-    /* fopen takes a directory; reading it would look like an empty file */
+    /* O_NONBLOCK: a FIFO without a writer (or a serial line) would block
+     * the open itself, before fstat could say what it is: a job waiting
+     * forever inside MPI_Init.  Only a regular file is read: a FIFO or a
+     * device may never end (/dev/zero) or never start. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int e = fd < 0 ? errno : 0;
     struct stat st;
-    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        e = EISDIR;
+    if (!e && fstat(fd, &st))
+        e = errno;
+    if (!e && !S_ISREG(st.st_mode)) {
+        snprintf(L->why, sizeof L->why, "%s, not a regular file: allowed a regular file", kind_of(st.st_mode));
+        snprintf(err, errlen, "'%s' is %s", L->name, L->why);
+        close(fd);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return -2;
     }
+    /* a regular file never blocks, but reads without O_NONBLOCK see no EAGAIN */
+    int fl = e ? 0 : fcntl(fd, F_GETFL);
+    if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+        e = errno;
+    FILE *f = e ? NULL : fdopen(fd, "r");
+    if (!e && !f)
+        e = errno;
     if (e) {
-        snprintf(err, errlen, "cannot read '%s': %s", L->name, strerror(e));
-        errno = e; /* callers that word their own message use strerror(errno) */
+        if (fd >= 0)
+            close(fd);
+        L->open_errno = e;
+        snprintf(L->why, sizeof L->why, "%s", strerror(e));
+        snprintf(err, errlen, "cannot read '%s': %s", L->name, L->why);
+        errno = e;
         return -2;
     }
     L->f = f;

@@ -178,7 +178,7 @@ int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *e
     torus_lines L;
     char e2[512];
     if (torus_lines_open(&L, path, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES, e2, sizeof e2)) {
-        snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, strerror(errno));
+        snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, L.why);
         return -1;
     }
     int rc = map_lines(m, s, &L, err, errlen);

@@ -187,8 +187,10 @@ int torus_hosts_file(int *node_of, int nranks, const char *path, char *err, size
 {
     torus_lines L;
     if (torus_lines_open(&L, path, TORUS_HOSTS_LINE_MAX, TORUS_HOSTS_MAX_BYTES, err, errlen)) {
+        /* a path that is not a regular file already says what is allowed */
         size_t l = strlen(err);
-        snprintf(err + l, errlen - l, ": allowed a file of one host name per rank");
+        if (L.open_errno)
+            snprintf(err + l, errlen - l, ": allowed a file of one host name per rank");
         return -2;
     }
     return hosts_lines(&L, node_of, nranks, err, errlen);

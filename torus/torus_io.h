@@ -3,8 +3,9 @@
  * binary shares them:
  *
  *   reading: bounded lines.  A line longer than its limit, a file larger
- *   than its limit, a NUL byte or a directory is one error line, never an
- *   endless read (/dev/zero, `yes`) nor a line silently split in two.
+ *   than its limit, a NUL byte or anything but a regular file (a directory,
+ *   FIFO, device, socket) is one error line, never an endless read
+ *   (/dev/zero, `yes`), a wait on a FIFO nor a line silently split in two.
  *
  *   writing: atomic files.  Everything goes to a temporary file in the
  *   target's folder; every write is checked (the stream's error flag),
@@ -36,13 +37,21 @@ typedef struct torus_lines {
     uint64_t max_bytes; /* bytes in the whole input */
     uint64_t bytes;    /* read so far */
     long lineno;       /* of the line last returned (1-based) */
+    /* torus_lines_open's failure: the reason alone, for callers with their
+     * own wording ("No such file or directory", "a FIFO, not a regular
+     * file: allowed a regular file"), and its errno (0: not a regular file) */
+    char why[96];
+    int open_errno;
 } torus_lines;
 
 /* Opens path for reading lines of at most max_line bytes, max_bytes in all.
- * A directory or an unreadable path is refused.  0, or -2 with one line in
- * err ("cannot read 'PATH': REASON") and errno set to the reason (callers
- * with their own wording use strerror(errno) and L->name, the path
- * escaped). */
+ * Only a regular file is read: a directory, FIFO, device or socket is
+ * refused without blocking (the open is non-blocking, then fstat), so a
+ * FIFO with no writer or /dev/zero never holds a job.  0, or -2 with one
+ * line in err ("'PATH' is a FIFO, not a regular file: allowed a regular
+ * file", or "cannot read 'PATH': REASON" when the open fails); L->why
+ * holds the reason alone and L->name the path escaped, for callers with
+ * their own wording ("cannot open params file 'PATH': L->why"). */
 int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen);
 
 /* The same over a stream the caller owns (a fuzzer's fmemopen buffer);

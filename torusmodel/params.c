@@ -379,7 +379,7 @@ int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
     torus_lines L;
     char e2[400];
     if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
-        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, strerror(errno));
+        snprintf(err, errlen, "cannot open params file '%s': %s", L.name, L.why);
         return -2;
     }
     int rc = params_lines(p, &L, err, errlen);

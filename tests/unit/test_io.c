@@ -84,12 +84,21 @@ static void test_lines(void)
     snprintf(want, sizeof want, "%s:2: NUL byte in the text: allowed a text file", path);
     ASSERT_STR_EQ(err, want);
     torus_lines_close(&L);
-    ASSERT_EQ_INT(torus_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
-    ASSERT_STR_EQ(err, "/dev/zero:1: NUL byte in the text: allowed a text file");
-    torus_lines_close(&L);
+    /* only a regular file is read (issue 33): a device, a directory and
+     * a FIFO with no writer are refused at once, never read or waited on */
+    ASSERT_EQ_INT(torus_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), -2);
+    ASSERT_STR_EQ(err, "'/dev/zero' is a character device, not a regular file: allowed a regular file");
+    ASSERT_STR_EQ(L.why, "a character device, not a regular file: allowed a regular file");
+    ASSERT_EQ_INT(L.open_errno, 0);
     ASSERT_EQ_INT(torus_lines_open(&L, dir, 100, 100, err, sizeof err), -2);
-    ASSERT_STR_CONTAINS(err, "Is a directory");
+    snprintf(want, sizeof want, "'%s' is a directory, not a regular file: allowed a regular file", dir);
+    ASSERT_STR_EQ(err, want);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ASSERT_EQ_INT(mkfifo(path, 0600), 0);
+    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 100, err, sizeof err), -2);
+    snprintf(want, sizeof want, "'%s' is a FIFO, not a regular file: allowed a regular file", path);
+    ASSERT_STR_EQ(err, want);
+    unlink(path);
     /* a name with a newline is escaped: the message stays one line */
     ASSERT_EQ_INT(torus_lines_open(&L, "no\nsuch", 100, 100, err, sizeof err), -2);
     ASSERT_STR_EQ(err, "cannot read 'no\\x0asuch': No such file or directory");
