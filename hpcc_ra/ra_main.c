@@ -23,6 +23,7 @@
 #include "ra_table.h"
 #include "ra_tests_local.h"
 #include "ra_verify.h"
+#include "torus_agree.h"
 #include "torus_io.h"
 #include "torus_mem.h"
 #include "torus_mpi.h"
@@ -451,6 +452,27 @@ static int parse_options(driver *d, int argc, char **argv)
     return STEP_DONE;
 }
 
+/* Every rank runs the same configuration or none runs (torus_agree.h):
+ * before anything else, the options and settings each rank was given. */
+static int agree(driver *d, const char *text)
+{
+    char err[600];
+    if (torus_agree(d->run.comm, text, err, sizeof err) == 0)
+        return RA_EXIT_OK;
+    say0(d->run.rank, "%s", err);
+    return RA_EXIT_USAGE;
+}
+
+/* ... and what they derived from them: the table and the update count. */
+static int agree_derived(driver *d)
+{
+    char text[128];
+    uint64_t updates = d->cfg.updates ? d->cfg.updates : 4 * d->run.table_size;
+    snprintf(text, sizeof text, "derived log2_table=%d\nderived updates=%llu\n", d->run.log2_table,
+             (unsigned long long)updates);
+    return agree(d, text);
+}
+
 /* Finds, once, which ranks share this rank's node (and so its memory):
  * d->node, which the sizing, the memory check and the preamble read and
  * algorithms see as run->node. */
@@ -726,10 +748,22 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     d->run.cfg = &d->cfg;
 
     int code = parse_options(d, argc, argv);
-    if (code == STEP_DONE)
+    /* alone, an option that stops the run stops it before MPI starts (a typo
+     * costs no start-up); launched with others, the process joins MPI all the
+     * same, so that ranks given different options meet in the agreement
+     * instead of leaving the others waiting in MPI_Init */
+    int alone = torus_launch_size() == 1;
+    if (code == STEP_DONE && alone)
         return torus_launch_first() ? torus_stdout_end(RA_EXIT_OK) : RA_EXIT_OK;
-    if (code != RA_EXIT_OK)
+    if (code != RA_EXIT_OK && alone)
         return code;
+    /* the configuration the ranks must agree on, from argv as given (MPI_Init
+     * may take words of it) */
+    static char canon[1 << 15];
+    if (ra_options_canon(argc, argv, algo, canon, sizeof canon) && torus_agree_args(argc, argv, canon, sizeof canon))
+        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
+    if (torus_agree_env(canon, sizeof canon))
+        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
         return RA_EXIT_RESOURCE;
@@ -737,12 +771,21 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     TORUS_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
     TORUS_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
+    int acode = agree(d, canon);
+    if (acode != RA_EXIT_OK || code != RA_EXIT_OK) {
+        MPI_Finalize();
+        if (acode != RA_EXIT_OK)
+            return acode;
+        return code == STEP_DONE ? (torus_launch_first() ? torus_stdout_end(RA_EXIT_OK) : RA_EXIT_OK) : code;
+    }
 
     /* input errors (the table against the ranks, the result files) before
      * resource errors (memory) */
     code = discover_node(d);
     if (code == RA_EXIT_OK)
         code = size_table(d);
+    if (code == RA_EXIT_OK)
+        code = agree_derived(d);
     if (code == RA_EXIT_OK)
         code = probe_outputs(d);
     if (code == RA_EXIT_OK)

@@ -14,6 +14,7 @@
 #include "ra_options.h"
 #include "ra_local.h"
 #include "ra_papi.h"
+#include "torus_agree.h"
 #include "torus_cli.h"
 
 #include <stdlib.h>
@@ -92,7 +93,8 @@ static const torus_opt harness_opts[H_COUNT + 1] = {
      .help = "omit the preamble, print only the key block"},
     {.name = "dry-run", .type = TORUS_OPT_LONG, .id = H_DRY_RUN, .meta = "P", .optional = 1, .lo = 1,
      .hi = 1 << 30, .defval = "off",
-     .help = "check every option, the input files and the result files' folders without starting MPI, then exit 0 "
+     .help = "check every option, the input files and the result files' folders without starting MPI (launched with "
+             "others: only for the ranks' agreement), then exit 0 "
              "without running, printing or writing anything (exit 2 as the run would); with P, also what a run of P "
              "ranks checks at its start (the table against the ranks; ra_opt: the shape and the mapping file). The "
              "run scripts call it before they launch anything"},
@@ -206,24 +208,41 @@ static int take(void *ctxp, const torus_opt *o, const torus_opt_val *v, char *er
  * options (OMP_NUM_THREADS is input like they are). */
 #define RA_MAX_THREADS 1024
 
-int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
-                     ra_config *cfg, char *err, size_t errlen)
+/* One table: the harness first, so that on a name both define the harness
+ * wins (getopt_long takes the first exact match), then the algorithm's;
+ * NULL when out of memory.  The caller frees it. */
+static torus_opt *all_options(const ra_algorithm *algo)
 {
-    ra_config_defaults(cfg);
     const torus_opt *aopts = algo && algo->options ? algo->options : NULL;
     int na = 0;
     while (aopts && (aopts[na].name || aopts[na].type == TORUS_OPT_HEADING))
         na++;
-    /* one table: the harness first, so that on a name both define the
-     * harness wins (getopt_long takes the first exact match) */
     torus_opt *all = calloc((size_t)(H_COUNT + na + 1), sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, harness_opts, H_COUNT * sizeof *all);
+    if (na)
+        memcpy(all + H_COUNT, aopts, (size_t)na * sizeof *all);
+    return all;
+}
+
+int ra_options_canon(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len)
+{
+    torus_opt *all = all_options(algo);
+    int rc = all ? torus_opt_canon(all, argc, argv, 0, buf, len) : -1;
+    free(all);
+    return rc;
+}
+
+int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
+                     ra_config *cfg, char *err, size_t errlen)
+{
+    ra_config_defaults(cfg);
+    torus_opt *all = all_options(algo);
     if (!all) {
         snprintf(err, errlen, "out of memory while reading the options");
         return RA_PARSE_ERROR;
     }
-    memcpy(all, harness_opts, H_COUNT * sizeof *all);
-    if (na)
-        memcpy(all + H_COUNT, aopts, (size_t)na * sizeof *all);
     parse_ctx ctx = {cfg, all + H_COUNT, all};
     int rc = torus_opt_parse(all, argc, argv, 0, take, &ctx, NULL, err, errlen);
     free(all);

@@ -35,6 +35,17 @@ int torus_launch_first(void)
     return 1;
 }
 
+int torus_launch_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v) > 1 ? atoi(v) : 1;
+    }
+    return 1;
+}
+
 void torus_stdout_begin(const char *argv0)
 {
     if (argv0 && *argv0) {

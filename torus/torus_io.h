@@ -119,6 +119,12 @@ const char *torus_prog(void);
  * else 0.  What an MPI binary prints before MPI_Init (an option error,
  * --help) is printed by this process only. */
 int torus_launch_first(void);
+/* The processes of the launch as the launcher's environment says (Open MPI,
+ * Hydra/PMI, PMIx, Slurm), 1 when none says.  More than one: a process
+ * joins MPI even when its own options stop it, so that ranks given
+ * different options meet in the agreement (torus_agree.h) instead of
+ * leaving the others waiting in MPI_Init. */
+int torus_launch_size(void);
 
 /* fflush(stdout) at a point where a block of results is complete (a key
  * block, a table): a failure's reason is kept for torus_stdout_end, which

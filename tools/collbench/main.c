@@ -170,38 +170,53 @@ int main(int argc, char **argv)
      * prints */
     int first = torus_launch_first();
     int prc = parse_options(argc, argv, &o, err, sizeof err);
+    /* stop: the exit code of an option that ends the run before it starts
+     * (-1: none).  Alone, it ends it before MPI starts; launched with others,
+     * the process joins MPI all the same, so that ranks given different
+     * options meet in the agreement instead of waiting in MPI_Init */
+    int stop = -1;
     if (prc == -2 || prc == -3) {
-        if (!first)
-            return 0;
-        if (prc == -2)
+        if (first && prc == -2)
             usage();
-        else
+        else if (first)
             printf("collbench (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return torus_stdout_end(0);
-    }
-    if (prc >= 0) {
+        stop = 0;
+    } else if (prc >= 0) {
         if (first)
             fprintf(stderr, "collbench: %s\n", err);
-        return prc;
-    }
-    if (o.dry_run) {
+        stop = prc;
+    } else if (o.dry_run) {
         int drc = 0;
         if (first && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
                       (o.json && probe_file("json", o.json, err, sizeof err))))
             drc = TORUS_EXIT_RESOURCE;
         if (first && !drc && o.tune)
             drc = tune_begin(&o, err, sizeof err);
-        if (drc) {
+        if (drc)
             fprintf(stderr, "collbench: %s\n", err);
-            return drc;
-        }
-        return first ? torus_stdout_end(0) : 0;
+        stop = drc;
     }
+    int alone = torus_launch_size() == 1;
+    if (stop >= 0 && alone)
+        return stop == 0 && first ? torus_stdout_end(0) : stop;
+    /* what the ranks must agree on, from argv as given */
+    static char canon[1 << 15];
+    if (cb_options_canon(argc, argv, canon, sizeof canon) && torus_agree_args(argc, argv, canon, sizeof canon))
+        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
+    if (torus_agree_env(canon, sizeof canon))
+        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
     MPI_Init(&argc, &argv);
     TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int me, n;
     TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    /* every rank runs the same configuration or none runs (torus_agree.h) */
+    if (torus_agree(MPI_COMM_WORLD, canon, err, sizeof err))
+        return finish(me, TORUS_EXIT_USAGE, err);
+    if (stop >= 0) {
+        MPI_Finalize();
+        return stop == 0 && first ? torus_stdout_end(0) : stop;
+    }
 
     static run_info ri;
     run_info_init(&ri, &o, n);

@@ -8,13 +8,32 @@
  * torus_io.h), the nodes found, each rank's share of the run's table and
  * the memory it needs.  Returns -1 to go on, else the exit code (MPI
  * finalized). */
-static int cal_setup(cal *c, int *argc, char ***argv)
+static int cal_setup(cal *c, int *argc, char ***argv, int stop)
 {
+    /* what the ranks must agree on, from argv as given */
+    static char canon[1 << 14];
+    if (cal_options_canon(*argc, *argv, canon, sizeof canon) && torus_agree_args(*argc, *argv, canon, sizeof canon))
+        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
+    if (torus_agree_env(canon, sizeof canon))
+        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
     MPI_Init(argc, argv);
     TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));
     TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &c->P));
     int rank = c->rank, P = c->P;
+    /* every rank runs the same configuration or none runs (torus_agree.h) */
+    char aerr[600];
+    if (torus_agree(MPI_COMM_WORLD, canon, aerr, sizeof aerr)) {
+        if (!rank)
+            fprintf(stderr, "ra_calibrate: error: %s\n", aerr);
+        MPI_Finalize();
+        return TORUS_EXIT_USAGE;
+    }
+    if (stop >= 0) {
+        /* an option that ends the run, the same on every rank */
+        MPI_Finalize();
+        return stop;
+    }
     char ferr[400] = "";
     int out_ok = rank || !torus_outfile_probe(c->op.out, ferr, sizeof ferr);
     TORUS_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -238,9 +257,12 @@ int main(int argc, char **argv)
     static cal c;
     c.op = (cal_opts){.log2 = 25, .out = "calibration.params"};
     int prc = parse_options(argc, argv, torus_launch_first(), &c.op);
-    if (prc >= 0)
+    /* alone, an option that ends the run ends it before MPI starts;
+     * launched with others, the process joins the ranks' agreement all the
+     * same, so that none is left waiting in MPI_Init */
+    if (prc >= 0 && torus_launch_size() == 1)
         return prc;
-    prc = cal_setup(&c, &argc, &argv);
+    prc = cal_setup(&c, &argc, &argv, prc);
     if (prc >= 0)
         return prc;
     if (c.op.probe)

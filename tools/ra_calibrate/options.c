@@ -71,6 +71,11 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
     return 0;
 }
 
+int cal_options_canon(int argc, char **argv, char *buf, size_t len)
+{
+    return torus_opt_canon(cal_spec, argc, argv, 0, buf, len);
+}
+
 /* Options, before MPI starts, the same on every process; the first of the
  * launch (torus_launch_first) prints --help, --version or the one error
  * line.  Returns -1 to go on, else the exit code. */

@@ -71,6 +71,7 @@
 #include "ra_tests_local.h"
 #include "ropt_mpi.h"
 #include "ropt_sim.h"
+#include "torus_agree.h"
 #include "torus_cli.h"
 #include "torus_io.h"
 #include "torus_mem.h"
@@ -95,6 +96,8 @@ typedef struct cal_opts {
 } cal_opts;
 
 int parse_options(int argc, char **argv, int first, cal_opts *o);
+/* the parsed options as torus_opt_canon's text, for the ranks' agreement */
+int cal_options_canon(int argc, char **argv, char *buf, size_t len);
 
 /* The run being calibrated: its options, ranks and nodes, and each rank's
  * share of the table (2^lk words in tab, LS of them). */

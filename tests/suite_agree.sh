@@ -1,0 +1,158 @@
+# tests/suite_agree.sh - every MPI binary's ranks agree on their whole
+# configuration before anything else (issue 33, class 1; torus/agree.c).
+# Generated from each binary's option spec (its --help): for every option,
+# an MPMD launch `mpirun -n 1 BIN ... A : -n 1 BIN ... B` whose two ranks
+# differ in that option alone must stop with exit 2 and rank 0's one line
+# naming the disagreement, within the hang guard, having written no result
+# file.  An option the table below has no pair of values for is a failure,
+# so a new option cannot go untested.  Plus a TORUS_* setting exported on
+# one rank only, and the derived table size.  Sourced by tests/run_tests.sh.
+
+# BIN|base options (dropped where the option tested is one of them)
+agree_bins="ra_opt|--log2-table 12
+ra_base|--log2-table 12
+collbench|--op barrier --sizes 8 --iters 1 --warmup 0 --rounds 1
+ra_calibrate|--quick --log2-table 12"
+
+# option|rank 0's words|rank 1's words ("" = the option not given);
+# @ stands for this suite's temporary folder
+agree_pairs="log2-table|--log2-table 12|--log2-table 13
+mem|--mem 64K|--mem 128K
+updates|--updates 4096|--updates 8192
+time-bound|--time-bound 1|--time-bound 2
+no-verify|--no-verify|
+gen|--gen lfsr|--gen lcg
+lcg|--lcg|
+suite|--suite mpi|--suite star
+output|--output @/a.out|--output @/b.out
+json|--json @/a.json|--json @/b.json
+papi|--papi|
+progress|--progress|
+no-progress|--no-progress|
+quiet|--quiet|
+dry-run|--dry-run|
+help|--help|
+version|--version|
+dims|--dims 2|--dims 1x2
+map|--map @/map_a|--map @/map_b
+node-dim|--node-dim|
+outstanding|--outstanding 1|--outstanding 2
+sync-sends|--sync-sends|
+node-transport|--node-transport mpi|--node-transport shm
+profile|--profile|
+lookahead|--lookahead 64|--lookahead 128
+batch|--batch 32|--batch 64
+op|--op barrier|--op bcast
+sizes|--sizes 8|--sizes 16
+algorithms|--algorithms auto|--algorithms mpi
+iters|--iters 1|--iters 2
+warmup|--warmup 0|--warmup 1
+rounds|--rounds 1|--rounds 2
+validate|--validate|
+csv|--csv @/a.csv|--csv @/b.csv
+tune|--tune @/a.table|--tune @/b.table
+simulate|--simulate 2x2|
+choose|--choose|
+per-node|--per-node 1|--per-node 2
+k|--k 2|--k 3
+seed|--seed 1|--seed 2
+link-bw|--link-bw 1e9|--link-bw 2e9
+latency|--latency 1e-6|--latency 2e-6
+quick|--quick|
+probe|--probe|"
+
+AG="$TMP/agree"
+mkdir -p "$AG"
+
+# agree_mpmd BIN BASE A B [DIR]: the MPMD launch (rank 0 BASE A, rank 1 BASE B),
+# its output in DIR (default $TMP); stdin is not the launcher's (it would
+# read the list the loops read).  @ in A and B stands for DIR.
+agree_mpmd() {
+    local bin=$1 base=$2 a=$3 b=$4 d=${5:-$TMP}
+    # word splitting of the option lists is intended
+    # shellcheck disable=SC2086
+    timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS -n 1 "bin/$bin" $base ${a//@/$d} : -n 1 "bin/$bin" $base ${b//@/$d} \
+        </dev/null >"$d/out" 2>"$d/err"
+    echo $? >"$d/rc"
+}
+
+# every case in a folder of its own, four launches at a time (a launch is
+# mostly the launcher's start-up: Open MPI's takes seconds)
+ncase=0
+while IFS='|' read -r bin base; do
+    opts=$("bin/$bin" --help | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+).*/\2/p')
+    for opt in $opts; do
+        pair=$(printf '%s\n' "$agree_pairs" | grep -m1 "^$opt|") || {
+            bad "agree $bin --$opt: no pair of values in tests/suite_agree.sh"
+            continue
+        }
+        IFS='|' read -r _ a b <<<"$pair"
+        # the base without the option tested (nor --log2-table beside --mem)
+        bb=$(printf '%s' "$base" | sed -E "s/--$opt( [^-][^ ]*)?//; s/  +/ /g")
+        [ "$opt" = mem ] && bb=$(printf '%s' "$bb" | sed -E 's/--log2-table [0-9]+//')
+        ncase=$((ncase + 1))
+        d="$AG/case $ncase"
+        mkdir -p "$d"
+        printf '0\n1\n' >"$d/map_a"
+        printf '1\n0\n' >"$d/map_b"
+        printf '%s|%s|%s|%s\n' "$bin" "$opt" "$a" "$b" >"$d/what"
+        while [ "$(jobs -rp | wc -l)" -ge 4 ]; do sleep 0.2; done
+        agree_mpmd "$bin" "$bb" "$a" "$b" "$d" &
+    done
+done <<<"$agree_bins"
+wait
+declare -A agree_n agree_bad
+for ((i = 1; i <= ncase; i++)); do
+    d="$AG/case $i"
+    IFS='|' read -r bin opt a b <"$d/what"
+    rc=$(cat "$d/rc")
+    line=$(grep -c "ranks disagree on" "$d/err")
+    agree_n[$bin]=$((${agree_n[$bin]:-0} + 1))
+    if [ "$rc" = 2 ] && [ "$line" = 1 ] && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
+        :
+    else
+        agree_bad[$bin]=$((${agree_bad[$bin]:-0} + 1))
+        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $line disagreement line(s), files: $(ls "$d" | tr '\n' ' ')"
+        sed 's/^/    /' "$d/err" | head -5
+    fi
+done
+for bin in ra_opt ra_base collbench ra_calibrate; do
+    [ "${agree_bad[$bin]:-0}" = 0 ] && ok "agree $bin: every one of its ${agree_n[$bin]:-0} options differing on one rank of two stops the launch, exit 2, one line, no file written"
+done
+
+# the line names the option and both values
+agree_mpmd ra_opt "" "--log2-table 12" "--log2-table 13"
+if grep -q "ranks disagree on --log2-table: rank 0 has '12', rank 1 has '13'" "$TMP/err"; then
+    ok "agree: the line names the option and each rank's value: $(grep -m1 disagree "$TMP/err")"
+else
+    bad "agree: the disagreement line does not name --log2-table 12 / 13: $(head -2 "$TMP/err")"
+fi
+
+# --mem 64K and --mem=65536 are the same configuration
+agree_mpmd ra_base "--quiet" "--mem 64K" "--mem=65536"
+if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+    ok "agree: --mem 64K and --mem=65536 on two ranks are one configuration (values compared as parsed)"
+else
+    bad "agree: --mem 64K / --mem=65536 refused: $(head -2 "$TMP/err")"
+fi
+
+# a TORUS_* setting exported on one rank only
+# shellcheck disable=SC2086
+timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS -n 1 bin/ra_opt --log2-table 12 : -n 1 env TORUS_NODES=2 bin/ra_opt --log2-table 12 \
+    </dev/null >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "ranks disagree on TORUS_NODES: rank 0 has (not given), rank 1 has '2'" "$TMP/err"; then
+    ok "agree: TORUS_NODES set on one rank only -> exit 2: $(grep -m1 disagree "$TMP/err")"
+else
+    bad "agree: TORUS_NODES on one rank: exit $rc, $(head -2 "$TMP/err")"
+fi
+
+# the same options on every rank still run, at 1 to 4 ranks
+for n in 1 2 4; do
+    run_mpi "$n" bin/ra_opt --log2-table 14 --quiet
+    if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+        ok "agree: ra_opt at $n rank(s) with one configuration runs and passes"
+    else
+        bad "agree: ra_opt at $n rank(s) failed: $(head -2 "$TMP/err")"
+    fi
+done

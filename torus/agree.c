@@ -1,0 +1,288 @@
+/*
+ * agree.c - every rank of an MPI binary runs the same configuration, or none
+ * runs (issue 33, class 1).  A launch can give ranks different options (MPMD
+ * `mpirun -n 1 A : -n 1 A'`, a per-rank wrapper, a setting exported on one
+ * node only); each binary then describes its whole parsed configuration as
+ * text (torus_opt_canon: its options in spec order with their parsed
+ * values; torus_agree_env: the TORUS_*, RA_* and OMP_NUM_THREADS settings;
+ * what it derived, such as the table size) and torus_agree checks it.
+ *
+ * Steps: a 64-bit FNV-1a hash of the text; one allreduce of (h, ~h) with
+ * MIN gives the least and the greatest hash; equal: done (the common case,
+ * one small collective).  Otherwise the texts go to rank 0, which names the
+ * first line (option or setting) where a rank differs from it, with both
+ * values.  Its collectives are the MPI library's PMPI_ entries, as
+ * ra_main's and ra_verify's, so an interposed collective library is never
+ * entered for them.
+ * Cost: one allreduce of 16 bytes; on a difference one gather of the texts.
+ */
+#include "torus_agree.h"
+#include "torus_mpi.h"
+#include "torus_opt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* text's line i ("key=value"), its key length and the whole line's length */
+static const char *line_at(const char *t, int i, size_t *klen, size_t *len)
+{
+    for (; i > 0 && *t; i--) {
+        const char *nl = strchr(t, '\n');
+        t = nl ? nl + 1 : t + strlen(t);
+    }
+    if (!*t)
+        return NULL;
+    *len = strcspn(t, "\n");
+    const char *eq = memchr(t, '=', *len);
+    *klen = eq ? (size_t)(eq - t) : *len;
+    return t;
+}
+
+/* whether text holds a line with this key */
+static const char *find_key(const char *t, const char *key, size_t klen, size_t *len)
+{
+    size_t kl;
+    for (int i = 0;; i++) {
+        const char *l = line_at(t, i, &kl, len);
+        if (!l)
+            return NULL;
+        if (kl == klen && !strncmp(l, key, klen))
+            return l;
+    }
+}
+
+/* "--mem" for an option line, "TORUS_NODES" for a setting, as named */
+static void say_key(const char *l, size_t klen, char *out, size_t len)
+{
+    if (klen == 9 && !strncmp(l, "arguments", 9))
+        snprintf(out, len, "their command lines");
+    else if (!strncmp(l, "env ", 4))
+        snprintf(out, len, "%.*s", (int)(klen - 4), l + 4);
+    else if (!strncmp(l, "derived ", 8))
+        snprintf(out, len, "the %.*s it derived", (int)(klen - 8), l + 8);
+    else
+        snprintf(out, len, "--%.*s", (int)klen, l);
+}
+
+static void say_val(const char *l, size_t klen, size_t len, char *out, size_t olen)
+{
+    if (!l)
+        snprintf(out, olen, "(not given)");
+    else if (klen + 1 >= len)
+        snprintf(out, olen, "'%s'", "on");
+    else
+        snprintf(out, olen, "'%.*s'", (int)(len - klen - 1 > 60 ? 60 : len - klen - 1), l + klen + 1);
+}
+
+/* rank 0: the first line where rank r's text b differs from a */
+static void first_difference(const char *a, const char *b, int r, char *err, size_t errlen)
+{
+    size_t ka, la, kb, lb, l2;
+    for (int i = 0;; i++) {
+        const char *x = line_at(a, i, &ka, &la), *y = line_at(b, i, &kb, &lb);
+        if (!x && !y)
+            break;
+        if (x && y && la == lb && !strncmp(x, y, la))
+            continue;
+        /* the key of the differing line, and each rank's value of it */
+        const char *key = x ? x : y;
+        size_t kl = x ? ka : kb;
+        const char *in_a = find_key(a, key, kl, &la), *in_b = find_key(b, key, kl, &l2);
+        if (x && y && kb != ka) {
+            /* a key one rank has and the other not: name that one */
+            if (find_key(b, x, ka, &l2)) {
+                key = y, kl = kb;
+                in_a = find_key(a, key, kl, &la), in_b = find_key(b, key, kl, &l2);
+            }
+        }
+        char name[80], va[80], vb[80];
+        say_key(key, kl, name, sizeof name);
+        say_val(in_a, kl, in_a ? la : 0, va, sizeof va);
+        say_val(in_b, kl, in_b ? l2 : 0, vb, sizeof vb);
+        snprintf(err, errlen, "ranks disagree on %s: rank 0 has %s, rank %d has %s: allowed the same options and "
+                              "settings on every rank",
+                 name, va, r, vb);
+        return;
+    }
+    snprintf(err, errlen, "ranks disagree on their configuration (rank 0 and rank %d): allowed the same options and "
+                          "settings on every rank", r);
+}
+
+int torus_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
+{
+    err[0] = 0;
+    uint64_t h = fnv(text), v[2] = {h, ~h}, m[2];
+    TORUS_MPI_CHECK(PMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MIN, comm));
+    if (m[0] == ~m[1])
+        return 0;
+    int rank, P;
+    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    TORUS_MPI_CHECK(MPI_Comm_size(comm, &P));
+    int len = (int)strlen(text) + 1;
+    int *lens = rank ? NULL : malloc((size_t)P * sizeof *lens), *disp = rank ? NULL : malloc((size_t)P * sizeof *disp);
+    TORUS_MPI_CHECK(PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm));
+    char *all = NULL;
+    if (!rank && lens && disp) {
+        long total = 0;
+        for (int r = 0; r < P; r++)
+            disp[r] = (int)total, total += lens[r];
+        all = malloc((size_t)total);
+    }
+    /* rank 0 short of memory still takes part, with nothing to compare */
+    if (!rank && !all) {
+        free(lens), free(disp);
+        lens = calloc((size_t)P, sizeof *lens), disp = calloc((size_t)P, sizeof *disp);
+    }
+    TORUS_MPI_CHECK(PMPI_Gatherv(text, len, MPI_CHAR, all, lens, disp, MPI_CHAR, 0, comm));
+    if (!rank) {
+        snprintf(err, errlen, "ranks disagree on their configuration: allowed the same options and settings on "
+                              "every rank");
+        for (int r = 1; all && r < P; r++)
+            if (strcmp(all, all + disp[r])) {
+                first_difference(all, all + disp[r], r, err, errlen);
+                break;
+            }
+    }
+    free(all), free(lens), free(disp);
+    return -2;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int torus_agree_args(int argc, char **argv, char *buf, size_t len)
+{
+    size_t o = 0;
+    int w = snprintf(buf, len, "arguments=");
+    o = w > 0 ? (size_t)w : 0;
+    for (int i = 1; i < argc && o < len; i++) {
+        w = snprintf(buf + o, len - o, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (w < 0 || (size_t)w >= len - o)
+            return -1;
+        o += (size_t)w;
+    }
+    for (char *p = buf; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    if (o + 2 > len)
+        return -1;
+    buf[o++] = '\n', buf[o] = 0;
+    return 0;
+}
+
+int torus_agree_env(char *buf, size_t len)
+{
+    int n = 0;
+    for (char **e = environ; *e; e++)
+        n++;
+    char **v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    int k = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "TORUS_", 6) || !strncmp(*e, "RA_", 3) || !strncmp(*e, "OMP_NUM_THREADS=", 16))
+            v[k++] = *e;
+    qsort(v, (size_t)k, sizeof *v, cmp_str);
+    size_t o = strlen(buf);
+    int rc = 0;
+    for (int i = 0; i < k && !rc; i++) {
+        int w = snprintf(buf + o, len - o, "env %s\n", v[i]);
+        if (w < 0 || (size_t)w >= len - o)
+            rc = -1;
+        else
+            o += (size_t)w;
+    }
+    free(v);
+    return rc;
+}
+
+/* torus_opt_canon's recording callback: each option's last value, by its
+ * index in the spec */
+typedef struct canon_ctx {
+    const torus_opt *spec;
+    char (*val)[128];
+    char *given;
+} canon_ctx;
+
+static int record(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    canon_ctx *c = ctx;
+    long i = o - c->spec;
+    char *out = c->val[i];
+    switch (o->type) {
+    case TORUS_OPT_FLAG:
+        snprintf(out, 128, "on");
+        break;
+    case TORUS_OPT_LONG:
+    case TORUS_OPT_CHOICE:
+        if (v->s)
+            snprintf(out, 128, "%ld", v->l);
+        else
+            snprintf(out, 128, "on");
+        break;
+    case TORUS_OPT_U64:
+    case TORUS_OPT_BYTES:
+        snprintf(out, 128, "%llu", (unsigned long long)v->u);
+        break;
+    case TORUS_OPT_DOUBLE:
+        snprintf(out, 128, "%.17g", v->d);
+        break;
+    default:
+        /* text: the bytes given; a long one by its hash beside its start */
+        if (!v->s)
+            snprintf(out, 128, "on");
+        else if (strlen(v->s) < 100)
+            snprintf(out, 128, "%s", v->s);
+        else
+            snprintf(out, 128, "%.60s...#%016llx", v->s, (unsigned long long)fnv(v->s));
+        break;
+    }
+    /* a value holding a newline would split its line: keep one line */
+    for (char *p = out; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    c->given[i] = 1;
+    return 0;
+}
+
+int torus_opt_canon(const torus_opt *spec, int argc, char **argv, unsigned flags, char *buf, size_t len)
+{
+    int n = 0;
+    while (spec[n].name || spec[n].type == TORUS_OPT_HEADING)
+        n++;
+    canon_ctx c = {spec, calloc((size_t)n + 1, sizeof *c.val), calloc((size_t)n + 1, 1)};
+    buf[0] = 0;
+    if (!c.val || !c.given) {
+        free(c.val), free(c.given);
+        return -1;
+    }
+    char err[400];
+    int rc = torus_opt_parse(spec, argc, argv, flags, record, &c, NULL, err, sizeof err);
+    size_t o = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (!c.given[i] || !spec[i].name)
+            continue;
+        int w = snprintf(buf + o, len - o, "%s=%s\n", spec[i].name, c.val[i]);
+        if (w < 0 || (size_t)w >= len - o)
+            rc = -1;
+        else
+            o += (size_t)w;
+    }
+    free(c.val), free(c.given);
+    return rc == 0 ? 0 : -1;
+}
