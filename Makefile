@@ -210,6 +210,12 @@ PREFIX ?= /usr/local
 TORUS_HEADERS := torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/torus_cli.h \
                  torus/torus_io.h torus/torus_opt.h torus/torus_mem.h torus/coll/torus_coll.h
 DESTDIR ?=
+# Every path of the install is one shell word whatever PREFIX and DESTDIR
+# hold (blanks, quotes): single-quoted, a ' inside written '\''.  torus.pc
+# gets the prefix with a backslash before every byte but [A-Za-z0-9/._+=-],
+# pkg-config's escaping: its flags come out as shell words.
+shq = '$(subst ','\'',$(1))'
+IDIR = $(call shq,$(DESTDIR)$(PREFIX))
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
 
@@ -301,9 +307,9 @@ $(BUILD)/tests/pmpi_%: $(BUILD)/tests/tools/pmpi_%.o
 	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
 install: install-pmpi
 install-pmpi: $(PMPI_LIB)
-	install -d $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)
-	install -m 755 $(PMPI_LIB) $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)/
-	@echo "installed $(DESTDIR)$(PREFIX)/lib/hpcc-ra/$(MPI)/libtorus_pmpi.so"
+	install -d $(IDIR)/lib/hpcc-ra/$(MPI)
+	install -m 755 $(PMPI_LIB) $(IDIR)/lib/hpcc-ra/$(MPI)/
+	@echo "installed "$(IDIR)"/lib/hpcc-ra/$(MPI)/libtorus_pmpi.so"
 .PHONY: install-pmpi
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
@@ -363,24 +369,26 @@ run-tests:
 # Binaries, the torus library and its headers, and the run scripts (under
 # share/hpcc-ra, with hpcc-ra-* links in bin/ that find the binaries beside them).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm
-	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIBTORUS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(TORUS_HEADERS) $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' torus/torus.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/torus.pc
-	install -m 755 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/
-	install -m 644 run_scripts/slurm/*.sbatch $(DESTDIR)$(PREFIX)/share/hpcc-ra/run_scripts/slurm/
-	echo "$(MPI)" > $(DESTDIR)$(PREFIX)/share/hpcc-ra/mpi_flavour
-	ln -sf ../share/hpcc-ra/run_scripts/hpcc_submission.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-submission
-	ln -sf ../share/hpcc-ra/run_scripts/sweep.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-sweep
-	ln -sf ../share/hpcc-ra/run_scripts/plot.sh $(DESTDIR)$(PREFIX)/bin/hpcc-ra-plot
+	install -d $(IDIR)/bin $(IDIR)/lib $(IDIR)/include \
+	    $(IDIR)/lib/pkgconfig $(IDIR)/share/hpcc-ra/run_scripts/slurm
+	install -m 755 $(PROGS) $(IDIR)/bin/
+	install -m 644 $(LIBTORUS) $(IDIR)/lib/
+	install -m 644 $(TORUS_HEADERS) $(IDIR)/include/
+	PC_PREFIX=$(call shq,$(PREFIX)) awk 'BEGIN { p = ENVIRON["PC_PREFIX"]; gsub(/[^A-Za-z0-9\/._+=-]/, "\\\\&", p) } \
+	    { i = index($$0, "@PREFIX@"); if (i) $$0 = substr($$0, 1, i - 1) p substr($$0, i + 8); sub(/@VERSION@/, "$(VERSION)"); print }' \
+	    torus/torus.pc.in >$(IDIR)/lib/pkgconfig/torus.pc
+	install -m 755 $(SCRIPTS) $(IDIR)/share/hpcc-ra/run_scripts/
+	install -m 644 run_scripts/slurm/*.sbatch $(IDIR)/share/hpcc-ra/run_scripts/slurm/
+	echo "$(MPI)" > $(IDIR)/share/hpcc-ra/mpi_flavour
+	ln -sf ../share/hpcc-ra/run_scripts/hpcc_submission.sh $(IDIR)/bin/hpcc-ra-submission
+	ln -sf ../share/hpcc-ra/run_scripts/sweep.sh $(IDIR)/bin/hpcc-ra-sweep
+	ln -sf ../share/hpcc-ra/run_scripts/plot.sh $(IDIR)/bin/hpcc-ra-plot
 ifneq ($(HELP2MAN),)
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man1/
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), share/man/man1 (their man pages), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+	install -d $(IDIR)/share/man/man1
+	install -m 644 $(MANS) $(IDIR)/share/man/man1/
+	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), share/man/man1 (their man pages), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
 else
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
 	@echo "install: no man pages: help2man is not installed (apt-get install help2man, then make install again)"
 endif
 

@@ -18,6 +18,7 @@ ra_on_exit() { RA__ON_EXIT+="$1"$'\n'; }
 ra__exit() {
     local rc=$?
     eval "$RA__ON_EXIT"
+    ra__stage_end "$rc" || rc=3
     if [ -n "${RA__GUARD:-}" ]; then
         exec 1>&- # the guard sees the end of its input
         [ -n "$RA__GUARD_PID" ] && wait "$RA__GUARD_PID" 2>/dev/null
@@ -44,6 +45,97 @@ ra_guard_stdout() {
         exec 1>/dev/null
         RA__GUARD_PID=""
     fi
+}
+
+# ---- results that keep earlier ones (issue 33, class 3) --------------------
+# A run writes its files into a folder of its own inside its output folder
+# DIR (RA_STAGE, DIR/.ra-new.XXXXXX, made by ra_stage), never into DIR
+# itself.  They take their place in DIR only when the run succeeded: by
+# ra_stage_commit, or at the script's end with exit 0.  Each entry of the
+# stage then replaces the one of its name in DIR (the old one is moved
+# aside first, and back if a move fails; other files of DIR are left
+# alone).  At any other end the earlier files in DIR are untouched:
+#   refused (RA_STAGE_FAILED unset: nothing ran to the end): the stage is
+#     removed, and DIR with the folders above it that ra_stage made;
+#   failed (RA_STAGE_FAILED=1: a run ended and wrote something): its files
+#     are kept, in place when DIR holds none of their names, else beside
+#     the earlier ones in DIR/failed-DATE-TIME.XXXXXX, said on stderr.
+RA_STAGE="" RA_STAGE_DIR="" RA_STAGE_FAILED=""
+RA__STAGE_MADE=()
+# ra_stage DIR: RA_STAGE, a new empty folder inside DIR (made if missing)
+ra_stage() {
+    local d=$1
+    RA_STAGE_DIR=$1
+    RA__STAGE_MADE=()
+    while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+        RA__STAGE_MADE+=("$d")
+        case "$d" in */*) d=${d%/*} ;; *) break ;; esac
+        [ -n "$d" ] || break
+    done
+    mkdir -p -- "$1" || { echo "$RA_SCRIPT: error: cannot create '$(ra_show "$1")'" >&2; exit 3; }
+    RA_STAGE=$(mktemp -d -- "$1/.ra-new.XXXXXX") ||
+        { RA_STAGE=""; echo "$RA_SCRIPT: error: cannot write in '$(ra_show "$1")'" >&2; exit 3; }
+}
+# the names of the entries of folder $1, one per element of RA__NAMES
+ra__names() { mapfile -d '' -t RA__NAMES < <(find "$1" -mindepth 1 -maxdepth 1 -printf '%f\0'); }
+# ra_stage_commit: every entry of RA_STAGE into RA_STAGE_DIR, replacing
+# its namesake; 0, or 3 with RA_STAGE_DIR as it was and the stage kept
+ra_stage_commit() {
+    local old n i dst ok=1
+    [ -n "$RA_STAGE" ] || return 0
+    old=$(mktemp -d -- "$RA_STAGE_DIR/.ra-old.XXXXXX") || return 3
+    ra__names "$RA_STAGE"
+    for n in ${RA__NAMES[@]+"${RA__NAMES[@]}"}; do
+        dst=$RA_STAGE_DIR/$n
+        if [ -e "$dst" ] || [ -L "$dst" ]; then mv -T -- "$dst" "$old/$n" || { ok=0; break; }; fi
+        mv -T -- "$RA_STAGE/$n" "$dst" || { ok=0; break; }
+    done
+    if [ $ok = 0 ]; then
+        # back as it was: the new ones to the stage, the old ones home
+        for i in "${!RA__NAMES[@]}"; do
+            n=${RA__NAMES[i]}
+            [ -e "$RA_STAGE/$n" ] || [ -L "$RA_STAGE/$n" ] || mv -T -- "$RA_STAGE_DIR/$n" "$RA_STAGE/$n" 2>/dev/null
+            if [ -e "$old/$n" ] || [ -L "$old/$n" ]; then mv -T -- "$old/$n" "$RA_STAGE_DIR/$n"; fi
+        done
+        rmdir -- "$old" 2>/dev/null
+        echo "$RA_SCRIPT: error: cannot move the new files into '$(ra_show "$RA_STAGE_DIR")': they are in '$(ra_show "$RA_STAGE")', the earlier ones unchanged" >&2
+        RA_STAGE=""
+        return 3
+    fi
+    rm -rf -- "$old"
+    rmdir -- "$RA_STAGE" 2>/dev/null
+    RA_STAGE=""
+    return 0
+}
+# at the script's end (ra__exit), with its exit code: see above
+ra__stage_end() {
+    local rc=$1 n clash="" f i
+    { [ -n "$RA_STAGE" ] && [ -d "$RA_STAGE" ]; } || return 0
+    if [ "$rc" = 0 ]; then
+        ra_stage_commit
+        return
+    fi
+    ra__names "$RA_STAGE"
+    if [ -z "$RA_STAGE_FAILED" ] || [ ${#RA__NAMES[@]} = 0 ]; then
+        rm -rf -- "$RA_STAGE"
+        for i in "${!RA__STAGE_MADE[@]}"; do rmdir -- "${RA__STAGE_MADE[i]}" 2>/dev/null || break; done
+        RA_STAGE=""
+        return 0
+    fi
+    for n in "${RA__NAMES[@]}"; do [ -e "$RA_STAGE_DIR/$n" ] || [ -L "$RA_STAGE_DIR/$n" ] && clash=1; done
+    if [ -z "$clash" ]; then
+        ra_stage_commit || return 0 # said; the exit code is the run's
+        echo "$RA_SCRIPT: the failed run's files are in '$(ra_show "$RA_STAGE_DIR")' (it held no earlier ones)" >&2
+        return 0
+    fi
+    f=$RA_STAGE_DIR/failed-$(date +%Y%m%d-%H%M%S)${RA_STAGE##*/.ra-new}
+    if mv -T -- "$RA_STAGE" "$f" 2>/dev/null; then
+        echo "$RA_SCRIPT: the failed run's files are in '$(ra_show "$f")'; the earlier results in '$(ra_show "$RA_STAGE_DIR")' are unchanged" >&2
+    else
+        echo "$RA_SCRIPT: the failed run's files are in '$(ra_show "$RA_STAGE")'; the earlier results in '$(ra_show "$RA_STAGE_DIR")' are unchanged" >&2
+    fi
+    RA_STAGE=""
+    return 0
 }
 
 # ---- options: one parser for every run script -------------------------------

@@ -20,7 +20,9 @@
 #   with RA_SANDIA_NOPT/OPT2 reports itself as such and is labelled so.
 #   --no-model skips the calibration (7-20 s) and the prediction lines.
 #   --keep DIR keeps every output (key blocks, hpccoutf.txt files, the
-#   params file) in DIR.
+#   params file) in DIR; a re-run replaces them only when it ends with exit
+#   0 (a refused run leaves DIR as it was, a failed one writes
+#   DIR/failed-DATE-TIME.*/).
 set -euo pipefail
 RA_SCRIPT=compare.sh
 # shellcheck source=run_scripts/common.sh
@@ -41,7 +43,7 @@ RA_OPTSPEC='-n uint:1:1048576 NP
 --keep name KEEP
 -h help -
 --help help -'
-usage() { sed -n '2,20p' "$0"; }
+usage() { sed -n '2,/^set -/{ /^#/p; }' "$0"; }
 ra_parse_opts "$@"
 [ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")' (see --help): ra_opt's options go after --"
 set -- ${RA_REST[@]+"${RA_REST[@]}"}
@@ -60,8 +62,12 @@ ra_dry_run ra_base "$NP" --log2-table "$K" --gen $GEN --quiet --no-progress
 ra_dry_run ra_opt "$NP" --log2-table "$K" --gen $GEN --quiet --no-progress "$@"
 [ -n "$KEEP" ] && ra_out_dir "--keep" "$KEEP"
 if [ -n "$KEEP" ]; then
-    mkdir -p "$KEEP" || ra_die "--keep '$(ra_show "$KEEP")' cannot be created: allowed a writable directory"
-    out=$(cd "$KEEP" && pwd)
+    # a folder of its own inside DIR (common.sh's ra_stage): the outputs
+    # replace an earlier run's only when this one ends with exit 0; a
+    # refused run leaves DIR as it was, a failed one keeps its outputs in
+    # DIR/failed-DATE-TIME.XXXXXX
+    ra_stage "$KEEP"
+    out=$RA_STAGE
 else
     out=$(mktemp -d)
     # shellcheck disable=SC2016 # expanded when the script ends
@@ -142,6 +148,8 @@ OMP_NUM_THREADS=1 "${RA_LAUNCH[@]}" "$RA_BIN/ra_base" --log2-table "$K" --gen $G
 "${RA_LAUNCH[@]}" "$RA_BIN/ra_opt" --log2-table "$K" --gen $GEN --suite ceiling --quiet --no-progress --no-verify >"$out/ceiling"
 "${RA_LAUNCH[@]}" "$RA_BIN/ra_base" --log2-table "$K" --gen $GEN --quiet --no-progress >"$out/base"
 "${RA_LAUNCH[@]}" "$RA_BIN/ra_opt" --log2-table "$K" --gen $GEN --quiet --no-progress "$@" >"$out/opt"
+# our four runs ended: from here a failure keeps their outputs (--keep)
+RA_STAGE_FAILED=1
 for f in base opt; do
     [ "$(ra_key "$out/$f" errors)" = 0 ] || { echo "compare.sh: $f run failed verification" >&2; exit 1; }
 done

@@ -9,6 +9,9 @@
 #   OUTDIR/summary.txt              both runs side by side
 # plus each run's key block (stdout.txt) and results.json.  HPCC keeps baseline
 # and optimized results apart (two submissions), hence two hpccoutf.txt files.
+# A re-run into the same OUTDIR replaces them only when both runs verified;
+# a refused run leaves OUTDIR as it was, a failed one puts its files in
+# OUTDIR/failed-DATE-TIME.XXXXXX beside the earlier ones (issue 33).
 set -u
 RA_SCRIPT=hpcc_submission.sh
 # shellcheck source=run_scripts/common.sh
@@ -33,6 +36,8 @@ environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN (which mpirun) [matches
   the build], LAUNCHER_ARGS (extra launcher options) [none], RA_BIN [bin/],
   OMP_NUM_THREADS for Star/Single [1]
 exit: 0 both runs verified, 1 a run failed verification, 2 usage, 3 resource/MPI
+A re-run into DIR replaces the files of an earlier one only at exit 0: a
+refused run leaves DIR as it was, a failed one writes DIR/failed-DATE-TIME.*/.
 EOF
 }
 
@@ -75,10 +80,13 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 # ranks before anything is made or launched
 ra_dry_run ra_base "$NP" "${COMMON[@]}" ${EXTRA[@]+"${EXTRA[@]}"}
 ra_dry_run ra_opt "$NP" "${COMMON[@]}" ${OPT_EXTRA[@]+"${OPT_EXTRA[@]}"} ${EXTRA[@]+"${EXTRA[@]}"}
-# what this run makes, so that a refused run takes it away again
-made=()
-for d in "$OUTDIR" "$OUTDIR/baseline" "$OUTDIR/optimized"; do [ -e "$d" ] || made=("$d" ${made[@]+"${made[@]}"}); done
-mkdir -p "$OUTDIR/baseline" "$OUTDIR/optimized" || { echo "$RA_SCRIPT: error: cannot create $OUTDIR" >&2; exit 3; }
+# The runs write into a folder of their own inside OUTDIR (common.sh's
+# ra_stage): their files replace an earlier run's only when both runs
+# verified; a refused run leaves OUTDIR as it was, a failed one keeps its
+# files beside the earlier ones (OUTDIR/failed-DATE-TIME.XXXXXX).
+ra_stage "$OUTDIR"
+STAGE=$RA_STAGE
+mkdir -- "$STAGE/baseline" "$STAGE/optimized" || { echo "$RA_SCRIPT: error: cannot write in $OUTDIR" >&2; exit 3; }
 
 echo "# hpcc-ra submission: $NP processes, time bound ${TIME_BOUND} s, output in $OUTDIR"
 echo "# launcher: ${RA_LAUNCH[*]}"
@@ -88,8 +96,7 @@ worst=0
 # both) then refuses before anything has run
 for run in optimized baseline; do
     if [ $run = baseline ]; then prog=ra_base; args=(); else prog=ra_opt; args=(${OPT_EXTRA[@]+"${OPT_EXTRA[@]}"}); fi
-    dir=$OUTDIR/$run
-    rm -f "$dir/hpccoutf.txt" "$dir/results.json"
+    dir=$STAGE/$run
     echo "# [$run] $prog: MPI, Star and Single RandomAccess, LFSR and LCG ..."
     start=$(date +%s)
     "${RA_LAUNCH[@]}" "$RA_BIN/$prog" "${COMMON[@]}" --output "$dir/hpccoutf.txt" --json "$dir/results.json" \
@@ -99,29 +106,29 @@ for run in optimized baseline; do
     echo "# [$run] exit $rc after $(($(date +%s) - start)) s: $(grep -c '^status: passed' "$dir/stdout.txt") of 6 tests passed"
     [ $rc -gt $worst ] && worst=$rc
     # refused at the start (what depends on the ranks: the shape, the
-    # memory): no result, so nothing is left behind and no summary is made
+    # memory): no result, so nothing is kept and OUTDIR stays as it was
     if [ $rc = 2 ] || { [ $rc = 3 ] && [ ! -s "$dir/hpccoutf.txt" ]; }; then
-        rm -f -- "$OUTDIR"/baseline/std{out,err}.txt "$OUTDIR"/optimized/std{out,err}.txt
-        for d in ${made[@]+"${made[@]}"}; do rmdir -- "$d" 2>/dev/null; done
-        echo "$RA_SCRIPT: error: $prog refused the run (exit $rc, its message above): nothing written" >&2
+        RA_STAGE_FAILED=""
+        echo "$RA_SCRIPT: error: $prog refused the run (exit $rc, its message above): nothing written, $OUTDIR as it was" >&2
         exit $rc
     fi
+    RA_STAGE_FAILED=1
 done
 
 # Summary key of one run's hpccoutf.txt, "-" when the run left none.
 skey() {
     local v
-    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$OUTDIR/$1/hpccoutf.txt" 2>/dev/null |
+    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$STAGE/$1/hpccoutf.txt" 2>/dev/null |
         sed -n "s/^$2=//p" | head -1)
     echo "${v:--}"
 }
 
 {
-    ra_mpi_info "$OUTDIR/optimized/stdout.txt"
+    ra_mpi_info "$STAGE/optimized/stdout.txt"
     echo "hpcc-ra RandomAccess submission, $(date '+%Y-%m-%d %H:%M'), host $(hostname)"
     echo "$NP processes, $RA_MPI_NAME $RA_MPI_VERSION, launcher ${LAUNCHER:-mpirun}, time bound ${TIME_BOUND} s"
-    echo "MPI table 2^$(ra_key "$OUTDIR/optimized/stdout.txt" table_log2) words," \
-        "Star/Single table 2^$(sed -n '/^test: star/,/^status/p' "$OUTDIR/optimized/stdout.txt" | sed -n 's/^table_log2: //p' | head -1) words per process"
+    echo "MPI table 2^$(ra_key "$STAGE/optimized/stdout.txt" table_log2) words," \
+        "Star/Single table 2^$(sed -n '/^test: star/,/^status/p' "$STAGE/optimized/stdout.txt" | sed -n 's/^table_log2: //p' | head -1) words per process"
     echo "files: baseline/hpccoutf.txt, optimized/hpccoutf.txt (HPCC 1.5 format)"
     echo
     printf '%-30s %14s %14s %10s\n' "Summary key" baseline optimized opt/base
@@ -135,6 +142,11 @@ skey() {
         case "$k" in *GUPs) ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;; esac
         printf '%-30s %14s %14s %10s\n' "$k" "$b" "$o" "$ratio"
     done
-} | ra_atomic_write "$OUTDIR/summary.txt" || { echo "$RA_SCRIPT: error: cannot write $OUTDIR/summary.txt" >&2; exit 3; }
-cat "$OUTDIR/summary.txt"
+} | ra_atomic_write "$STAGE/summary.txt" || { echo "$RA_SCRIPT: error: cannot write $OUTDIR/summary.txt" >&2; exit 3; }
+cat "$STAGE/summary.txt"
+# both verified: the new files take the earlier ones' place; else the exit
+# keeps them beside (ra__stage_end)
+if [ $worst = 0 ]; then
+    ra_stage_commit || exit 3
+fi
 exit $worst

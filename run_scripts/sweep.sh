@@ -55,7 +55,9 @@ environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN [matches the build],
   per run, 0 = none [0], CALIBRATE=0 skips the ra_calibrate runs and the
   model columns [1], PARAMS_DIR for the calibrations, one params file per
   process count and size [CSV name with -params/], RA_BIN [bin/]
-Logs of each run: CSV name with -logs/.  Every option and variant is
+Logs of each run: CSV name with -logs/, one file per run named by its
+run_id (the CSV's first column): a slug of it, '-', the first 12 hex digits
+of its SHA-256, ".txt".  Every option and variant is
 checked (the binaries' own options by their --dry-run) before anything is
 made or run; a run the ranks refuse (e.g. --dims=4x4 at 2) is a failed row.
 exit: 0 all rows done, 1 some run failed (its row has status error and is
@@ -134,6 +136,17 @@ else
     echo "$CSV_HEADER" | ra_atomic_write "$CSV" || { echo "$RA_SCRIPT: error: cannot write $CSV" >&2; exit 3; }
 fi
 
+# log_name RUN_ID: the log file of that run: a readable slug of the run id
+# (every byte but letters, digits and ._=- made '_', at most 80) and the
+# first 12 hex digits of the SHA-256 of the exact run id, so two variants
+# whose slugs agree (ra_opt:--map=a/b, ra_opt:--map=a_b) never share a log
+log_name() {
+    local slug h
+    slug=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._=-' '_' | cut -c1-80)
+    h=$(printf '%s' "$1" | sha256sum | cut -c1-12)
+    printf '%s-%s.txt' "$slug" "$h"
+}
+
 # calibrate NP K [after]: the params file of that point (made once, at NP
 # ranks and table 2^K, so the model sees the run's ranks per node and table
 # share; with "after", made anew after the point's runs); prints its path,
@@ -144,10 +157,18 @@ calibrate() {
     [ "${CALIBRATE:-1}" = 1 ] || return 0
     if [ ! -s "$f" ] || [ -n "$sfx" ]; then
         ra_launcher "$np"
-        if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$k" --output "$f" >"$log" 2>&1; then
-            echo "# calibration at np=$np 2^$k${3:+ ($3 the runs)} failed (see $log): ${3:+bounds from the first only}${3:-no prediction}" >&2
-            rm -f "$f"
-            return 0
+        # written beside, renamed over the earlier file only when it
+        # succeeded: a failed calibration leaves the earlier one whole
+        local new="$PARAMS_DIR/.np$1_k$2$sfx.params.new"
+        if ! "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --quick --log2-table "$k" --output "$new" >"$log" 2>&1 ||
+            [ ! -s "$new" ] || ! mv -f -- "$new" "$f"; then
+            rm -f -- "$new"
+            if [ -s "$f" ]; then
+                echo "# calibration at np=$np 2^$k${3:+ ($3 the runs)} failed (see $log): the earlier $f kept" >&2
+            else
+                echo "# calibration at np=$np 2^$k${3:+ ($3 the runs)} failed (see $log): ${3:+bounds from the first only}${3:-no prediction}" >&2
+                return 0
+            fi
         fi
     fi
     echo "$f"
@@ -238,7 +259,7 @@ for k in "${K_LIST[@]}"; do
             ra_launcher "$np"
             pre=()
             [ "${TIMEOUT:-0}" -gt 0 ] && pre=(timeout "$TIMEOUT")
-            log="$LOGS/$(echo "$id" | tr '|:/=' '____').txt"
+            log=$LOGS/$(log_name "$id")
             params=$(calibrate "$np" "$k")
             ran=1
             t0=$(date +%s.%N)

@@ -70,3 +70,45 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
     echo "# skip - pkg-config not installed: the installed library's test (apt-get install pkg-config; make test installs it as root)"
 fi
+
+# Issue 33, class 3: PREFIX and DESTDIR with a blank and a quote.  Every
+# file goes under them (nothing into the checkout), the installed scripts
+# run from there into a folder with a blank and a quote, and torus.pc's
+# flags come out as shell words (pkg-config's backslash escapes).
+top_before=$(find . -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort)
+sp="$TMP/pre fix 'q'"
+dd="$TMP/dest dir 'q'" dp="/opt/with space 'q'"
+make --no-print-directory install MPI="$MPI" PAPI="${PAPI:-}" PREFIX="$sp" >"$TMP/instsp.log" 2>&1
+rc1=$?
+make --no-print-directory install MPI="$MPI" PAPI="${PAPI:-}" DESTDIR="$dd" PREFIX="$dp" >"$TMP/instdd.log" 2>&1
+rc2=$?
+top_after=$(find . -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort)
+miss=""
+for root in "$sp" "$dd$dp"; do
+    for f in bin/ra_opt bin/hpcc-ra-sweep bin/hpcc-ra-submission lib/libtorus.a include/torus.h lib/pkgconfig/torus.pc \
+        "lib/hpcc-ra/$MPI/libtorus_pmpi.so" share/hpcc-ra/mpi_flavour share/hpcc-ra/run_scripts/slurm/sweep.sbatch; do
+        [ -e "$root/$f" ] || miss="$miss ${root##*/}/$f"
+    done
+done
+[ -e "/opt/with space 'q'" ] && miss="$miss (wrote outside DESTDIR)"
+qo="$TMP/out dir 'q'"
+mkdir -p "$qo"
+(cd "$TMP" && MPIRUN='' CALIBRATE=0 "$sp/bin/hpcc-ra-sweep" -o "$qo/inst.csv" -p 2 -k 12 -a ra_base) >"$TMP/instsw" 2>&1
+rc3=$?
+(cd "$TMP" && MPIRUN='' "$dd$dp/bin/hpcc-ra-submission" -n 2 -k 12 -t 0.05 -o "$qo/inst sub") >"$TMP/instsub" 2>&1
+rc4=$?
+pcok=1
+if command -v pkg-config >/dev/null 2>&1; then
+    flags=$(PKG_CONFIG_PATH=$sp/lib/pkgconfig pkg-config --cflags --libs torus)
+    eval "set -- $flags"
+    [ "${1-}" = "-I$sp/include" ] && [ "${2-}" = "-L$sp/lib" ] || pcok=0
+    mkdir -p "$TMP/example2"
+    src=$PWD/docs/examples/sum.c
+    (cd "$TMP/example2" && mpicc."$MPI" -std=c11 -o sum "$src" "$@") >"$TMP/cc2.log" 2>&1 || pcok=0
+fi
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$top_before" = "$top_after" ] && [ -z "$miss" ] && [ $rc3 = 0 ] && grep -q ',passed,' "$qo/inst.csv" &&
+    [ $rc4 = 0 ] && [ -s "$qo/inst sub/optimized/hpccoutf.txt" ] && [ $pcok = 1 ]; then
+    ok "make install PREFIX=\"<tmp>/pre fix 'q'\" and DESTDIR=\"<tmp>/dest dir 'q'\" PREFIX=\"/opt/with space 'q'\": every file under them, none in the checkout; the installed sweep and submission run into \"out dir 'q'\"; torus.pc's flags are shell words (sum.c builds with them)"
+else
+    bad "make install with blanks and quotes: rc=$rc1/$rc2/$rc3/$rc4 missing:${miss:-none} checkout: $(diff <(echo "$top_before") <(echo "$top_after") | grep '^>' | tr '\n' ' ') pkg-config:$pcok $(tail -2 "$TMP/instsp.log" "$TMP/instdd.log")"
+fi

@@ -303,3 +303,197 @@ if [ $rc = 0 ] && grep -q "^srun -n 2 --cpu-bind=cores --distribution=block:bloc
 else
     bad "LAUNCHER=srun: rc=$rc $(cat "$TMP/srun.log" 2>/dev/null) $(tail -2 "$TMP/o")"
 fi
+
+# ---- issue 33, class 3: scripts that keep earlier results ----------------
+# Every script writes into an output folder (or a CSV) whose path holds a
+# blank and a quote; a re-run into it that is refused (by the dry-run, or
+# at launch: -k 40 passes --dry-run=2, the memory check at the start
+# refuses it) leaves every earlier file byte-identical; a failed run keeps
+# its files beside them; sweep.sh's logs are one per variant.
+Q="$TMP/out dir 'q'"
+mkdir -p "$Q"
+# tree_sums DIR: every file under DIR (hidden ones too) with its checksum
+tree_sums() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum); }
+# same_tree DIR SUMS: DIR holds exactly the files of SUMS, byte-identical
+same_tree() { [ "$(tree_sums "$1")" = "$2" ]; }
+# a bin folder (a blank and a quote in its path too) whose programs run the
+# real ones, then exit 1 when named in FAKE_FAIL (a run that failed after
+# writing its files); --dry-run answers as the real one does
+FB="$TMP/fake bin 'q'"
+mkdir -p "$FB"
+cat >"$FB/fake" <<'EOS'
+#!/bin/bash
+p=$(basename "$0")
+"$REAL_BIN/$p" "$@"
+rc=$?
+case " $* " in *" --dry-run"*) exit $rc ;; esac
+case " ${FAKE_FAIL:-} " in *" $p "*) exit 1 ;; esac
+exit $rc
+EOS
+chmod +x "$FB/fake"
+for b in ra_base ra_opt ra_calibrate torusmodel collbench; do ln -sf fake "$FB/$b"; done
+cp bin/.flavour "$FB/.flavour"
+export REAL_BIN=$PWD/bin
+
+# hpcc_submission.sh: a run, then refused re-runs, a failed one, a new one
+sub="$Q/sub"
+run_scripts/hpcc_submission.sh -n 2 -k 12 -t 0.05 -o "$sub" >"$TMP/k1" 2>&1
+rc1=$?
+S=$(tree_sums "$sub")
+run_scripts/hpcc_submission.sh -n 2 -k 40 -t 0.05 -o "$sub" >"$TMP/k2" 2>&1
+rc2=$?
+same_tree "$sub" "$S" && k2=same || k2=changed
+run_scripts/hpcc_submission.sh -n 2 -k 12 -t 0.05 -o "$sub" -O "--dims 3x3" >"$TMP/k3" 2>&1
+rc3=$?
+same_tree "$sub" "$S" && k3=same || k3=changed
+run_scripts/hpcc_submission.sh -n 2 -k 40 -t 0.05 -o "$Q/sub new" >"$TMP/k4" 2>&1
+rc4=$?
+RA_BIN=$FB FAKE_FAIL=ra_opt run_scripts/hpcc_submission.sh -n 2 -k 13 -t 0.05 -o "$sub" >"$TMP/k5" 2>&1
+rc5=$?
+failed=$(find "$sub" -maxdepth 1 -name 'failed-*' | head -1)
+k5=changed
+[ "$(tree_sums "$sub" | grep -v ' \./failed-')" = "$S" ] && k5=same
+run_scripts/hpcc_submission.sh -n 2 -k 13 -t 0.05 -o "$sub" >"$TMP/k6" 2>&1
+rc6=$?
+if [ $rc1 = 0 ] && [ $rc2 = 3 ] && [ $k2 = same ] && [ $rc3 = 2 ] && [ $k3 = same ] && [ $rc4 = 3 ] && [ ! -e "$Q/sub new" ] &&
+    [ $rc5 = 1 ] && [ $k5 = same ] && [ -n "$failed" ] && grep -q '^MPIRandomAccess_N=8192$' "$failed/optimized/hpccoutf.txt" &&
+    grep -q "failed run's files are in" "$TMP/k5" && [ $rc6 = 0 ] && grep -q '^MPIRandomAccess_N=8192$' "$sub/optimized/hpccoutf.txt" &&
+    grep -q '^MPIRandomAccess_N=8192$' "$sub/baseline/hpccoutf.txt" && [ -z "$(find "$sub" -name '.ra-*')" ]; then
+    ok "hpcc_submission.sh -o \"out dir 'q'/sub\": a re-run refused at launch (-k 40) or by --dry-run=2 (-O '--dims 3x3') keeps all $(printf '%s\n' "$S" | wc -l) files byte-identical (sha256), a new folder is not made; a failed run (exit 1) goes to failed-*/, a verified one replaces them"
+else
+    bad "hpcc_submission.sh keeping results: rc=$rc1/$rc2/$rc3/$rc4/$rc5/$rc6 refused:$k2/$k3 failed:$k5 ${failed:-no failed-*} $(tail -2 "$TMP/k5")"
+fi
+
+# sweep.sh: log names unique per variant; a failing variant's log survives
+mkdir -p "$TMP/maps"
+printf '0\n1\n' >"$TMP/maps_m2"
+printf '0 0\n0 1\n1 0\n1 1\n' >"$TMP/maps/m2" # 2-D coordinates: refused at 2 ranks by the launch
+v_fail="ra_opt:--map=$TMP/maps/m2" v_pass="ra_opt:--map=$TMP/maps_m2"
+old_name() { echo "$1|2|12|lfsr" | tr '|:/=' '____'; } # the names before issue 33
+scsv="$Q/sw/s.csv"
+mkdir -p "$Q/sw"
+CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w1" 2>&1
+rc1=$?
+logs="$Q/sw/s-logs"
+nlogs=$(find "$logs" -name '*.txt' | wc -l)
+logof() { grep -l -- "$1" "$logs"/*.txt 2>/dev/null | head -1; }
+flog=$(grep -o 'see .*-logs/[^:]*\.txt' "$TMP/w1" | head -1 | sed 's/^see //')
+S=$(tree_sums "$Q/sw")
+CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 99 -a ra_opt >"$TMP/w2" 2>&1
+rc2=$?
+same_tree "$Q/sw" "$S" && w2=same || w2=changed
+CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a ra_opt -- --bogus >"$TMP/w3" 2>&1
+rc3=$?
+same_tree "$Q/sw" "$S" && w3=same || w3=changed
+if [ "$(old_name "$v_fail")" = "$(old_name "$v_pass")" ] && [ "$(old_name ra_opt:--dims=2x1)" = "$(old_name ra_opt:--dims:2x1)" ] &&
+    [ $rc1 = 1 ] && [ "$nlogs" = 4 ] && [ -s "$flog" ] && grep -q 'more than 1 coordinates' "$flog" &&
+    [ "$(awk -F, 'NR > 1 && $33 == "passed"' "$scsv" | wc -l)" = 3 ] && [ "$(awk -F, 'NR > 1 && $33 == "error"' "$scsv" | wc -l)" = 1 ] &&
+    [ $rc2 = 2 ] && [ $w2 = same ] && [ $rc3 = 2 ] && [ $w3 = same ]; then
+    ok "sweep.sh: variants the old log names merged (--map=.../maps/m2 vs .../maps_m2, --dims=2x1 vs --dims:2x1) get 4 logs (slug + SHA-256 of the run id); the failing one's log ($(basename "$flog" | cut -c1-40)...) keeps its error; refused re-runs (-k 99, -- --bogus) leave CSV and logs byte-identical"
+else
+    bad "sweep.sh log names: rc=$rc1/$rc2/$rc3 logs=$nlogs failing log=${flog:-none} refused:$w2/$w3 $(tail -3 "$TMP/w1")"
+fi
+# a retried failing run leaves the passing rows and their logs as they were;
+# a calibration that fails leaves the earlier params file whole
+passing=$(awk -F, 'NR > 1 && $11 == 0' "$scsv")
+plogs=$(tree_sums "$logs" | grep -v -F "$(basename "$flog")")
+CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w4" 2>&1
+rc4=$?
+ccsv="$Q/cal/c.csv"
+mkdir -p "$Q/cal"
+run_scripts/sweep.sh -o "$ccsv" -p 1 -k 12 -a ra_base >"$TMP/w5" 2>&1
+rc5=$?
+P=$(tree_sums "$Q/cal/c-params")
+RA_BIN=$FB FAKE_FAIL=ra_calibrate run_scripts/sweep.sh -o "$ccsv" -p 1 -k 12 -a "ra_base ra_opt" >"$TMP/w6" 2>&1
+rc6=$?
+if [ $rc4 = 1 ] && [ "$(awk -F, 'NR > 1 && $11 == 0' "$scsv")" = "$passing" ] &&
+    [ "$(tree_sums "$logs" | grep -v -F "$(basename "$flog")")" = "$plogs" ] && grep -q 'more than 1 coordinates' "$flog" &&
+    [ $rc5 = 0 ] && [ -n "$P" ] && [ $rc6 = 0 ] && [ "$(tree_sums "$Q/cal/c-params")" = "$P" ] && grep -q 'the earlier .* kept' "$TMP/w6" &&
+    [ "$(awk -F, 'NR > 1 && $11 == 0 && $45 + 0 > 0' "$ccsv" | wc -l)" = 2 ]; then
+    ok "sweep.sh: a retried failing run leaves the passing rows and logs byte-identical; a failed calibration under \"out dir 'q'\" keeps the earlier params files (both rows predicted)"
+else
+    bad "sweep.sh retry/calibration: rc=$rc4/$rc5/$rc6 $(tail -2 "$TMP/w6")"
+fi
+
+# compare.sh --keep: refused at launch (-k 40) or by --dry-run, failed, new
+cmp="$Q/cmp"
+run_scripts/compare.sh -n 2 -k 12 --no-hpcc --no-model --keep "$cmp" >"$TMP/c1" 2>&1
+rc1=$?
+S=$(tree_sums "$cmp")
+run_scripts/compare.sh -n 2 -k 40 --no-hpcc --no-model --keep "$cmp" >"$TMP/c2" 2>&1
+rc2=$?
+same_tree "$cmp" "$S" && c2=same || c2=changed
+run_scripts/compare.sh -n 2 -k 12 --no-hpcc --no-model --keep "$cmp" -- --dims 3x3 >"$TMP/c3" 2>&1
+rc3=$?
+same_tree "$cmp" "$S" && c3=same || c3=changed
+RA_BIN=$FB FAKE_FAIL=ra_base run_scripts/compare.sh -n 2 -k 13 --no-hpcc --no-model --keep "$cmp" >"$TMP/c4" 2>&1
+rc4=$?
+c4=changed
+[ "$(tree_sums "$cmp" | grep -v ' \./failed-')" = "$S" ] && c4=same
+run_scripts/compare.sh -n 2 -k 13 --no-hpcc --no-model --keep "$cmp" >"$TMP/c5" 2>&1
+rc5=$?
+if [ $rc1 = 0 ] && [ -n "$S" ] && [ $rc2 = 3 ] && [ $c2 = same ] && [ $rc3 = 2 ] && [ $c3 = same ] && [ $rc4 != 0 ] && [ $c4 = same ] &&
+    [ $rc5 = 0 ] && grep -q '^table_log2: 13$' "$cmp/opt" && [ -z "$(find "$cmp" -name '.ra-*')" ]; then
+    ok "compare.sh --keep \"out dir 'q'/cmp\": refused re-runs (-k 40 at launch, -- --dims 3x3) and a failed one keep the earlier outputs byte-identical; a run that ends well replaces them"
+else
+    bad "compare.sh --keep: rc=$rc1/$rc2/$rc3/$rc4/$rc5 $c2/$c3/$c4 $(tail -2 "$TMP/c4")"
+fi
+
+# plot.sh and plot_coll.sh: PNGs under "out dir 'q'", kept on refusal or a failed gnuplot
+if command -v gnuplot >/dev/null 2>&1; then
+    pl="$Q/plots"
+    run_scripts/plot.sh "$scsv" -o "$pl" >"$TMP/p1" 2>&1
+    rc1=$?
+    S=$(tree_sums "$pl")
+    run_scripts/plot.sh "$scsv" -o "$pl" -k 13 >"$TMP/p2" 2>&1
+    rc2=$?
+    same_tree "$pl" "$S" && p2=same || p2=changed
+    GNUPLOT=false run_scripts/plot.sh "$scsv" -o "$pl" >"$TMP/p3" 2>&1
+    rc3=$?
+    same_tree "$pl" "$S" && p3=same || p3=changed
+    bin/collbench --simulate 2x2 --op barrier,bcast --sizes 8:64 --csv "$Q/c.csv" >/dev/null 2>&1
+    pc="$Q/coll plots"
+    run_scripts/plot_coll.sh "$Q/c.csv" "$pc" >"$TMP/p4" 2>&1
+    rc4=$?
+    C=$(tree_sums "$pc")
+    GNUPLOT=false run_scripts/plot_coll.sh "$Q/c.csv" "$pc" >"$TMP/p5" 2>&1
+    rc5=$?
+    same_tree "$pc" "$C" && p5=same || p5=changed
+    run_scripts/plot_coll.sh "$scsv" "$pc" >"$TMP/p6" 2>&1
+    rc6=$?
+    same_tree "$pc" "$C" && p6=same || p6=changed
+    if [ $rc1 = 0 ] && [ "$(printf '%s\n' "$S" | grep -c '\.png$')" = 2 ] && [ $rc2 = 2 ] && [ $p2 = same ] && [ $rc3 = 3 ] && [ $p3 = same ] &&
+        [ $rc4 = 0 ] && [ "$(printf '%s\n' "$C" | grep -c '\.png$')" = 3 ] && [ $rc5 = 3 ] && [ $p5 = same ] && [ $rc6 = 2 ] && [ $p6 = same ]; then
+        ok "plot.sh and plot_coll.sh under \"out dir 'q'\": 2 and 3 PNGs; a refused re-run (-k 13, a sweep CSV for plot_coll) or a failed gnuplot keeps them byte-identical"
+    else
+        bad "plot scripts keeping results: rc=$rc1/$rc2/$rc3/$rc4/$rc5/$rc6 $p2/$p3/$p5/$p6 $(tail -1 "$TMP/p1" "$TMP/p4")"
+    fi
+else
+    echo "# skip - plot scripts keeping results: gnuplot not installed (apt-get install gnuplot-nox)"
+fi
+
+# the Slurm templates: RA_HOME, OUTDIR and CSV with a blank and a quote;
+# the submission refused at launch (MEM=1T passes --dry-run=2) keeps the
+# earlier files, ra_opt.sbatch refused keeps its earlier output file
+home="$TMP/home dir 'q'"
+ln -sfn "$PWD" "$home"
+S=$(tree_sums "$sub")
+(cd "$Q" && SLURM_SUBMIT_DIR=$home SLURM_NTASKS=2 SLURM_JOB_ID=7 OUTDIR=$sub MEM=1T FAKE_SRUN_LOG=$TMP/srun2.log \
+    MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" bash "$home/run_scripts/slurm/hpcc_submission.sbatch") >"$TMP/b1" 2>&1
+rc1=$?
+same_tree "$sub" "$S" && b1=same || b1=changed
+(cd "$Q" && SLURM_SUBMIT_DIR=$home SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=8 NPS=2 SIZES=12 VARIANTS=ra_base CALIBRATE=0 CSV="$Q/slurm/s.csv" \
+    FAKE_SRUN_LOG=$TMP/srun2.log MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" bash "$home/run_scripts/slurm/sweep.sbatch") >"$TMP/b2" 2>&1
+rc2=$?
+mkdir -p "$Q/slurm"
+echo "an earlier run" >"$Q/slurm/ra_opt-9.hpccoutf.txt"
+(cd "$Q/slurm" && SLURM_SUBMIT_DIR=$home SLURM_NTASKS=2 SLURM_JOB_ID=9 SLURM_JOB_NUM_NODES=1 SLURM_JOB_NODELIST=x RA_ARGS="--log2-table 40" \
+    FAKE_SRUN_LOG=$TMP/srun2.log MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" bash "$home/run_scripts/slurm/ra_opt.sbatch") >"$TMP/b3" 2>&1
+rc3=$?
+if [ $rc1 = 3 ] && [ $b1 = same ] && [ $rc2 = 0 ] && grep -q ',passed,' "$Q/slurm/s.csv" &&
+    { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$Q/slurm/gups_vs_procs.png" ]; } &&
+    [ $rc3 = 3 ] && [ "$(cat "$Q/slurm/ra_opt-9.hpccoutf.txt")" = "an earlier run" ]; then
+    ok "slurm templates from RA_HOME \"home dir 'q'\" into \"out dir 'q'\": hpcc_submission.sbatch refused at launch (MEM=1T) keeps the earlier files, sweep.sbatch sweeps and plots, ra_opt.sbatch refused keeps its earlier output"
+else
+    bad "slurm templates with blanks and quotes: rc=$rc1/$rc2/$rc3 $b1 $(tail -2 "$TMP/b1" "$TMP/b2" "$TMP/b3")"
+fi
