@@ -291,7 +291,8 @@ PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
 PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
-PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist
+PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
+              $(BUILD)/tests/pmpi_threads
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

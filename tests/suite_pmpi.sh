@@ -287,7 +287,43 @@ else
     else
         bad "settings that differ between ranks: exit $rc, $(head -c 300 "$TMP/err")"
     fi
-    expect_fail "TORUS_COLL_DIMS=3x3 at 4 ranks" 2 "TORUS_COLL_DIMS: " 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=3x3 "$PM_CHECK"
+    # TORUS_COLL_DIMS fits some communicators only: they use it, the others
+    # (MPI_COMM_WORLD too) take auto, as docs/mpi-adapter.md says; only its
+    # grammar can be wrong (issue 33, class 2)
+    for dims in 3x3 2x2 2; do
+        run_mpi 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=$dims "$PM_CHECK" 8
+        if [ $? = 0 ] && cmp -s "$TMP/plain4" "$TMP/out"; then
+            ok "TORUS_COLL_DIMS=$dims at 4 ranks (fits some communicators or none): runs, same digests"
+        else
+            bad "TORUS_COLL_DIMS=$dims at 4 ranks: $(head -c 300 "$TMP/err")"
+        fi
+    done
+    expect_fail "TORUS_COLL_DIMS=2y2 (its grammar)" 2 "TORUS_COLL_DIMS: " 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=2y2 "$PM_CHECK"
+    # ranks that ask for different thread levels, as MPI allows: the adapter
+    # steps aside on every rank alike and the program runs (class 2)
+    PM_THREADS="$BUILD/tests/pmpi_threads"
+    for lv in "multiple single" "single multiple" "multiple multiple single single"; do
+        set -- $lv
+        mp=()
+        mq=()
+        for l in "$@"; do
+            [ ${#mp[@]} -gt 0 ] && mp+=(:) && mq+=(:)
+            mp+=(-n 1 env PT_LEVEL="$l" LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_THREADS")
+            mq+=(-n 1 env PT_LEVEL="$l" "$PM_THREADS")
+        done
+        # shellcheck disable=SC2086
+        timeout -k 10 120 $MPIRUN $MPIRUN_FLAGS "${mq[@]}" </dev/null >"$TMP/plainT" 2>"$TMP/errT"
+        # shellcheck disable=SC2086
+        timeout -k 10 120 $MPIRUN $MPIRUN_FLAGS "${mp[@]}" </dev/null >"$TMP/out" 2>"$TMP/err"
+        rc=$?
+        if [ $rc = 0 ] && grep -q "^ranks $#" "$TMP/out" && cmp -s <(grep "^ranks" "$TMP/plainT") <(grep "^ranks" "$TMP/out") \
+            && ! grep -q "differ between ranks" "$TMP/err"; then
+            ok "thread levels $lv under the adapter: runs, the same results as without it ($(grep -m1 "^ranks" "$TMP/out"))"
+        else
+            bad "thread levels $lv under the adapter: exit $rc, $(head -c 300 "$TMP/err")"
+        fi
+    done
+    set --
     expect_fail "TORUS_COLL_MULTISEND=nope" 2 "TORUS_COLL_MULTISEND=nope: unknown multisend algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_MULTISEND=nope "$PM_CHECK"
     expect_fail "TORUS_COLL_BCAST=nope" 2 "TORUS_COLL_BCAST=nope: unknown bcast algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_BCAST=nope "$PM_CHECK"
 

@@ -173,9 +173,11 @@ static int check_settings(char *msg, size_t len)
     }
     const char *dims = getenv("TORUS_COLL_DIMS");
     if (dims && *dims) {
+        /* its grammar only: a communicator it does not fit takes auto
+         * (shape_for), MPI_COMM_WORLD included */
         torus_shape s;
         char e[300];
-        if (torus_shape_parse(dims, world_n, &s, e, sizeof e)) {
+        if (torus_shape_parse(dims, 0, &s, e, sizeof e)) {
             snprintf(msg, len, "TORUS_COLL_DIMS: %s", e);
             return -1;
         }
@@ -196,9 +198,11 @@ static int check_settings(char *msg, size_t len)
     return check_name(msg, len, "TORUS_COLL_MULTISEND", "multisend", torus_multisend_algorithms());
 }
 
-/* A hash of every setting's value (unset and empty alike) and the thread
- * level: what must be equal on every rank. */
-static uint64_t settings_hash(int level)
+/* A hash of every setting's value (unset and empty alike): what must be
+ * equal on every rank.  The thread level is not in it: ranks may legally
+ * ask for different levels (agree() steps aside on all of them when any
+ * rank has MPI_THREAD_MULTIPLE). */
+static uint64_t settings_hash(void)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t k = 0; k < sizeof settings / sizeof *settings; k++) {
@@ -207,7 +211,7 @@ static uint64_t settings_hash(int level)
             h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
         h = (h ^ 0xff) * 0x100000001b3ULL; /* separator */
     }
-    return (h ^ (uint64_t)(level == MPI_THREAD_MULTIPLE)) * 0x100000001b3ULL;
+    return h;
 }
 
 /* collective (MPI_Init on every rank): the ranks agree with one allreduce
@@ -219,15 +223,16 @@ static uint64_t settings_hash(int level)
  * and a rank whose file was bad: a bad file or tables that differ leave
  * every rank on the compiled table (one line from the lowest such rank,
  * or rank 0), since every rank must pick the same algorithm. */
-static void agree(int bad, const char *msg, int level)
+static int agree(int bad, const char *msg, int level)
 {
     int me = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     char tmsg[700];
     uint64_t tid = torus_coll_table_use(tmsg, sizeof tmsg);
-    uint64_t h = settings_hash(level), mine[6] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0, tid, ~tid,
-                                                  tmsg[0] ? UINT64_MAX - (uint64_t)me : 0}, all[6];
-    PMPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    uint64_t h = settings_hash(), mine[7] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0, tid, ~tid,
+                                             tmsg[0] ? UINT64_MAX - (uint64_t)me : 0,
+                                             level == MPI_THREAD_MULTIPLE}, all[7];
+    PMPI_Allreduce(mine, all, 7, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (all[2]) {
         if (UINT64_MAX - all[2] == (uint64_t)me)
             fprintf(stderr, "torus_pmpi: %s\n", msg);
@@ -245,7 +250,8 @@ static void agree(int bad, const char *msg, int level)
                 fprintf(stderr, "torus_pmpi: TORUS_COLL_TABLE: the ranks read different tables (a file that "
                                 "differs between nodes?): the compiled table is used on every rank\n");
         }
-        return;
+        /* a rank at MPI_THREAD_MULTIPLE anywhere: every rank steps aside */
+        return all[6] != 0;
     }
     PMPI_Finalize();
     exit(2);
@@ -261,8 +267,9 @@ static void init(int collective)
     PMPI_Query_thread(&level);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
     int bad = check_settings(msg, sizeof msg);
+    int any_multiple = level == MPI_THREAD_MULTIPLE;
     if (collective) {
-        agree(bad, msg, level);
+        any_multiple = agree(bad, msg, level);
     } else {
         if (bad)
             usage_error(msg);
@@ -286,8 +293,9 @@ static void init(int collective)
         mode = PM_WHY_OFF;
         return;
     }
-    if (level == MPI_THREAD_MULTIPLE) {
-        /* the adapter's state has no locks: let the library serve threads */
+    if (any_multiple) {
+        /* the adapter's state has no locks: let the library serve threads,
+         * on every rank alike when one rank asked for them */
         mode = PM_WHY_THREADS;
         return;
     }
