@@ -292,7 +292,7 @@ PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
-              $(BUILD)/tests/pmpi_threads
+              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -324,6 +324,20 @@ else
         fi
     done
     set --
+    # erroneous calls MPI reports through MPI_ERRORS_RETURN: the library's
+    # own error classes come back under the adapter, and the program goes on
+    PM_ERRORS="$BUILD/tests/pmpi_errors"
+    for n in 2 3; do
+        run_mpi $n "$PM_ERRORS"
+        cp "$TMP/out" "$TMP/plainE"
+        run_mpi $n env LD_PRELOAD="$PM_LIB" "$PM_ERRORS"
+        rc=$?
+        if [ $rc = 0 ] && grep -q "^classes" "$TMP/out" && cmp -s "$TMP/plainE" "$TMP/out"; then
+            ok "erroneous calls under MPI_ERRORS_RETURN at $n ranks: the library's error classes, as without the adapter ($(cat "$TMP/out"))"
+        else
+            bad "erroneous calls at $n ranks: exit $rc, adapter '$(head -c 200 "$TMP/out")' vs plain '$(head -c 200 "$TMP/plainE")' $(head -c 200 "$TMP/err")"
+        fi
+    done
     expect_fail "TORUS_COLL_MULTISEND=nope" 2 "TORUS_COLL_MULTISEND=nope: unknown multisend algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_MULTISEND=nope "$PM_CHECK"
     expect_fail "TORUS_COLL_BCAST=nope" 2 "TORUS_COLL_BCAST=nope: unknown bcast algorithm: allowed auto, " 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_BCAST=nope "$PM_CHECK"
 

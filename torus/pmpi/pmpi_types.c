@@ -277,11 +277,36 @@ static int delete_desc(MPI_Datatype dt, int key, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
+/* A private copy of MPI_COMM_SELF that returns errors: the library's own
+ * check of a datatype (library_takes) must not call the program's error
+ * handler, nor abort. */
+static MPI_Comm check_comm = MPI_COMM_NULL;
+
+/* Whether the MPI library takes dt in a call (committed, valid): it is
+ * asked with a send of one element to MPI_PROC_NULL, which checks its
+ * arguments as every call does and moves nothing.  A type it refuses goes
+ * to the library's own collective, which returns the library's error
+ * through the communicator's handler (issue 33, class 2); never cached, so
+ * a type committed later is taken then. */
+static int library_takes(MPI_Datatype dt)
+{
+    if (check_comm == MPI_COMM_NULL)
+        return 1; /* no way to ask: as before */
+    char dummy[16];
+    MPI_Request r;
+    if (PMPI_Isend(dummy, 1, dt, MPI_PROC_NULL, 0, check_comm, &r) != MPI_SUCCESS)
+        return 0;
+    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    return 1;
+}
+
 int pm__types_init(void)
 {
     if (!built)
         build();
     finalized = 0;
+    if (check_comm == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_SELF, &check_comm) == MPI_SUCCESS)
+        PMPI_Comm_set_errhandler(check_comm, MPI_ERRORS_RETURN);
     /* MPI_Type_dup does not copy the description: the dup is decoded at its first use */
     return PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_desc, &type_key, NULL) == MPI_SUCCESS ? 0 : -1;
 }
@@ -296,6 +321,8 @@ void pm__types_free(void)
     }
     if (type_key != MPI_KEYVAL_INVALID)
         PMPI_Type_free_keyval(&type_key);
+    if (check_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&check_comm);
 }
 
 const pm_type *pm__type(MPI_Datatype dt)
@@ -309,6 +336,8 @@ const pm_type *pm__type(MPI_Datatype dt)
     int flag = 0;
     if (type_key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(dt, type_key, &val, &flag) == MPI_SUCCESS && flag)
         return &((cached *)val)->t;
+    if (!library_takes(dt))
+        return NULL;
     cached *c = malloc(sizeof *c);
     if (!c) {
         /* every rank is inside the same collective: it cannot fall through alone */
