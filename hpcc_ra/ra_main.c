@@ -760,10 +760,7 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     /* the configuration the ranks must agree on, from argv as given (MPI_Init
      * may take words of it) */
     static char canon[1 << 15];
-    if (ra_options_canon(argc, argv, algo, canon, sizeof canon) && torus_agree_args(argc, argv, canon, sizeof canon))
-        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
-    if (torus_agree_env(canon, sizeof canon))
-        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
+    ra_options_agree_text(argc, argv, algo, canon, sizeof canon);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
         return RA_EXIT_RESOURCE;

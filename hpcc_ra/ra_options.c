@@ -226,12 +226,14 @@ static torus_opt *all_options(const ra_algorithm *algo)
     return all;
 }
 
-int ra_options_canon(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len)
+void ra_options_agree_text(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len)
 {
     torus_opt *all = all_options(algo);
-    int rc = all ? torus_opt_canon(all, argc, argv, 0, buf, len) : -1;
+    if (all)
+        torus_agree_text(all, argc, argv, buf, len);
+    else
+        snprintf(buf, len, "out of memory reading the options\n");
     free(all);
-    return rc;
 }
 
 int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,

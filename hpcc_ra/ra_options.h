@@ -23,8 +23,8 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
                      ra_config *cfg, char *err, size_t errlen);
 
 void ra_options_help(FILE *f, const char *prog, const ra_algorithm *algo);
-/* The parsed options as torus_opt_canon's text, for the ranks' agreement
- * (torus_agree.h): 0, or -1 */
-int ra_options_canon(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len);
+/* The configuration the ranks agree on (torus_agree_text over the
+ * harness's and the algorithm's options) */
+void ra_options_agree_text(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len);
 
 #endif

@@ -3,8 +3,8 @@
  * runs (issue 33, class 1).  A launch can give ranks different options (MPMD
  * `mpirun -n 1 A : -n 1 A'`, a per-rank wrapper, a setting exported on one
  * node only); each binary then describes its whole parsed configuration as
- * text (torus_opt_canon: its options in spec order with their parsed
- * values; torus_agree_env: the TORUS_*, RA_* and OMP_NUM_THREADS settings;
+ * text (torus_agree_text: its options in spec order with their parsed
+ * values; the TORUS_*, RA_* and OMP_NUM_THREADS settings;
  * what it derived, such as the table size) and torus_agree checks it.
  *
  * Steps: a 64-bit FNV-1a hash of the text; one allreduce of (h, ~h) with
@@ -164,7 +164,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int torus_agree_args(int argc, char **argv, char *buf, size_t len)
+static int agree_args(int argc, char **argv, char *buf, size_t len)
 {
     size_t o = 0;
     int w = snprintf(buf, len, "arguments=");
@@ -184,7 +184,7 @@ int torus_agree_args(int argc, char **argv, char *buf, size_t len)
     return 0;
 }
 
-int torus_agree_env(char *buf, size_t len)
+static int agree_env(char *buf, size_t len)
 {
     int n = 0;
     for (char **e = environ; *e; e++)
@@ -210,7 +210,7 @@ int torus_agree_env(char *buf, size_t len)
     return rc;
 }
 
-/* torus_opt_canon's recording callback: each option's last value, by its
+/* opt_canon's recording callback: each option's last value, by its
  * index in the spec */
 typedef struct canon_ctx {
     const torus_opt *spec;
@@ -260,7 +260,7 @@ static int record(void *ctx, const torus_opt *o, const torus_opt_val *v, char *e
     return 0;
 }
 
-int torus_opt_canon(const torus_opt *spec, int argc, char **argv, unsigned flags, char *buf, size_t len)
+static int opt_canon(const torus_opt *spec, int argc, char **argv, char *buf, size_t len)
 {
     int n = 0;
     while (spec[n].name || spec[n].type == TORUS_OPT_HEADING)
@@ -272,7 +272,7 @@ int torus_opt_canon(const torus_opt *spec, int argc, char **argv, unsigned flags
         return -1;
     }
     char err[400];
-    int rc = torus_opt_parse(spec, argc, argv, flags, record, &c, NULL, err, sizeof err);
+    int rc = torus_opt_parse(spec, argc, argv, 0, record, &c, NULL, err, sizeof err);
     size_t o = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         if (!c.given[i] || !spec[i].name)
@@ -285,4 +285,14 @@ int torus_opt_canon(const torus_opt *spec, int argc, char **argv, unsigned flags
     }
     free(c.val), free(c.given);
     return rc == 0 ? 0 : -1;
+}
+
+void torus_agree_text(const torus_opt *spec, int argc, char **argv, char *buf, size_t len)
+{
+    /* a command line that does not parse (a typo, --help) is compared as given */
+    if (opt_canon(spec, argc, argv, buf, len) && agree_args(argc, argv, buf, len))
+        snprintf(buf, len, "arguments=too long to compare\n");
+    size_t keep = strlen(buf);
+    if (agree_env(buf, len))
+        snprintf(buf + keep / 2, len - keep / 2, "\nenv settings too long to compare\n");
 }

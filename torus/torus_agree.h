@@ -10,19 +10,15 @@
 
 #include "torus_opt.h"
 
-/* The options argv gives, parsed against spec as the program parses them:
- * "name=value" lines in spec order, each option's last value, numbers as
- * parsed (so --mem 64K and --mem=65536 agree), options not given absent.
- * 0, or -1 when argv does not parse or buf is too small. */
-int torus_opt_canon(const torus_opt *spec, int argc, char **argv, unsigned flags, char *buf, size_t len);
-
-/* "arguments=..." (argv[1..] as given, one line): the text of a command
- * line that does not parse.  0, or -1 when buf is too small. */
-int torus_agree_args(int argc, char **argv, char *buf, size_t len);
-
-/* Appends "env NAME=VALUE" lines, sorted, for every TORUS_*, RA_* and
- * OMP_NUM_THREADS setting of the environment: 0, or -1 when buf is full. */
-int torus_agree_env(char *buf, size_t len);
+/* The configuration argv and the environment give, as text to agree on:
+ * the options parsed against spec as the program parses them ("name=value"
+ * lines in spec order, each option's last value, numbers as parsed, so
+ * --mem 64K and --mem=65536 agree; options not given absent), or, for a
+ * command line that does not parse, "arguments=" and the words as given;
+ * then "env NAME=VALUE" lines, sorted, for every TORUS_*, RA_* and
+ * OMP_NUM_THREADS setting.  Text that does not fit len ends in a line
+ * saying so (ranks then still compare what fitted). */
+void torus_agree_text(const torus_opt *spec, int argc, char **argv, char *buf, size_t len);
 
 /* Collective over comm: 0 when every rank's text is the same; else -2 on
  * every rank, with one line in rank 0's err naming the first option or

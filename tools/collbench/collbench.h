@@ -266,8 +266,8 @@ int registered(torus_coll_op op, const char *name);
 void print_registry(const char *head);
 void usage(void);
 int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen);
-/* the parsed options as torus_opt_canon's text, for the ranks' agreement */
-int cb_options_canon(int argc, char **argv, char *buf, size_t len);
+/* the configuration the ranks agree on (torus_agree_text) */
+void cb_agree_text(int argc, char **argv, char *buf, size_t len);
 int wanted(const opts *o, const char *name);
 int iters_for(const opts *o, size_t bytes);
 int warmup_for(const opts *o, size_t bytes);

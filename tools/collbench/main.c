@@ -201,10 +201,7 @@ int main(int argc, char **argv)
         return stop == 0 && first ? torus_stdout_end(0) : stop;
     /* what the ranks must agree on, from argv as given */
     static char canon[1 << 15];
-    if (cb_options_canon(argc, argv, canon, sizeof canon) && torus_agree_args(argc, argv, canon, sizeof canon))
-        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
-    if (torus_agree_env(canon, sizeof canon))
-        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
+    cb_agree_text(argc, argv, canon, sizeof canon);
     MPI_Init(&argc, &argv);
     TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int me, n;

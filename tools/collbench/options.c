@@ -403,9 +403,9 @@ static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *e
 
 /* Parses argv the same way on every rank.  Returns -1 to go on, else the
  * exit code (-2 --help, -3 --version); err holds the one error line. */
-int cb_options_canon(int argc, char **argv, char *buf, size_t len)
+void cb_agree_text(int argc, char **argv, char *buf, size_t len)
 {
-    return torus_opt_canon(cb_spec(), argc, argv, 0, buf, len);
+    torus_agree_text(cb_spec(), argc, argv, buf, len);
 }
 
 int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)

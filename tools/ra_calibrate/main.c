@@ -12,10 +12,7 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
 {
     /* what the ranks must agree on, from argv as given */
     static char canon[1 << 14];
-    if (cal_options_canon(*argc, *argv, canon, sizeof canon) && torus_agree_args(*argc, *argv, canon, sizeof canon))
-        snprintf(canon, sizeof canon, "arguments=too long to compare\n");
-    if (torus_agree_env(canon, sizeof canon))
-        snprintf(canon + strlen(canon) / 2, sizeof canon / 2, "\nenv settings too long to compare\n");
+    cal_agree_text(*argc, *argv, canon, sizeof canon);
     MPI_Init(argc, argv);
     TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));

@@ -71,9 +71,9 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
     return 0;
 }
 
-int cal_options_canon(int argc, char **argv, char *buf, size_t len)
+void cal_agree_text(int argc, char **argv, char *buf, size_t len)
 {
-    return torus_opt_canon(cal_spec, argc, argv, 0, buf, len);
+    torus_agree_text(cal_spec, argc, argv, buf, len);
 }
 
 /* Options, before MPI starts, the same on every process; the first of the

@@ -96,8 +96,8 @@ typedef struct cal_opts {
 } cal_opts;
 
 int parse_options(int argc, char **argv, int first, cal_opts *o);
-/* the parsed options as torus_opt_canon's text, for the ranks' agreement */
-int cal_options_canon(int argc, char **argv, char *buf, size_t len);
+/* the configuration the ranks agree on (torus_agree_text) */
+void cal_agree_text(int argc, char **argv, char *buf, size_t len);
 
 /* The run being calibrated: its options, ranks and nodes, and each rank's
  * share of the table (2^lk words in tab, LS of them). */
