@@ -65,7 +65,7 @@ double tm_node_gups_plain(const tm_params *p, double r)
 /* Dimensions 0..j-1 of the logical shape lie inside a node when their
  * sizes multiply to a divisor of the ranks per node (ranks are numbered
  * dimension 0 fastest and a node holds consecutive ranks); returns j. */
-static int node_dims(const torus_shape *s, double rpn)
+int tm_node_dims(const torus_shape *s, double rpn)
 {
     long prod = 1;
     int j = 0;
@@ -95,7 +95,7 @@ static int physical(const tm_params *p, const torus_shape *s, double *rpn, doubl
     int j;
     if (p->net_mode == TM_NET_NODES) {
         /* the leading dimensions making up the ranks per node, the rest the nodes' torus */
-        j = node_dims(s, *rpn);
+        j = tm_node_dims(s, *rpn);
         long prod = 1;
         for (int i = 0; i < j; i++)
             prod *= s->k[i];
@@ -127,7 +127,7 @@ static int physical(const tm_params *p, const torus_shape *s, double *rpn, doubl
             return -2;
         }
         *rpn = (double)(s->n / net.hosts);
-        j = node_dims(s, *rpn);
+        j = tm_node_dims(s, *rpn);
     }
     sc_result r;
     int rc = sc_network_closed_form(&net, &r, err, errlen);
@@ -174,7 +174,7 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     /* a node given by its parameters: its costs on this shape (node.c) */
     tm_params dq;
     if (tm_node_given(p)) {
-        int j = rpn > 1 ? node_dims(s, rpn) : 0;
+        int j = rpn > 1 ? tm_node_dims(s, rpn) : 0;
         double out = 0;
         for (int i = j; i < s->ndims; i++)
             out += 1.0 - 1.0 / s->k[i];

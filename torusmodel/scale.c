@@ -39,7 +39,6 @@
 /* the nodes' torus under shape s, or 0 (why in how) */
 static int network_torus(const tm_params *p, const torus_shape *s, torus_shape *t, char *how, size_t len)
 {
-    char name[128] = "";
     if (p->net_mode == TM_NET_SHAPE) {
         if (p->ranks_per_node > 1) {
             snprintf(how, len, "none: ranks share a node, no torus of nodes under the shape");
@@ -53,15 +52,12 @@ static int network_torus(const tm_params *p, const torus_shape *s, torus_shape *
             snprintf(how, len, "none: the timed simulator models tori only");
             return 0;
         }
-        snprintf(name, sizeof name, "x");
         *t = p->network.torus;
         return 1;
     }
-    /* nodes: the dimensions past those that make up a node */
-    long prod = 1;
-    int j = 0;
-    while (j < s->ndims && prod < (long)p->ranks_per_node)
-        prod *= s->k[j++];
+    /* nodes: the dimensions past those that make up a node (tm_evaluate
+     * has refused a shape whose leading ones are not a node's) */
+    int j = tm_node_dims(s, p->ranks_per_node);
     memset(t, 0, sizeof *t);
     t->n = 1;
     for (int i = j; i < s->ndims; i++) {

@@ -352,9 +352,7 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
  * HPCC's baseline on the same machine: 0, or -2 with a line in err. */
 static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t errlen)
 {
-    tm_params sp = c->p;
-    const tm_params *p = &sp;
-    sp.scale_progress = isatty(2); /* a simulation takes seconds: say so where someone waits */
+    const tm_params *p = &c->p;
     if (tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen))
         return -2;
     if (tm_node_given(p))
@@ -721,6 +719,7 @@ int main(int argc, char **argv)
     }
     if (!code && cli.dry_run)
         return torus_stdout_end(0);
+    cli.p.scale_progress = isatty(2); /* a scale simulation takes seconds: say so where someone waits */
     if (!code)
         code = compute(&cli, &run, err, sizeof err);
     if (!code && cli.write_params)

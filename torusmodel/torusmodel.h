@@ -173,6 +173,10 @@ typedef struct tm_row {
  *     (the CPU bound when no such rate is given);
  *   both never above the smallest bound. */
 int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
+/* Dimensions 0..j-1 of the logical shape s lie inside a node of rpn ranks
+ * when their sizes multiply to a divisor of rpn (ranks are numbered
+ * dimension 0 fastest, a node holds consecutive ranks): returns j. */
+int tm_node_dims(const torus_shape *s, double rpn);
 /* node_gups at r ranks on a node: the pair with r ranks, else linear
  * between the neighbouring pairs, else the nearest end; 0 when none. */
 double tm_node_gups(const tm_params *p, double r);

@@ -164,7 +164,6 @@ static void probe_bandwidth(cal *c, probe_figs *pf)
         double bw = 16.0 * (double)n * c->rpn / tmax;
         best = bw > best ? bw : best;
     }
-    (void)threads;
     pf->mem_bw = best;
 }
 
