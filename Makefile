@@ -313,6 +313,67 @@ install-pmpi: $(PMPI_LIB)
 	@echo "installed "$(IDIR)"/lib/hpcc-ra/$(MPI)/libtorus_pmpi.so"
 .PHONY: install-pmpi
 
+# ---- HPC Challenge 1.5 itself (hpcc/, docs/hpcc-submission.md): `make hpcc
+# HPCC_SRC=...` (a release tarball, an unpacked tree or a git checkout; none:
+# Debian's source package through apt-get source) builds bin/hpcc, HPCC as
+# HPCC builds it, and bin/hpcc-opt, the same with the kit's routed algorithm
+# as its MPIRandomAccess (hpcc/ra_hpcc.c says how it is swapped in).  HPCC's
+# files are compiled where they lie into $(BUILD)/hpcc/, never edited, with
+# the list of files and the flags of HPCC's own build (its Makefile.hpcc and
+# Make.Linux_PII_CBLAS: -O3, CBLAS, HPL_dlamch and noopt.c unoptimized), its
+# removed MPI-1 calls mapped by hpcc/mpi1_compat.h, the BLAS of the kit's
+# packages (-lblas: OpenBLAS).  HPCC's code is old C: its warnings are its own.
+HPCC_SRC ?=
+HPCC_SRCDIR := build/hpcc-src
+HPCC_B := $(BUILD)/hpcc
+INC_hpcc := -Ihpcc $(INC_optimized)
+HPCC_PROGS := bin/hpcc bin/hpcc-opt
+.PHONY: hpcc hpcc-bins
+hpcc: deps
+	@tree=$$(hpcc/hpcc_source.sh $(call shq,$(HPCC_SRC)) $(HPCC_SRCDIR)) && \
+	    $(MAKE) --no-print-directory hpcc-bins HPCC_TREE="$$tree"
+ifneq ($(HPCC_TREE),)
+HPCC_MK := $(HPCC_TREE)/hpl/lib/arch/build/Makefile.hpcc
+# Makefile.hpcc names objects from hpl/lib/arch/build: ../../../ is hpl/, ../../../../ the top
+hpcc_rel = sed -e 's,^\.\./\.\./\.\./\.\./,,' -e 's,^\.\./\.\./\.\./,hpl/,'
+HPCC_REL := $(shell sed -n 's/^OBJS[0-9]* *= *//p' '$(HPCC_MK)' | tr -s ' ' '\n' | $(hpcc_rel))
+HPCC_NOOPT := $(shell grep -B1 -F '$$(CCNOOPT)' '$(HPCC_MK)' | sed -n 's/ *:.*//p' | $(hpcc_rel))
+HPCC_OBJ := $(HPCC_REL:%=$(HPCC_B)/base/%)
+# hpcc-opt: the two drivers compiled so that their call of the update routine
+# goes through the symbol, and that routine made weak; HPCC's empty
+# external-init hook left out; the kit's side linked in.
+HPCC_SWAP := RandomAccess/MPIRandomAccess.o RandomAccess/MPIRandomAccessLCG.o
+HPCC_WEAK := Power2NodesMPIRandomAccessUpdate AnyNodesMPIRandomAccessUpdate \
+             HPCC_Power2NodesMPIRandomAccessUpdate_LCG HPCC_AnyNodesMPIRandomAccessUpdate_LCG
+HPCC_OPT_OBJ := $(filter-out $(addprefix $(HPCC_B)/base/,$(HPCC_SWAP) src/extinit.o),$(HPCC_OBJ)) \
+                $(HPCC_SWAP:%=$(HPCC_B)/swap/%) $(HPCC_B)/ra_hpcc.o $(BUILD)/hpcc/ra_route.o
+HPCC_FLAGS := -DHPL_CALL_CBLAS -I$(HPCC_TREE)/include -I$(HPCC_TREE)/hpl/include -I$(HPCC_TREE)/RandomAccess \
+              -include hpcc/mpi1_compat.h -w $(SAN_FLAGS)
+HPCC_OPTFLAGS := -fomit-frame-pointer -O3 -funroll-loops
+$(addprefix $(HPCC_B)/base/,$(HPCC_NOOPT)): HPCC_OPTFLAGS :=
+$(HPCC_B)/base/%.o: $(HPCC_TREE)/%.c hpcc/mpi1_compat.h $(FLAVOUR)
+	@mkdir -p $(dir $@)
+	@$(CC) $(HPCC_FLAGS) $(HPCC_OPTFLAGS) -c $< -o $@
+$(HPCC_B)/swap/%.o: $(HPCC_TREE)/%.c hpcc/mpi1_compat.h $(FLAVOUR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HPCC_FLAGS) $(HPCC_OPTFLAGS) -fPIC -fsemantic-interposition -c $< -o $@.tmp
+	objcopy $(HPCC_WEAK:%=--weaken-symbol=%) $@.tmp $@ && rm -f $@.tmp
+# our side of HPCC's interface: HPCC's headers as system headers (their
+# warnings are not ours), the kit's strict flags for our code
+$(HPCC_B)/ra_hpcc.o: hpcc/ra_hpcc.c hpcc/hpcc_ra.h $(FLAVOUR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Ihpcc -DHPL_CALL_CBLAS -isystem $(HPCC_TREE)/include -isystem $(HPCC_TREE)/hpl/include \
+	    -isystem $(HPCC_TREE)/RandomAccess -c $< -o $@
+bin/hpcc: $(HPCC_OBJ) $(FLAVOUR)
+	@echo "link $@: $(words $(HPCC_OBJ)) HPCC objects, -lblas -lm"
+	@$(CC) $(LDFLAGS) -o $@ $(HPCC_OBJ) -lblas -lm
+bin/hpcc-opt: $(HPCC_OPT_OBJ) $(LINK_ra_opt) $(FLAVOUR)
+	@echo "link $@: $(words $(HPCC_OPT_OBJ)) HPCC objects with hpcc/'s two and $(notdir $(LINK_ra_opt)), -lblas $(LDLIBS)"
+	@$(CC) $(LDFLAGS) -o $@ $(HPCC_OPT_OBJ) $(LINK_ra_opt) -lblas $(LDLIBS)
+hpcc-bins: $(HPCC_PROGS)
+	@echo "built bin/hpcc (HPCC 1.5) and bin/hpcc-opt (HPCC 1.5 with ra_opt as its MPIRandomAccess) from $(HPCC_TREE), MPI=$(MPI)"
+endif
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(or $(TLINK_test_$*),$(error tests/unit/test_$*.c: say what it links in TLINK_test_$*)) $(TEXTRA_test_$*) $(LDLIBS)
