@@ -216,7 +216,7 @@ DESTDIR ?=
 # pkg-config's escaping: its flags come out as shell words.
 shq = '$(subst ','\'',$(1))'
 IDIR = $(call shq,$(DESTDIR)$(PREFIX))
-SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
+SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/hpcc_full.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
 
 .PHONY: all deps run test run-tests check-layers clean distclean install fuzz fuzz-bins sanitize-test run-sanitize FORCE

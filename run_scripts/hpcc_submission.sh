@@ -1,7 +1,15 @@
 #!/bin/bash
-# run_scripts/hpcc_submission.sh - an HPCC RandomAccess submission in one command.
+# run_scripts/hpcc_submission.sh - an HPCC submission in one command.
 #
-# Runs the baseline (bin/ra_base, HPCC's standard algorithm) and the optimized
+# Full mode (--full; the default once `make hpcc` has built bin/hpcc and
+# bin/hpcc-opt): HPC Challenge 1.5 itself, the whole suite (HPL, DGEMM,
+# STREAM, PTRANS, RandomAccess, FFT, latency/bandwidth), twice from one
+# hpccinf.txt sized from -m: bin/hpcc, HPCC as HPCC builds it (the baseline
+# submission), and bin/hpcc-opt, the same with ra_opt as its MPIRandomAccess
+# (the optimized one).  Each run's hpccoutf.txt is the one HPCC wrote.
+#
+# RandomAccess-only mode (--ra-only; the default without bin/hpcc, and with
+# -k, -t, -O or options after --): runs the baseline (bin/ra_base, HPCC's standard algorithm) and the optimized
 # (bin/ra_opt) algorithm, each with MPI, Star and Single RandomAccess for both
 # generators (LFSR and LCG) under HPCC's 60-second time bound, and writes
 #   OUTDIR/baseline/hpccoutf.txt    HPCC 1.5 output of the baseline run
@@ -23,10 +31,15 @@ usage() {
 usage: $0 [options] [-- extra ra_base/ra_opt options]
 Every option, those after -- too (checked by the binaries' --dry-run), is
 checked before anything is made or launched.
+  --full       the whole HPCC suite: bin/hpcc and bin/hpcc-opt (make hpcc)
+               [default when both are built and none of -k -t -O -- is given]
+  --ra-only    RandomAccess only: bin/ra_base and bin/ra_opt [default otherwise]
   -n NP        MPI processes [default: \$NP, else \$SLURM_NTASKS, else nproc]
   -m MEM       memory per process given to the benchmark, K/M/G suffix; the table
-               is the largest power of two in half of NP*MEM (HPCC's sizing)
-               [default: \$MEM, else ra_*'s default: half of RAM / ranks per node]
+               is the largest power of two in half of NP*MEM (HPCC's sizing);
+               --full: HPL's matrix takes that half (8 N^2 = NP*MEM/2), which
+               gives HPCC's RandomAccess the same table
+               [default: \$MEM, else half of RAM / ranks per node]
   -k K         table of 2^K words instead of sizing from memory [default: none]
   -t SECONDS   HPCC time bound of the MPI tests [default: \$TIME_BOUND, else 60]
   -o DIR       output directory [default: \$OUTDIR, else hpcc-submission-DATE]
@@ -53,10 +66,15 @@ RA_OPTSPEC='-n uint:1:1048576 NP
 -t seconds TIME_BOUND
 -o name OUTDIR
 -O text OPT_ARGS
+--full flag FULL
+--ra-only flag RA_ONLY
 -h help -'
+FULL=""
+RA_ONLY=""
 ra_parse_opts "$@"
 [ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")': allowed options, then -- and ra_base/ra_opt options"
 EXTRA=(${RA_REST[@]+"${RA_REST[@]}"})
+[ -n "$FULL" ] && [ -n "$RA_ONLY" ] && ra_die "--full and --ra-only both given: use one of them"
 
 # the values from the environment too, before anything runs
 ra_check "-n" uint:1:1048576 "$NP"
@@ -67,6 +85,24 @@ ra_check "-o" name "$OUTDIR"
 ra_find_bin
 ra_launcher "$NP"
 ra_out_dir "-o" "$OUTDIR"
+# the whole suite: when asked, or by default once HPCC is built and nothing
+# of the RandomAccess-only mode was asked for
+ra_only_opts=""
+[ -n "$K" ] && ra_only_opts="$ra_only_opts -k"
+[ "$TIME_BOUND" != 60 ] && ra_only_opts="$ra_only_opts -t"
+[ -n "$OPT_ARGS" ] && ra_only_opts="$ra_only_opts -O"
+[ ${#EXTRA[@]} -gt 0 ] && ra_only_opts="$ra_only_opts --"
+if [ -n "$FULL" ]; then
+    [ -z "$ra_only_opts" ] || ra_die "--full runs HPCC itself, sized by -m, with HPCC's own 60 s time bound and no options: ${ra_only_opts# } belong to --ra-only"
+elif [ -z "$RA_ONLY" ] && [ -z "$ra_only_opts" ] && [ -x "$RA_BIN/hpcc" ] && [ -x "$RA_BIN/hpcc-opt" ]; then
+    FULL=1
+fi
+if [ -n "$FULL" ]; then
+    # shellcheck source=run_scripts/hpcc_full.sh
+    . "$RA_HERE/hpcc_full.sh"
+    hpcc_full_run
+    exit $?
+fi
 SIZE=()
 [ -n "$K" ] && SIZE=(--log2-table "$K")
 [ -n "$MEM" ] && SIZE=(--mem "$MEM")

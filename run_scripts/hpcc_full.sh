@@ -1,0 +1,179 @@
+# run_scripts/hpcc_full.sh - the full mode of hpcc_submission.sh (sourced by
+# it after its options are checked): HPC Challenge 1.5 itself, bin/hpcc
+# (baseline) and bin/hpcc-opt (ra_opt as its MPIRandomAccess), both from one
+# hpccinf.txt, each writing the hpccoutf.txt HPCC writes, and the summary
+# side by side.  Uses the caller's NP, MEM, OUTDIR, RA_BIN, RA_LAUNCH.
+# shellcheck shell=bash
+
+# hpccinf.txt for NP ranks and MEM bytes per rank: HPL's matrix (8 N^2
+# bytes) takes half of the ranks' memory, which gives HPCC's RandomAccess
+# the table ra_base and ra_opt take from -m (the largest power of two in
+# half of NP*MEM); N a multiple of NB; the grid P x Q the squarest with
+# P <= Q (HPL's advice); PTRANS, FFT, STREAM and DGEMM size themselves from
+# the same memory (HPCC's rules).
+hpcc_inf_for() {
+    local np=$1 mem=$2
+    awk -v p="$np" -v m="$mem" 'BEGIN {
+        n = int(sqrt(p * m / 16))
+        nb = 128
+        if (n < 4 * nb) nb = int(n / 4)
+        if (nb < 8) nb = 8
+        n = int(n / nb) * nb
+        if (n < nb) { print "-"; exit }
+        for (P = int(sqrt(p)); P > 1 && p % P; P--) ;
+        print n, nb, P, p / P }'
+}
+
+hpcc_inf_text() {
+    cat <<INF
+HPLinpack benchmark input file (written by hpcc-ra hpcc_submission.sh --full)
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+$1           Ns (8 N^2 = half of $5 ranks x $6 bytes)
+1            # of NBs
+$2           NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+$3           Ps
+$4           Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                               Number of additional problem sizes for PTRANS
+1200 10000 30000                values of N
+0                               number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64        values of NB
+INF
+}
+
+# A byte count as ra_check's "bytes" allows it (K/M/G/T: powers of 1024,
+# as ra_base's and ra_opt's --mem), as digits.
+hpcc_bytes() {
+    [[ "$1" =~ ^([0-9]{1,18})([KkMmGgTt]?) ]] || ra_bad "-m" "$1" "a byte count with an optional K/M/G/T suffix, e.g. 2G"
+    awk -v n="${BASH_REMATCH[1]}" -v s="${BASH_REMATCH[2]}" 'BEGIN {
+        f = 1; s = toupper(s)
+        if (s == "K") f = 2^10; else if (s == "M") f = 2^20; else if (s == "G") f = 2^30; else if (s == "T") f = 2^40
+        printf "%.0f", n * f }'
+}
+
+# The MPI library a binary is linked with, as a flavour name ("" unknown).
+hpcc_linked_flavour() {
+    case "$(ldd "$1" 2>/dev/null | grep -oE 'libmpich[^ ]*|libmpi\.so[^ ]*' | head -1)" in
+    libmpich*) echo mpich ;;
+    libmpi.so*) echo openmpi ;;
+    esac
+}
+
+hpcc_full_run() {
+    local b fl lf mem rpn
+    for b in hpcc hpcc-opt; do
+        [ -x "$RA_BIN/$b" ] || ra_die "--full needs bin/$b: build HPCC first with 'make hpcc' (HPCC_SRC=<tarball, tree or git checkout>, or none on Debian)"
+    done
+    fl=$(ra_flavour)
+    for b in hpcc hpcc-opt; do
+        lf=$(hpcc_linked_flavour "$RA_BIN/$b")
+        [ -z "$fl" ] || [ -z "$lf" ] || [ "$fl" = "$lf" ] ||
+            ra_die "bin/$b is built for $lf and the kit's binaries for $fl: run 'make hpcc MPI=$fl'"
+    done
+    mem=$MEM
+    if [ -z "$mem" ]; then
+        # ra_*'s default: half of the node's RAM shared by its ranks
+        rpn=${SLURM_NTASKS_PER_NODE:-$NP}
+        rpn=${rpn%%[!0-9]*}
+        mem=$(awk -v r="${rpn:-1}" '/^MemTotal:/ { printf "%d", $2 * 1024 / 2 / r }' /proc/meminfo)
+    fi
+    mem=$(hpcc_bytes "$mem")
+    local size
+    size=$(hpcc_inf_for "$NP" "$mem")
+    [ "$size" != - ] || ra_die "-m $mem over -n $NP: HPL's matrix would be smaller than one 8x8 block: allowed more memory per process"
+    local n nb p q
+    read -r n nb p q <<<"$size"
+    ra_stage "$OUTDIR"
+    local stage=$RA_STAGE
+    mkdir -- "$stage/baseline" "$stage/optimized" || { echo "$RA_SCRIPT: error: cannot write in $OUTDIR" >&2; exit 3; }
+    hpcc_inf_text "$n" "$nb" "$p" "$q" "$NP" "$mem" | ra_atomic_write "$stage/hpccinf.txt" ||
+        { echo "$RA_SCRIPT: error: cannot write $OUTDIR/hpccinf.txt" >&2; exit 3; }
+    echo "# hpcc-ra submission (HPCC 1.5, the whole suite): $NP processes, $mem bytes each, HPL N=$n NB=$nb grid ${p}x$q, output in $OUTDIR"
+    echo "# launcher: ${RA_LAUNCH[*]}"
+    local worst=0 run prog dir start rc ok
+    for run in optimized baseline; do
+        if [ $run = baseline ]; then prog=hpcc; else prog=hpcc-opt; fi
+        dir=$stage/$run
+        cp -- "$stage/hpccinf.txt" "$dir/hpccinf.txt" || { echo "$RA_SCRIPT: error: cannot write in $OUTDIR" >&2; exit 3; }
+        echo "# [$run] $prog: HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT, latency/bandwidth ..."
+        start=$(date +%s)
+        (cd "$dir" && "${RA_LAUNCH[@]}" "$RA_BIN/$prog") >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+        rc=$?
+        [ -s "$dir/stderr.txt" ] && sed "s/^/#   /" "$dir/stderr.txt"
+        ok=$(hpcc_skey "$dir" Success)
+        # HPCC exits 0 whatever it found: its Success key says
+        [ $rc = 0 ] && [ "$ok" != 1 ] && rc=1
+        # hpcc-opt says on stdout that its MPIRandomAccess was the kit's
+        if [ $run = optimized ] && [ $rc = 0 ] && [ "$(grep -c '^hpcc-opt: MPIRandomAccess' "$dir/stdout.txt")" != 2 ]; then
+            echo "$RA_SCRIPT: error: bin/hpcc-opt ran HPCC's own MPIRandomAccess, not ra_opt: rebuild it with 'make hpcc'" >&2
+            rc=1
+        fi
+        echo "# [$run] exit $rc after $(($(date +%s) - start)) s: Success=$ok, MPIRandomAccess errors $(hpcc_skey "$dir" MPIRandomAccess_Errors) and $(hpcc_skey "$dir" MPIRandomAccess_LCG_Errors) (LCG)"
+        [ $rc -gt $worst ] && worst=$rc
+        RA_STAGE_FAILED=1
+    done
+    hpcc_full_summary "$stage" "$n" "$nb" "$p" "$q" "$mem" | ra_atomic_write "$stage/summary.txt" ||
+        { echo "$RA_SCRIPT: error: cannot write $OUTDIR/summary.txt" >&2; exit 3; }
+    cat "$stage/summary.txt"
+    if [ $worst = 0 ]; then
+        ra_stage_commit || exit 3
+    fi
+    return $worst
+}
+
+# Summary key of a run's hpccoutf.txt, "-" when it has none.
+hpcc_skey() {
+    local v
+    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$1/hpccoutf.txt" 2>/dev/null |
+        sed -n "s/^$2=//p" | head -1)
+    echo "${v:--}"
+}
+
+hpcc_full_summary() {
+    local stage=$1 k b o ratio
+    echo "HPC Challenge 1.5 submission by hpcc-ra, $(date '+%Y-%m-%d %H:%M'), host $(hostname)"
+    echo "$NP processes ($(hpcc_skey "$stage/baseline" CommWorldProcs) in HPCC's count), $6 bytes each, launcher ${LAUNCHER:-mpirun}"
+    echo "HPL N=$2 NB=$3 grid ${4}x$5; MPIRandomAccess table $(hpcc_skey "$stage/baseline" MPIRandomAccess_N) words"
+    echo "files: hpccinf.txt, baseline/hpccoutf.txt (bin/hpcc), optimized/hpccoutf.txt (bin/hpcc-opt: ra_opt as MPIRandomAccess)"
+    echo
+    printf '%-34s %14s %14s %10s\n' "Summary key" baseline optimized opt/base
+    for k in HPL_Tflops StarDGEMM_Gflops SingleDGEMM_Gflops PTRANS_GBs MPIRandomAccess_GUPs MPIRandomAccess_LCG_GUPs \
+        StarRandomAccess_GUPs SingleRandomAccess_GUPs StarRandomAccess_LCG_GUPs SingleRandomAccess_LCG_GUPs \
+        StarSTREAM_Triad SingleSTREAM_Triad MPIFFT_Gflops StarFFT_Gflops SingleFFT_Gflops \
+        MinPingPongLatency_usec MaxPingPongBandwidth_GBytes RandomlyOrderedRingLatency_usec \
+        RandomlyOrderedRingBandwidth_GBytes HPL_N HPL_NB HPL_nprow HPL_npcol MPIRandomAccess_N \
+        MPIRandomAccess_ExeUpdates MPIRandomAccess_LCG_ExeUpdates MPIRandomAccess_Errors MPIRandomAccess_LCG_Errors \
+        MPIRandomAccess_TimeBound PTRANS_residual MPIFFT_maxErr Success; do
+        b=$(hpcc_skey "$stage/baseline" "$k")
+        o=$(hpcc_skey "$stage/optimized" "$k")
+        ratio=""
+        case "$k" in *GUPs | *flops | *GBs | *Triad | *GBytes | *_usec)
+            ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;;
+        esac
+        printf '%-34s %14s %14s %10s\n' "$k" "$b" "$o" "$ratio"
+    done
+}
