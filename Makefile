@@ -434,6 +434,7 @@ install: all
 	install -d $(IDIR)/bin $(IDIR)/lib $(IDIR)/include \
 	    $(IDIR)/lib/pkgconfig $(IDIR)/share/hpcc-ra/run_scripts/slurm
 	install -m 755 $(PROGS) $(IDIR)/bin/
+	for b in $(HPCC_PROGS); do if [ -x "$$b" ]; then install -m 755 "$$b" $(IDIR)/bin/ || exit 3; fi; done
 	install -m 644 $(LIBTORUS) $(IDIR)/lib/
 	install -m 644 $(TORUS_HEADERS) $(IDIR)/include/
 	PC_PREFIX=$(call shq,$(PREFIX)) awk 'BEGIN { p = ENVIRON["PC_PREFIX"]; gsub(/[^A-Za-z0-9\/._+=-]/, "\\\\&", p) } \

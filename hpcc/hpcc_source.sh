@@ -57,7 +57,9 @@ if [ -n "$SRC" ]; then
         exit 0
     fi
     unpack "$SRC" || exit $?
-    echo "$stamp" >"$DEST/tree.from.tmp" && mv "$DEST/tree.from.tmp" "$DEST/tree.from" || die 3 "cannot write $DEST/tree.from"
+    if ! { echo "$stamp" >"$DEST/tree.from.tmp" && mv "$DEST/tree.from.tmp" "$DEST/tree.from"; }; then
+        die 3 "cannot write $DEST/tree.from"
+    fi
     exit 0
 fi
 
@@ -93,6 +95,8 @@ mkdir -p "$DEST/apt" || die 3 "cannot create $DEST/apt"
 # Debian's patch archive may be gone from the mirror (it is for 1.5.0-3):
 # apt-get then fails, but the orig tarball, all we use, has arrived.
 (cd "$DEST/apt" && apt-get source --download-only hpcc >&2 2>"$DEST/apt/log") || true
-tarball=$(ls "$DEST"/apt/hpcc_1.5*.orig.tar.* 2>/dev/null | head -1)
+shopt -s nullglob
+tarballs=("$DEST"/apt/hpcc_1.5*.orig.tar.*)
+tarball=${tarballs[0]:-}
 [ -n "$tarball" ] || die 3 "apt-get source hpcc fetched no hpcc_1.5*.orig.tar.*: $(tail -1 "$DEST/apt/log"); give HPCC_SRC=<tarball, tree or git checkout>"
 unpack "$tarball"

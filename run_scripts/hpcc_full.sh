@@ -94,14 +94,24 @@ hpcc_full_run() {
         [ -z "$fl" ] || [ -z "$lf" ] || [ "$fl" = "$lf" ] ||
             ra_die "bin/$b is built for $lf and the kit's binaries for $fl: run 'make hpcc MPI=$fl'"
     done
+    # ranks on this node: Slurm's count, else all of them (one machine)
+    rpn=${SLURM_NTASKS_PER_NODE:-$NP}
+    rpn=${rpn%%[!0-9]*}
+    rpn=${rpn:-1}
+    local node_bytes
+    node_bytes=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
     mem=$MEM
     if [ -z "$mem" ]; then
         # ra_*'s default: half of the node's RAM shared by its ranks
-        rpn=${SLURM_NTASKS_PER_NODE:-$NP}
-        rpn=${rpn%%[!0-9]*}
-        mem=$(awk -v r="${rpn:-1}" '/^MemTotal:/ { printf "%d", $2 * 1024 / 2 / r }' /proc/meminfo)
+        mem=$(awk -v t="$node_bytes" -v r="$rpn" 'BEGIN { printf "%.0f", t / 2 / r }')
     fi
     mem=$(hpcc_bytes "$mem")
+    # HPCC allocates what -m gives it: refuse before anything runs when the
+    # node cannot hold it (as ra_*'s --dry-run does in the other mode)
+    if awk -v m="$mem" -v r="$rpn" -v t="$node_bytes" 'BEGIN { exit !(m * r > t) }'; then
+        echo "$RA_SCRIPT: error: -m $mem bytes per process for $rpn processes on this node need more than its $node_bytes bytes of memory: allowed at most $(awk -v t="$node_bytes" -v r="$rpn" 'BEGIN { printf "%.0f", t / r }') per process" >&2
+        exit 3
+    fi
     local size
     size=$(hpcc_inf_for "$NP" "$mem")
     [ "$size" != - ] || ra_die "-m $mem over -n $NP: HPL's matrix would be smaller than one 8x8 block: allowed more memory per process"
@@ -134,6 +144,7 @@ hpcc_full_run() {
         fi
         echo "# [$run] exit $rc after $(($(date +%s) - start)) s: Success=$ok, MPIRandomAccess errors $(hpcc_skey "$dir" MPIRandomAccess_Errors) and $(hpcc_skey "$dir" MPIRandomAccess_LCG_Errors) (LCG)"
         [ $rc -gt $worst ] && worst=$rc
+        # shellcheck disable=SC2034 # read by common.sh's exit handler: keep the files
         RA_STAGE_FAILED=1
     done
     hpcc_full_summary "$stage" "$n" "$nb" "$p" "$q" "$mem" | ra_atomic_write "$stage/summary.txt" ||

@@ -7,11 +7,13 @@
 #   (the MPI adapter, libtorus_pmpi.so) on torus/coll/.  Each program of
 #   tools/ with a folder of its own (tools/collbench/, tools/ra_calibrate/)
 #   is a layer held to the layers it uses (the Makefile's INC_tools_<name>).
+#   hpcc/ (bin/hpcc-opt's side of HPCC) sits on optimized/ (the Makefile's
+#   INC_hpcc); HPCC's own headers are outside the tree.
 # Prints one line per violation (file:line: includes X from LAYER) and exits 1.
 set -u
 root=${1:-.}
 cd "$root" || exit 2
-layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized sparsest_cut torusmodel tools tools/collbench tools/ra_calibrate tests"
+layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized hpcc sparsest_cut torusmodel tools tools/collbench tools/ra_calibrate tests"
 allowed() {
     case $1 in
     torus) echo "torus" ;;
@@ -20,6 +22,7 @@ allowed() {
     hpcc_ra) echo "hpcc_ra torus" ;;
     baseline) echo "baseline hpcc_ra torus" ;;
     optimized) echo "optimized hpcc_ra torus" ;;
+    hpcc) echo "hpcc optimized hpcc_ra torus" ;;
     sparsest_cut) echo "sparsest_cut torus" ;;
     torusmodel) echo "torusmodel sparsest_cut torus optimized/ropt_timed.h" ;;
     tools) echo "tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;

@@ -92,6 +92,27 @@ StarDGEMM SingleDGEMM Summary"
         echo "# skip - bin/hpcc vs the Debian hpcc: /usr/bin/hpcc or mpirun.openmpi not installed (apt-get install hpcc)"
     fi
 
+    # hpcc-opt is one of the kit's MPI binaries: its ranks agree on their
+    # settings before HPCC starts (a TORUS_* setting on one rank only stops
+    # it with exit 2 and rank 0's one line), and it answers --help,
+    # --version and a stray word (HPCC itself takes none)
+    mkdir -p "$TMP/hagree"
+    (cd "$TMP/hagree" && run_mpi 1 env TORUS_HPCC_TEST=1 "$OLDPWD/bin/hpcc-opt" : -n 1 "$OLDPWD/bin/hpcc-opt")
+    rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c 'error' "$TMP/err")" = 1 ] && grep -q "^hpcc-opt: error: the ranks do not run the same settings: .*TORUS_HPCC_TEST" "$TMP/err" &&
+        [ ! -e "$TMP/hagree/hpccoutf.txt" ]; then
+        ok "hpcc-opt: ranks with different settings stop before HPCC starts, exit 2, one line naming TORUS_HPCC_TEST"
+    else
+        bad "hpcc-opt with TORUS_HPCC_TEST on one rank: rc=$rc $(head -3 "$TMP/err")"
+    fi
+    run_mpi 2 bin/hpcc-opt --help && grep -q '^usage: mpirun -n P bin/hpcc-opt$' "$TMP/out" && run_mpi 1 bin/hpcc-opt --version &&
+        grep -q '^hpcc-opt: HPC Challenge 1\.5\.0 with hpcc-ra ' "$TMP/out" &&
+        ok "hpcc-opt --help at 2 ranks and --version: usage once, versions, exit 0" || bad "hpcc-opt --help/--version: $(head -3 "$TMP/out" "$TMP/err")"
+    run_mpi 2 bin/hpcc-opt --bogus
+    rc=$?
+    [ $rc = 2 ] && [ "$(cat "$TMP/err")" = "hpcc-opt: error: unknown argument '--bogus': allowed --help or --version (HPCC reads hpccinf.txt)" ] &&
+        ok "hpcc-opt --bogus: exit 2, one line" || bad "hpcc-opt --bogus: rc=$rc $(head -3 "$TMP/err")"
+
     # refusals: what --full cannot honour, before anything is written
     for args in "--full -k 12" "--full -O --dims=2" "--full --ra-only" "--full -t 30"; do
         # shellcheck disable=SC2086 # the words are the options

@@ -1,7 +1,7 @@
 # suite_scripts.sh - the user's workflow: run_scripts (submission, sweep,
 # plot, Slurm templates), --papi, --help/--version of every binary, install.
 export MPIRUN # the scripts launch with the same mpirun as the tests
-SHELL_FILES="run_scripts/*.sh run_scripts/slurm/*.sbatch"
+SHELL_FILES="run_scripts/*.sh run_scripts/slurm/*.sbatch hpcc/*.sh"
 
 # Syntax, and shellcheck where installed.
 bad_syntax=""
