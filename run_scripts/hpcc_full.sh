@@ -6,20 +6,26 @@
 # shellcheck shell=bash
 
 # hpccinf.txt for NP ranks and MEM bytes per rank: HPL's matrix (8 N^2
-# bytes) takes half of the ranks' memory, which gives HPCC's RandomAccess
-# the table ra_base and ra_opt take from -m (the largest power of two in
-# half of NP*MEM); N a multiple of NB; the grid P x Q the squarest with
+# bytes) takes half of the ranks' memory, N a multiple of NB raised where
+# needed so that HPCC's RandomAccess gets the table ra_base and ra_opt take
+# from -m (the largest power of two in half of NP*MEM); the grid P x Q the squarest with
 # P <= Q (HPL's advice); PTRANS, FFT, STREAM and DGEMM size themselves from
 # the same memory (HPCC's rules).
 hpcc_inf_for() {
     local np=$1 mem=$2
     awk -v p="$np" -v m="$mem" 'BEGIN {
-        n = int(sqrt(p * m / 16))
+        w = p * m / 16                       # N^2: words of the matrix
+        n = int(sqrt(w))
         nb = 128
         if (n < 4 * nb) nb = int(n / 4)
         if (nb < 8) nb = 8
         n = int(n / nb) * nb
         if (n < nb) { print "-"; exit }
+        # HPCC'"'"'s table is the largest power of two <= N^2 words: N no
+        # smaller than the root of the one in w, so it is that one (a row
+        # block above half of the memory at most)
+        for (t = 1; t * 2 <= w; t *= 2) ;
+        while (n * n < t) n += nb
         for (P = int(sqrt(p)); P > 1 && p % P; P--) ;
         print n, nb, P, p / P }'
 }

@@ -40,6 +40,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
         # shellcheck disable=SC2086
         "${RUN[@]}" -n "$n" $cmd --quiet --no-progress >"$out/r" 2>"$out/e" || echo "# $name: exit $? ($(head -c 200 "$out/e"))"
         echo "$(key "$k" "$out/r")" >>"$out/$i"
+        # the hops an update of this row made: what the crossing cost is per
+        [ "$name" = "ra_opt n=2 2^27" ] && key hops_per_update "$out/r" >>"$out/hops"
         i=$((i + 1))
     done
     echo "# round $r of $ROUNDS done"
@@ -63,6 +65,13 @@ echo "ratio ra_opt/ra_base n=2 2^27: $(r "${med[ra_opt n=2 2^27]}" "${med[ra_bas
 echo "ratio star/ceiling n=2 2^27: $(r "${med[star n=2 2^27]}" "${med[ceiling n=2 2^27]}")"
 echo "ratio ra_opt/ceiling n=1 2^26: $(r "${med[ra_opt n=1 2^26]}" "${med[ceiling n=1 2^26]}")  (target >= 0.9)"
 echo "ratio ra_opt n=8 / n=2 2^25: $(r "${med[ra_opt n=8 2^25]}" "${med[ra_opt n=2 2^25]}")  (target >= 0.8)"
+# The node hop's price (issue 35): extra time per crossing, in updates at
+# the node's ceiling.  ra_opt alone runs at opt1/ceil1 of its ceiling, so
+# an update costs ceil1/opt1 updates' time at -n 1 and ceil2/opt2 at -n 2,
+# where hops_per_update of them cross: h = (ceil2/opt2 - ceil1/opt1) / hops.
+hops=$(sort -g "$out/hops" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+echo "crossing cost h n=2 2^27: $(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${med[ceiling n=2 2^27]}" -v o1="${med[ra_opt n=1 2^26]}" \
+    -v c1="${med[ceiling n=1 2^26]}" -v x="$hops" 'BEGIN { if (o2 > 0 && o1 > 0 && x > 0) printf "%.3f", (c2 / o2 - c1 / o1) / x; else print "-" }') of an update at the ceiling, $hops hops per update  (target <= 0.1)"
 echo "# where the time goes (--profile: min max of each rank's share of the timed run)"
 for spec in "1 26" "2 27" "8 25"; do
     set -- $spec
