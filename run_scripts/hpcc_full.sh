@@ -150,6 +150,14 @@ hpcc_full_run() {
         fi
         echo "# [$run] exit $rc after $(($(date +%s) - start)) s: Success=$ok, MPIRandomAccess errors $(hpcc_skey "$dir" MPIRandomAccess_Errors) and $(hpcc_skey "$dir" MPIRandomAccess_LCG_Errors) (LCG)"
         [ $rc -gt $worst ] && worst=$rc
+        # refused at the start (usage, settings the ranks disagree on, no
+        # memory): no result, so nothing is kept and OUTDIR stays as it was
+        if [ $rc = 2 ] || { [ $rc -ge 3 ] && [ ! -s "$dir/hpccoutf.txt" ]; }; then
+            # shellcheck disable=SC2034 # read by common.sh's exit handler
+            RA_STAGE_FAILED=""
+            echo "$RA_SCRIPT: error: $prog refused the run (exit $rc, its message above): nothing written, $OUTDIR as it was" >&2
+            exit $rc
+        fi
         # shellcheck disable=SC2034 # read by common.sh's exit handler: keep the files
         RA_STAGE_FAILED=1
     done

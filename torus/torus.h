@@ -49,8 +49,11 @@ int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t 
 /* What "auto" costs a shape with when the caller has no figures of its own
  * (ra_opt's own "auto", ropt_auto_shape, uses the same t_hop and t_msg but
  * the fill its budget really gives once its send slots are counted too):
- * the budget is the routed algorithm's 1024 updates held per rank less its
- * default look-ahead of 64;
+ * the budget is the routed algorithm's 1024 updates held per rank less 64
+ * updates of look-ahead (its default when these figures were set; today's
+ * default is ROPT_DEFAULT_LOOKAHEAD, 128, which ropt_auto_shape counts, and
+ * this budget is kept so that the shapes torus_shape_auto picks stay as
+ * they were);
  * t_hop and t_msg are seconds per routing hop and per message send+receive,
  * measured on the development machine (2-core VM, MPICH shared memory).
  * Only their ratio matters for the choice. */
