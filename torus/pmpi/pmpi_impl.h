@@ -49,7 +49,6 @@ typedef enum {
 typedef enum {
     PM_OK = 0,
     PM_WHY_OFF,       /* TORUS_COLL=off */
-    PM_WHY_THREADS,   /* MPI_THREAD_MULTIPLE: the adapter steps aside */
     PM_WHY_INTERCOMM, /* an intercommunicator */
     PM_WHY_DATATYPE,  /* a reduction whose signature is not one predefined element type (mixed, MPI_CHAR, ...) */
     PM_WHY_USER_OP,   /* a user-defined reduction */
@@ -94,8 +93,21 @@ typedef struct pm_comm {
 /* ---- pmpi_state.c ------------------------------------------------------- */
 
 /* Set while the adapter runs (its own setup or a torus call): MPI calls the
- * torus library makes inside go straight to PMPI_. */
-extern int pm__busy;
+ * torus library makes inside go straight to PMPI_.  Per thread: under
+ * MPI_THREAD_MULTIPLE another thread's collective on another communicator
+ * is the program's own call, to be intercepted (or not) exactly as on the
+ * other ranks, whatever this thread is doing. */
+extern _Thread_local int pm__busy;
+/* MPI_THREAD_MULTIPLE was provided to this rank: the state shared between
+ * communicators (the registry of live states, the datatype table, the kept
+ * persistent requests, the stats) is guarded; under the other levels one
+ * thread at a time is in MPI and the guards cost nothing.  Rank-local: it
+ * never steers a decision, so ranks may differ in it. */
+extern int pm__threaded;
+/* The adapter's one (recursive) lock around that shared state, taken only
+ * when pm__threaded; pm__lock says whether it took it, for pm__unlock. */
+int pm__lock(void);
+void pm__unlock(int locked);
 /* MPI_COMM_WORLD's node layout once its state is built (stats print it):
  * nodes, most ranks on one, and where it came from (torus_node_source);
  * pm__nodes 0 until then. */

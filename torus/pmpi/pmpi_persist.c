@@ -57,16 +57,22 @@ typedef struct kept {
     struct kept *next;
 } kept;
 
+/* Every kept request: under MPI_THREAD_MULTIPLE threads start and free
+ * their own requests at once, so the list is walked and changed under
+ * pm__lock (a kept entry itself is used only by the thread that owns its
+ * request, as MPI requires of a request). */
 static kept *all;
 
 static kept *find(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL)
         return NULL;
-    for (kept *k = all; k; k = k->next)
-        if (k->req == r)
-            return k;
-    return NULL;
+    int locked = pm__lock();
+    kept *k = all;
+    while (k && k->req != r)
+        k = k->next;
+    pm__unlock(locked);
+    return k;
 }
 
 /* The inert request for k and k in the list; MPI's error code. */
@@ -84,8 +90,10 @@ static int keep(kept *proto, MPI_Request *request)
         return rc;
     }
     *request = k->req;
+    int locked = pm__lock();
     k->next = all;
     all = k;
+    pm__unlock(locked);
     return MPI_SUCCESS;
 }
 
@@ -217,6 +225,7 @@ PM_EXPORT int MPI_Startall(int n, MPI_Request requests[])
 
 PM_EXPORT int MPI_Request_free(MPI_Request *request)
 {
+    int locked = pm__lock();
     for (kept **p = &all; request && *p; p = &(*p)->next)
         if ((*p)->req == *request) {
             kept *k = *p;
@@ -224,6 +233,7 @@ PM_EXPORT int MPI_Request_free(MPI_Request *request)
             free(k);
             break;
         }
+    pm__unlock(locked);
     return PMPI_Request_free(request);
 }
 
