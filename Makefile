@@ -37,9 +37,11 @@ PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
 PKGS_FUZZ := clang libclang-rt-14-dev
 # Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script
 # lint, man pages (help2man, man-db to read them), pkg-config for the
-# installed library's test, and HPCC itself (hpcc: compare.sh's row and the
-# cross-check of hpccoutf.txt against HPCC's own output in make test).
-PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck help2man man-db pkg-config hpcc
+# installed library's test, HPCC itself (hpcc: compare.sh's row and the
+# cross-check of hpccoutf.txt against HPCC's own output in make test), and
+# mpi4py with numpy (tests/suite_mpi4py.sh: the MPI adapter under an
+# outside program; Debian's mpi4py is built on Open MPI).
+PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck help2man man-db pkg-config hpcc python3-mpi4py python3-numpy
 
 VERSION := 0.2.0
 OPT ?= -O3
