@@ -173,12 +173,15 @@ def exchanging(c, tag):
     c.Allgatherv(buf("i", [r] * (r + 1)), [rb, counts])
     check("%s Allgatherv" % tag, lst(rb), [q for q in range(s) for _ in range(q + 1)])
     c.Barrier()
+    # every buffer named until the wait: MPI owns them while in flight
     b = buf("i", [r, 7] if r == 0 else [0, 0])
     req = c.Ibcast(b, root=0)
-    rb = buf("i", [0])
-    req2 = c.Iallreduce(buf("i", [1]), rb, op=MPI.SUM)
-    c.Allreduce(MPI.IN_PLACE, buf("i", [1]), op=MPI.SUM)  # an intercepted call while they are in flight
+    one, rb = buf("i", [1]), buf("i", [0])
+    req2 = c.Iallreduce(one, rb, op=MPI.SUM)
+    mid = buf("i", [1])
+    c.Allreduce(MPI.IN_PLACE, mid, op=MPI.SUM)  # an intercepted call while they are in flight
     MPI.Request.Waitall([req, req2])
+    check("%s Allreduce among non-blocking" % tag, lst(mid), [s])
     check("%s Ibcast Iallreduce" % tag, (lst(b), lst(rb)), ([0, 7], [s]))
 
 
