@@ -285,7 +285,9 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 # side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
 # puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
 # the MPI program tests/suite_pmpi.sh runs with and without it;
-# tests/tools/pmpi_overhead.c times what it adds to a call (docs/mpi-adapter.md).
+# tests/tools/pmpi_overhead.c times what it adds to a call and
+# tests/tools/pmpi_imb.c times calls as IMB-MPI1 does
+# (run_scripts/bench_adapter.sh, docs/mpi-adapter.md).
 INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
 PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
 PIC_LIBTORUS := $(BUILD)/pic/libtorus.a
@@ -294,7 +296,7 @@ PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
-              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors
+              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

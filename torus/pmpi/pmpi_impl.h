@@ -33,6 +33,10 @@
 
 /* Every entry point the version script exports (torus/pmpi/exports.map). */
 #define PM_EXPORT __attribute__((visibility("default")))
+/* The per-thread flag every call reads first: in the static TLS block, one
+ * load from the thread pointer, not a __tls_get_addr call (the adapter is
+ * preloaded, so it is there when the program starts). */
+#define PM_TLS __attribute__((tls_model("initial-exec")))
 
 /* The intercepted operations, in the order the stats lines print them. */
 typedef enum {
@@ -59,6 +63,7 @@ typedef enum {
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_WHY_PERSISTENT, /* a persistent init while TORUS_COLL_PERSISTENT=library (the default) */
     PM_WHY_TABLE,     /* the agreed TORUS_COLL_TABLE's first fitting row says mpi (the library's own call) */
+    PM_WHY_FASTER,    /* a compiled row: the MPI library's own call is faster here (pmpi_prefer.c) */
     PM_NWHY
 } pm_why;
 
@@ -87,6 +92,9 @@ typedef struct pm_comm {
     int *srcs, *dests;
     size_t *nv;        /* byte counts and displacements of this call */
     torus_multisend *plan;
+    /* pmpi_prefer.c: calls of op whose byte figure is in [lib_lo, lib_hi]
+     * go to the library (decided once, when the state is built) */
+    size_t lib_lo[PM_NOPS], lib_hi[PM_NOPS];
     struct pm_comm *prev, *next;
 } pm_comm;
 
@@ -97,7 +105,7 @@ typedef struct pm_comm {
  * MPI_THREAD_MULTIPLE another thread's collective on another communicator
  * is the program's own call, to be intercepted (or not) exactly as on the
  * other ranks, whatever this thread is doing. */
-extern _Thread_local int pm__busy;
+extern _Thread_local int pm__busy PM_TLS;
 /* MPI_THREAD_MULTIPLE was provided to this rank: the state shared between
  * communicators (the registry of live states, the datatype table, the kept
  * persistent requests, the stats) is guarded; under the other levels one
@@ -148,6 +156,21 @@ void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what);
 /* After a torus call: 0 -> MPI_SUCCESS; an error -> one line on stderr and
  * the communicator's error handler (fatal by default). */
 int pm__result(pm_comm *pc, const char *opname, int rc);
+
+/* ---- pmpi_prefer.c ------------------------------------------------------ */
+
+/* At MPI_Init, after the agreement: whether the compiled rows apply to
+ * each op (not under TORUS_COLL_LIBRARY=never, a TORUS_COLL_TABLE file or
+ * a forced algorithm). */
+void pm__prefer_init(int never);
+/* Fills pc->lib_lo/lib_hi for pc's size (pc->n set). */
+void pm__prefer(pm_comm *pc);
+/* The library's call is faster for op at `bytes` on pc: the same on every
+ * rank (size and byte figure match by MPI's rules). */
+static inline int pm__library(const pm_comm *pc, pm_op op, size_t bytes)
+{
+    return bytes >= pc->lib_lo[op] && bytes <= pc->lib_hi[op];
+}
 
 /* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
 extern const char *pm__ms_algorithm;

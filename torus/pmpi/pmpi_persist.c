@@ -111,8 +111,10 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
     if (!why && (root < 0 || root >= pc->n))
         why = PM_WHY_ARGS;
     /* a row of the table saying mpi: as the blocking call (zero bytes: kept) */
-    if (!why && count && pm__type(dt)->size)
-        why = pm__table(pc, TORUS_COLL_BCAST, (size_t)count * (size_t)pm__type(dt)->size, 0);
+    if (!why && count && pm__type(dt)->size) {
+        size_t bytes = (size_t)count * (size_t)pm__type(dt)->size;
+        why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
+    }
     if (why) {
         if (!pm__busy)
             pm__fell(PM_BCAST, why);
@@ -142,8 +144,10 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     }
     if (!why)
         why = pm__comm(comm, &pc);
-    if (!why && count && t->size)
-        why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
+    if (!why && count && t->size) {
+        size_t bytes = (size_t)count * (size_t)t->size;
+        why = pm__library(pc, PM_ALLREDUCE, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLREDUCE, bytes, 0);
+    }
     if (why) {
         if (!pm__busy)
             pm__fell(PM_ALLREDUCE, why);

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local int pm__busy;
+_Thread_local int pm__busy PM_TLS;
 int pm__threaded;
 int pm__nodes, pm__per_node;
 const char *pm__node_src = "";
@@ -199,7 +199,8 @@ static int check_name(char *msg, size_t len, const char *name, const char *what,
 static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
                                        "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
                                        "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV",
-                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT"};
+                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT",
+                                       "TORUS_COLL_LIBRARY"};
 
 /* Checks every setting: 0, or -1 with the first bad one's line in msg. */
 static int check_settings(char *msg, size_t len)
@@ -216,6 +217,10 @@ static int check_settings(char *msg, size_t len)
     }
     if (two_words("TORUS_COLL_REPRO", "torus", "library") < 0) {
         bad_value(msg, len, "TORUS_COLL_REPRO", getenv("TORUS_COLL_REPRO"), "torus (the default), library");
+        return -1;
+    }
+    if (two_words("TORUS_COLL_LIBRARY", "auto", "never") < 0) {
+        bad_value(msg, len, "TORUS_COLL_LIBRARY", getenv("TORUS_COLL_LIBRARY"), "auto (the default), never");
         return -1;
     }
     if (two_words("TORUS_COLL_PERSISTENT", "library", "start") < 0) {
@@ -337,6 +342,7 @@ static void init(int collective)
     pm__timing = st && *st && on_off(st) == 1;
     pm__repro_library = two_words("TORUS_COLL_REPRO", "torus", "library") == 1;
     pm__persist_start = two_words("TORUS_COLL_PERSISTENT", "library", "start") == 1;
+    pm__prefer_init(two_words("TORUS_COLL_LIBRARY", "auto", "never") == 1);
     const char *on = getenv("TORUS_COLL");
     if (on && *on && !on_off(on)) {
         mode = PM_WHY_OFF;
@@ -485,6 +491,7 @@ pm_why pm__comm(MPI_Comm comm, pm_comm **out)
         }
     }
     pc->comm = comm;
+    pm__prefer(pc);
     int locked = pm__lock();
     pc->next = live;
     if (live)

@@ -35,7 +35,7 @@ enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, SLOTS };
 enum { W_TORUS = 0, W_FELL, W_ALG = W_FELL + PM_NWHY, W_BYTES = W_ALG + SLOTS, W_NS, W_CALLS, W_PLANS, W_MSGS,
        W_AGREEMENTS, W };
 
-/* Relaxed atomics: under MPI_THREAD_MULTIPLE threads count at once (an
+/* Kept only under TORUS_COLL_STATS=1.  Relaxed atomics: under MPI_THREAD_MULTIPLE threads count at once (an
  * increment, no order needed: the figures are read after every thread's
  * last call, at MPI_Finalize); otherwise a plain load and store, no locked
  * instruction on the call's path. */
@@ -45,6 +45,8 @@ int pm__timing;
 
 static void bump(counter *c, uint64_t v)
 {
+    if (!pm__timing) /* nobody will read them: nothing on the call's path */
+        return;
     if (pm__threaded)
         atomic_fetch_add_explicit(c, v, memory_order_relaxed);
     else
@@ -54,7 +56,7 @@ static void bump(counter *c, uint64_t v)
 static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
                                               "neighbor_alltoallv"};
 static const char *const why_names[PM_NWHY] = {"", "off", "intercomm", "datatype", "user_op",
-                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table"};
+                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table", "faster"};
 
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)
@@ -110,6 +112,8 @@ static int slot_of(pm_op op, const char *algorithm)
 
 void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_comm *pc)
 {
+    if (!pm__timing)
+        return;
     counter *s = stats[op];
     bump(&s[W_TORUS], 1);
     bump(&s[W_BYTES], bytes);
