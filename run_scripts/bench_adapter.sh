@@ -8,9 +8,12 @@
 # Prints one row per (op, size): the library's median t_avg, the
 # adapter's, and their ratio (adapter / library; under 1 the adapter is
 # faster), then per op how many sizes are at or under 1.05x and the worst.
-# A benchmark, not a test: read it on a quiet machine.
+# A benchmark, not a test: read it on a quiet machine.  --ab: each round is
+# one preloaded run that times every measurement twice in the same process,
+# through PMPI_ (the library) and MPI_ (the adapter), alternating (pmpi_imb
+# ab): what differs between separate runs (where the ranks landed) cancels.
 #
-# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--keep DIR]
+# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--keep DIR]
 #   -n RANKS [2], -r ROUNDS [5], -m MAX_BYTES [1048576], --ops a comma-separated
 #   subset of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  MPI=mpich|openmpi
 #   picks the build (build/<mpi>*/tests/pmpi_imb, lib/<mpi>/libtorus_pmpi.so)
@@ -21,11 +24,12 @@ set -euo pipefail
 RA_SCRIPT=bench_adapter.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
-NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP=""
+NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0
 RA_OPTSPEC='-n uint:1:64 NP
 -r uint:1:99 ROUNDS
 -m uint:0:67108864 MAXB
 --ops name OPS
+--ab flag AB
 --keep name KEEP
 -h help -
 --help help -'
@@ -48,25 +52,33 @@ if [ -z "$IMB" ] || [ ! -f "$LIB" ]; then
     exit 3
 fi
 ra_launcher "$NP"
+MODE=()
+[ "$AB" = 1 ] && MODE=(ab)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 run() { # NAME ROUND [ENV...]
     local name=$1 r=$2
     shift 2
     # env inside the launch line: LD_PRELOAD reaches the ranks, not mpirun
-    if ! timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB" "$MAXB" "$OPS" >"$OUT/$name.$r" 2>"$OUT/$name.$r.err"; then
+    if ! timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB" "$MAXB" "$OPS" ${MODE[@]+"${MODE[@]}"} >"$OUT/$name.$r" 2>"$OUT/$name.$r.err"; then
         echo "$RA_SCRIPT: error: the $name run of round $r failed: $(head -c 300 "$OUT/$name.$r.err")" >&2
         exit 3
     fi
 }
 for ((r = 1; r <= ROUNDS; r++)); do
-    if ((r % 2)); then
+    if [ "$AB" = 1 ]; then
+        # both sides in one process: the library's column is the plain one
+        run adapter "$r" LD_PRELOAD="$LIB"
+        awk '/^#/ { print; next } { print $1, $2, $3, $5 }' "$OUT/adapter.$r" >"$OUT/plain.$r"
+        awk '/^#/ { print; next } { print $1, $2, $4, $5 }' "$OUT/adapter.$r" >"$OUT/adapter.$r.ab"
+        mv "$OUT/adapter.$r.ab" "$OUT/adapter.$r"
+    elif ((r % 2)); then
         run plain "$r" && run adapter "$r" LD_PRELOAD="$LIB"
     else
         run adapter "$r" LD_PRELOAD="$LIB" && run plain "$r"
     fi
 done
-echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1"), $NP ranks, $ROUNDS interleaved rounds, median t_avg (us)"
+echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1"), $NP ranks, $ROUNDS $([ "$AB" = 1 ] && echo "rounds of in-process A/B (9 each)" || echo "interleaved rounds"), median t_avg (us)"
 echo "# CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
 # medians per (op, bytes) over the rounds, then the table
 awk -v R="$ROUNDS" '

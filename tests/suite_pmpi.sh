@@ -231,7 +231,8 @@ else
         local rc=$?
         if [ $rc = 0 ] && grep -q " 0 mismatches$" "$TMP/out"; then
             ok "pmpi_reduce n=$n $*: $(head -1 "$TMP/out")"
-            pm_expected
+            # (the program's expected counts know nothing of the rows' "faster")
+            [[ " $* " == *" TORUS_COLL_LIBRARY=auto "* ]] || pm_expected
         else
             bad "pmpi_reduce n=$n $*: rc $rc, $(head -1 "$TMP/out")"
             grep -v '^torus_pmpi' "$TMP/err" | head -3 | sed 's/^/    /'
@@ -241,6 +242,10 @@ else
     pm_reduce 3 33 1
     pm_reduce 5 34 1
     pm_reduce 3 35 1 TORUS_COLL_REPRO=library
+    # with the compiled rows at 2 ranks (Open MPI: allreduces to 64 KiB go to
+    # the library, told the signature's predefined element type): every pair
+    # still the library's result
+    pm_reduce 2 36 1 TORUS_COLL_LIBRARY=auto
 
     # the MPI-4 persistent forms (MPICH 4; Open MPI 4.1 has none: the
     # program says "skipped"): started 5 times with new contents each

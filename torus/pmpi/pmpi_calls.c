@@ -18,6 +18,7 @@
  */
 #include "pmpi_impl.h"
 
+#include <limits.h>
 #include <string.h>
 
 PM_EXPORT int MPI_Init(int *argc, char ***argv)
@@ -138,10 +139,16 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     if (!why)
         why = pm__comm(comm, &pc);
     /* the vector's bytes: torus_coll_allreduce's count * element size */
-    size_t vbytes = why ? 0 : (size_t)count * (size_t)t->size;
+    size_t vbytes = why ? 0 : (size_t)count * (size_t)t->size, elems = why ? 0 : vbytes / torus_dtype_size(et);
+    MPI_Datatype lib_et = MPI_DATATYPE_NULL;
+    if (!why && pm__library(pc, PM_ALLREDUCE, vbytes) && elems <= INT_MAX &&
+        (lib_et = pm__library_type(et, top)) != MPI_DATATYPE_NULL) {
+        /* the library's, told the signature's predefined element type */
+        pm__fell(PM_ALLREDUCE, PM_WHY_FASTER);
+        return pm__allreduce_library(pc, sbuf, rbuf, count, dt, t, lib_et, (int)elems, op);
+    }
     if (!why)
-        why = pm__library(pc, PM_ALLREDUCE, vbytes) ? PM_WHY_FASTER
-                                                     : pm__table(pc, TORUS_COLL_ALLREDUCE, vbytes, 0);
+        why = pm__table(pc, TORUS_COLL_ALLREDUCE, vbytes, 0);
     if (why) {
         pm__fell(PM_ALLREDUCE, why);
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);

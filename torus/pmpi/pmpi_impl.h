@@ -138,8 +138,19 @@ void pm__init_collective(void);
 pm_why pm__mode(void);
 
 /* The communicator's state, built on first use (collective over comm: every
- * rank reaches it in the same call).  PM_OK with *out set, or why not. */
-pm_why pm__comm(MPI_Comm comm, pm_comm **out);
+ * rank reaches it in the same call).  PM_OK with *out set, or why not.
+ * MPI_COMM_WORLD's, once built, without a call (pm__world); the others
+ * through their attribute (pm__comm_lookup). */
+extern pm_comm *pm__world;
+pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
+static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
+{
+    if (comm == MPI_COMM_WORLD && pm__world) {
+        *out = pm__world;
+        return pm__world->why;
+    }
+    return pm__comm_lookup(comm, out);
+}
 
 /* PM_WHY_TABLE when the agreed table (TORUS_COLL_TABLE, checked equal on
  * every rank at MPI_Init) sends op at `bytes` on pc to the library: the
@@ -253,6 +264,16 @@ void pm__side_pack(pm_comm *pc, const pm_side *s, const void *buf, int k, const 
                    MPI_Datatype dt, const pm_type *t);
 void pm__side_unpack(pm_comm *pc, const pm_side *s, void *buf, int k, const int *counts, const int *displs,
                      MPI_Datatype dt, const pm_type *t);
+
+/* ---- pmpi_prefer.c (needs pm_type) -------------------------------------- */
+
+/* The predefined type an allreduce of class et with op goes to the library
+ * as (MPI_DATATYPE_NULL: it stays with the torus library). */
+MPI_Datatype pm__library_type(torus_dtype et, torus_op op);
+/* The library's allreduce of n elements of et over the rank's bytes of
+ * count instances of dt (in place, or packed and unpacked). */
+int pm__allreduce_library(pm_comm *pc, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, const pm_type *t,
+                          MPI_Datatype et, int n, MPI_Op op);
 
 /* ---- pmpi_stats.c ------------------------------------------------------- */
 

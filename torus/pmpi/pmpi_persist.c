@@ -145,8 +145,10 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     if (!why)
         why = pm__comm(comm, &pc);
     if (!why && count && t->size) {
-        size_t bytes = (size_t)count * (size_t)t->size;
-        why = pm__library(pc, PM_ALLREDUCE, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLREDUCE, bytes, 0);
+        /* no compiled row here: the library's own init would get the
+         * program's datatype, which it may refuse with a predefined op
+         * (each start still takes the blocking call's path) */
+        why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
     }
     if (why) {
         if (!pm__busy)

@@ -59,7 +59,7 @@ static pthread_mutex_t init_lk = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static const char *dims_env;
 static int world_n;
-static pm_comm *world_pc; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+pm_comm *pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
 static pm_comm *live;     /* every state not yet freed (guarded by pm__lock) */
 
 /* Recursive: a datatype's attribute callback may run inside an MPI call the
@@ -107,8 +107,8 @@ static void destroy(pm_comm *pc)
     if (pc->next)
         pc->next->prev = pc->prev;
     pc->prev = pc->next = NULL;
-    if (world_pc == pc)
-        world_pc = NULL;
+    if (pm__world == pc)
+        pm__world = NULL;
     pm__unlock(locked);
     int was = pm__busy;
     pm__busy = 1; /* the transport frees its communicator: no adapter inside */
@@ -443,14 +443,10 @@ static int build(pm_comm *pc)
     return torus_all_ok(pc->comm, rc == 0) ? 0 : -1;
 }
 
-pm_why pm__comm(MPI_Comm comm, pm_comm **out)
+pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
 {
     if (comm == MPI_COMM_NULL)
         return PM_WHY_ARGS;
-    if (comm == MPI_COMM_WORLD && world_pc) {
-        *out = world_pc;
-        return world_pc->why;
-    }
     void *val = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
@@ -500,7 +496,7 @@ pm_why pm__comm(MPI_Comm comm, pm_comm **out)
     pm__unlock(locked);
     PMPI_Comm_set_attr(comm, keyval, pc);
     if (comm == MPI_COMM_WORLD)
-        world_pc = pc;
+        pm__world = pc;
     *out = pc;
     return pc->why;
 }

@@ -223,11 +223,19 @@ static void build(void)
 
 const pm_type *pm__named(MPI_Datatype dt)
 {
+    /* the type this thread asked for last: a program calls with the same
+     * few types again and again (a named type's entry never moves) */
+    static _Thread_local MPI_Datatype last_dt PM_TLS;
+    static _Thread_local const pm_type *last_t PM_TLS;
+    if (last_t && last_dt == dt)
+        return last_t;
     if (!built)
         build();
     named *s = find(dt);
-    if (s && atomic_load_explicit(&s->used, memory_order_acquire))
+    if (s && atomic_load_explicit(&s->used, memory_order_acquire)) {
+        last_dt = dt, last_t = &s->t;
         return &s->t;
+    }
     /* a predefined type not listed (MPI_REAL16, MPI_CXX_...): bytes only */
     int ni, na, nd, combiner;
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED)
@@ -240,7 +248,7 @@ const pm_type *pm__named(MPI_Datatype dt)
         return &s->t;
     /* the table is full (never with MPI's ~70 named types): describe it in
      * a slot of its own (this thread's), without keeping it */
-    static _Thread_local pm_type spare;
+    static _Thread_local pm_type spare PM_TLS;
     MPI_Aint textent;
     if (pm__measure(dt, &spare, &textent))
         return NULL;
