@@ -48,8 +48,9 @@ const char *pm__node_src = "";
 int pm__repro_library;
 int pm__persist_start;
 
-/* PM_OK once set up and on; PM_WHY_OFF / PM_WHY_THREADS when stepping
- * aside; PM_WHY_ARGS before MPI_Init and after MPI_Finalize. */
+/* PM_OK once set up and on; PM_WHY_OFF under TORUS_COLL=off, PM_WHY_SETUP
+ * when the keys could not be made; PM_WHY_ARGS before MPI_Init and after
+ * MPI_Finalize. */
 static pm_why mode = PM_WHY_ARGS;
 /* Set (release) once init has run; read (acquire) by every call: under
  * MPI_THREAD_MULTIPLE two threads may reach a first call at once when MPI
@@ -493,10 +494,12 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
     if (live)
         live->prev = pc;
     live = pc;
-    pm__unlock(locked);
     PMPI_Comm_set_attr(comm, keyval, pc);
+    /* under the lock: destroy() reads it there while another thread may
+     * free its own communicator */
     if (comm == MPI_COMM_WORLD)
         pm__world = pc;
+    pm__unlock(locked);
     *out = pc;
     return pc->why;
 }

@@ -56,7 +56,8 @@ static void bump(counter *c, uint64_t v)
 static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
                                               "neighbor_alltoallv"};
 static const char *const why_names[PM_NWHY] = {"", "off", "intercomm", "datatype", "user_op",
-                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table", "faster"};
+                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table",
+                                                "faster"};
 
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)

@@ -107,7 +107,8 @@ static void add(MPI_Datatype dt, int elem, int loc)
     if (dt == MPI_DATATYPE_NULL)
         return;
     named *s = find(dt);
-    if (!s || atomic_load_explicit(&s->used, memory_order_relaxed)) /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
+    /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
+    if (!s || atomic_load_explicit(&s->used, memory_order_relaxed))
         return;
     pm_type t;
     MPI_Aint textent = 0;
