@@ -37,9 +37,11 @@ PKGS := make gcc liblapack-dev libopenblas0-serial libmetis-dev $(PKGS_$(MPI))
 PKGS_FUZZ := clang libclang-rt-14-dev
 # Optional: hardware counters (--papi), plots (run_scripts/plot.sh), script
 # lint, man pages (help2man, man-db to read them), pkg-config for the
-# installed library's test, and HPCC itself (hpcc: compare.sh's row and the
-# cross-check of hpccoutf.txt against HPCC's own output in make test).
-PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck help2man man-db pkg-config hpcc
+# installed library's test, HPCC itself (hpcc: compare.sh's row and the
+# cross-check of hpccoutf.txt against HPCC's own output in make test), and
+# mpi4py with numpy (tests/suite_mpi4py.sh: the MPI adapter under an
+# outside program; Debian's mpi4py is built on Open MPI).
+PKGS_OPTIONAL := libpapi-dev gnuplot-nox shellcheck help2man man-db pkg-config hpcc python3-mpi4py python3-numpy
 
 VERSION := 0.2.0
 OPT ?= -O3
@@ -283,7 +285,9 @@ $(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
 # side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
 # puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
 # the MPI program tests/suite_pmpi.sh runs with and without it;
-# tests/tools/pmpi_overhead.c times what it adds to a call (docs/mpi-adapter.md).
+# tests/tools/pmpi_overhead.c times what it adds to a call and
+# tests/tools/pmpi_imb.c times calls as IMB-MPI1 does
+# (run_scripts/bench_adapter.sh, docs/mpi-adapter.md).
 INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
 PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
 PIC_LIBTORUS := $(BUILD)/pic/libtorus.a
@@ -292,7 +296,7 @@ PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
-              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors
+              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -2,7 +2,8 @@
 # Installs the Debian packages named on the command line that are missing,
 # when run as root; otherwise prints the exact command to run and fails.
 # Packages after "--" are optional (PAPI counters, plots, shellcheck, man
-# pages, pkg-config, HPCC itself for the cross-check): as root they are
+# pages, pkg-config, HPCC itself for the cross-check, mpi4py for the
+# adapter's outside-program suite): as root they are
 # installed when apt can; otherwise one hint line, never a failure, and the
 # tests that need one say so and skip.
 missing=""
@@ -29,12 +30,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
             apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || failed="$failed $p"
         done
         [ -z "$failed" ] ||
-            echo "deps: optional packages$failed could not be installed: the checks that need them (--papi, plots, shellcheck, man pages, pkg-config, the HPCC cross-check) will say so and be skipped" >&2
+            echo "deps: optional packages$failed could not be installed: the checks that need them (--papi, plots, shellcheck, man pages, pkg-config, the HPCC cross-check, mpi4py) will say so and be skipped" >&2
     fi
     exit 0
 fi
 if [ -n "$optional" ]; then
-    echo "deps: optional, for --papi counters, plots, shellcheck, man pages, pkg-config and the HPCC cross-check: sudo apt-get install -y$optional" >&2
+    echo "deps: optional, for --papi counters, plots, shellcheck, man pages, pkg-config, the HPCC cross-check and mpi4py: sudo apt-get install -y$optional" >&2
 fi
 [ -z "$missing" ] && exit 0
 echo "deps: missing packages:$missing" >&2

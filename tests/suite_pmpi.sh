@@ -34,6 +34,11 @@ pm_expect() {
     ok "$desc: $line"
 }
 
+# The exact stats below count what the torus library runs: with the
+# compiled rows off (pmpi_prefer.c hands small calls on 2-rank
+# communicators to the library, "faster"), so that a row tuned later
+# changes no count here.  The rows' own runs say TORUS_COLL_LIBRARY=auto.
+export TORUS_COLL_LIBRARY=never
 if [ ! -f "$PM_LIB" ] || [ ! -x "$PM_CHECK" ]; then
     bad "libtorus_pmpi: $PM_LIB or $PM_CHECK not built (make all MPI=$MPI)"
 else
@@ -169,8 +174,10 @@ else
     pm_sigs 5 fixed fixed
     pm_sigs 4 "random seed 11" random 11 12
     pm_sigs 7 "random seed 12" random 12 6
-    for n in 3 6; do
-        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_SIGS" random $((20 + n)) $((36 / n)) adapter
+    # (with the compiled rows: at 2 ranks what they hand to the library
+    # must still be right with every rank's own layout)
+    for n in 2 3 6; do
+        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto "$PM_SIGS" random $((20 + n)) $((36 / n)) adapter
         rc=$?
         if [ $rc = 0 ] && grep -q " 0 errors$" "$TMP/out"; then
             ok "pmpi_sigs random adapter n=$n: $(head -1 "$TMP/out")"
@@ -224,7 +231,8 @@ else
         local rc=$?
         if [ $rc = 0 ] && grep -q " 0 mismatches$" "$TMP/out"; then
             ok "pmpi_reduce n=$n $*: $(head -1 "$TMP/out")"
-            pm_expected
+            # (the program's expected counts know nothing of the rows' "faster")
+            [[ " $* " == *" TORUS_COLL_LIBRARY=auto "* ]] || pm_expected
         else
             bad "pmpi_reduce n=$n $*: rc $rc, $(head -1 "$TMP/out")"
             grep -v '^torus_pmpi' "$TMP/err" | head -3 | sed 's/^/    /'
@@ -234,6 +242,10 @@ else
     pm_reduce 3 33 1
     pm_reduce 5 34 1
     pm_reduce 3 35 1 TORUS_COLL_REPRO=library
+    # with the compiled rows at 2 ranks (Open MPI: allreduces to 64 KiB go to
+    # the library, told the signature's predefined element type): every pair
+    # still the library's result
+    pm_reduce 2 36 1 TORUS_COLL_LIBRARY=auto
 
     # the MPI-4 persistent forms (MPICH 4; Open MPI 4.1 has none: the
     # program says "skipped"): started 5 times with new contents each
@@ -273,6 +285,7 @@ else
 
     # bad settings: one line, exit 2, before any collective
     expect_fail "TORUS_COLL=maybe" 2 "TORUS_COLL=maybe: allowed on, off, 1, 0" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL=maybe "$PM_CHECK"
+    expect_fail "TORUS_COLL_LIBRARY=always" 2 "TORUS_COLL_LIBRARY=always: allowed auto (the default), never" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_LIBRARY=always "$PM_CHECK"
     expect_fail "TORUS_COLL_PERSISTENT=maybe" 2 "TORUS_COLL_PERSISTENT=maybe: allowed library (the default), start" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_PERSISTENT=maybe "$PM_CHECK"
     expect_fail "TORUS_COLL_STATS=yes" 2 "TORUS_COLL_STATS=yes: allowed 1, 0, on, off" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=yes "$PM_CHECK"
     expect_fail "TORUS_COLL_REPRO=exact" 2 "TORUS_COLL_REPRO=exact: allowed torus (the default), library" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_REPRO=exact "$PM_CHECK"
@@ -299,8 +312,9 @@ else
         fi
     done
     expect_fail "TORUS_COLL_DIMS=2y2 (its grammar)" 2 "TORUS_COLL_DIMS: " 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_DIMS=2y2 "$PM_CHECK"
-    # ranks that ask for different thread levels, as MPI allows: the adapter
-    # steps aside on every rank alike and the program runs (class 2)
+    # ranks that ask for different thread levels, as MPI allows: the level
+    # never enters the ranks' agreement, the adapter runs the calls on every
+    # rank alike and the program gets the library's results (class 2)
     PM_THREADS="$BUILD/tests/pmpi_threads"
     for lv in "multiple single" "single multiple" "multiple multiple single single"; do
         set -- $lv
@@ -308,7 +322,7 @@ else
         mq=()
         for l in "$@"; do
             [ ${#mp[@]} -gt 0 ] && mp+=(:) && mq+=(:)
-            mp+=(-n 1 env PT_LEVEL="$l" LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$PM_THREADS")
+            mp+=(-n 1 env PT_LEVEL="$l" LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto "$PM_THREADS")
             mq+=(-n 1 env PT_LEVEL="$l" "$PM_THREADS")
         done
         # shellcheck disable=SC2086
@@ -319,11 +333,93 @@ else
         if [ $rc = 0 ] && grep -q "^ranks $#" "$TMP/out" && cmp -s <(grep "^ranks" "$TMP/plainT") <(grep "^ranks" "$TMP/out") \
             && ! grep -q "differ between ranks" "$TMP/err"; then
             ok "thread levels $lv under the adapter: runs, the same results as without it ($(grep -m1 "^ranks" "$TMP/out"))"
+            # the world allreduce and the split's: on every rank the adapter's
+            # (the torus library's, or at 2 ranks maybe the library's as the
+            # compiled rows say, "faster"), never stepping aside
+            pm_expect "thread levels $lv: the adapter ran the calls" allreduce "calls 2, torus [12] " \
+                "fell_through (0|1 \(faster 1\))$"
         else
             bad "thread levels $lv under the adapter: exit $rc, $(head -c 300 "$TMP/err")"
         fi
     done
     set --
+    # pm_line_sum DESC OP [REASON]: OP's calls are all the torus library's,
+    # or also REASON's fall-throughs (no other reason)
+    pm_line_sum() {
+        local line t f r
+        line=$(pm_line "$2")
+        t=$(sed -n 's/.*: calls [0-9]*, torus \([0-9]*\) .*/\1/p' <<<"$line")
+        f=$(sed -n 's/.*fell_through \([0-9]*\).*/\1/p' <<<"$line")
+        r=$(sed -n 's/.*fell_through [0-9]* (\(.*\))$/\1/p' <<<"$line")
+        if [ -n "$t" ] && { [ "$f" = 0 ] || { [ -n "${3:-}" ] && [[ "$r" =~ ^$3\ [0-9]+$ ]]; }; }; then
+            ok "$1: $line"
+        else
+            bad "$1: $2: ${line:-(no stats line)}"
+        fi
+    }
+    # MPI_THREAD_MULTIPLE: 4 threads per rank, each on its own communicator,
+    # all at once (and communicators created and freed meanwhile), every
+    # value checked: the same results with and without the adapter, and the
+    # adapter ran every intercepted call itself (issue 37).  3 ranks on 2
+    # cores are oversubscribed (MPICH's threads busy-poll): fewer rounds
+    for nr in "2 200" "3 26"; do
+        read -r n iters <<<"$nr"
+        run_mpi $n "$PM_THREADS" concurrent 4 "$iters"
+        rc_plain=$?
+        cp "$TMP/out" "$TMP/plainC"
+        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto "$PM_THREADS" concurrent 4 "$iters"
+        rc=$?
+        line=$(head -1 "$TMP/out")
+        if grep -q '^skipped' "$TMP/plainC"; then
+            ok "threads concurrent n=$n: $(cat "$TMP/plainC")"
+        elif [ $rc_plain = 0 ] && [ $rc = 0 ] && grep -q " errors 0 digest " "$TMP/out" && cmp -s "$TMP/plainC" "$TMP/out"; then
+            ok "threads concurrent n=$n: $line, the same with and without libtorus_pmpi.so"
+            # every call the adapter's: the torus library's, or on
+            # communicators of 2 ranks the library's where the compiled rows
+            # say it is faster; at 3 ranks the torus library ran every op
+            for op in barrier bcast allreduce alltoall alltoallv; do
+                pm_line_sum "threads concurrent n=$n" $op $([ $op != alltoallv ] && echo faster)
+                [ $n = 3 ] && pm_expect "threads concurrent n=3: the torus library ran it" $op "torus [1-9][0-9]+ "
+            done
+            pm_expect "threads concurrent n=$n" bcast "calls [1-9][0-9]{2,}, "
+        else
+            bad "threads concurrent n=$n: rc $rc_plain/$rc, '$(head -1 "$TMP/plainC")' / '$line' $(grep -v '^torus_pmpi' "$TMP/err" | head -3)"
+        fi
+    done
+    # the compiled rows (pmpi_prefer.c): at 2 ranks both libraries' small
+    # bcast is faster than anything of ours (one message), so the adapter
+    # hands it over, counted as "faster"; TORUS_COLL_LIBRARY=never and a
+    # forced algorithm keep every call.  The same digests every time, also
+    # at 3 and 4 ranks (communicators of 2 among them)
+    for how in "2 auto" "2 never" "2 forced" "3 auto" "4 auto"; do
+        read -r n mode <<<"$how"
+        case $mode in
+        auto) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto "$PM_CHECK" 8 ;;
+        never) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=never "$PM_CHECK" 8 ;;
+        forced) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_BCAST=binomial "$PM_CHECK" 8 ;;
+        esac
+        rc=$?
+        line=$(pm_line bcast)
+        if [ $rc != 0 ] || ! cmp -s "$TMP/plain$n" "$TMP/out"; then
+            bad "compiled rows n=$n $mode: rc $rc or different digests"
+        elif [ "$n $mode" = "2 auto" ]; then
+            pm_expect "compiled rows n=2: small bcasts to the library" bcast "torus [0-9]+ " "faster [1-9][0-9]*\)$"
+        elif [ $mode = auto ]; then
+            ok "compiled rows n=$n: the same digests ($line)"
+        elif [[ "$line" == *"faster "[0-9]* ]] || [ -z "$line" ]; then
+            bad "compiled rows n=$n $mode: bcasts handed over: ${line:-(no stats line)}"
+        else
+            ok "compiled rows n=$n $mode: the same digests, no call handed over as faster ($line)"
+        fi
+    done
+    run_mpi 2 "$PM_SIGS" fixed
+    cp "$TMP/out" "$TMP/sigs_plain"
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_LIBRARY=auto "$PM_SIGS" fixed
+    if [ $? = 0 ] && grep -q " 0 errors$" "$TMP/out" && cmp -s "$TMP/sigs_plain" "$TMP/out"; then
+        ok "compiled rows: pmpi_sigs fixed n=2: $(head -1 "$TMP/out"), the same as without the adapter"
+    else
+        bad "compiled rows: pmpi_sigs fixed n=2: $(head -1 "$TMP/out") / $(head -1 "$TMP/sigs_plain")"
+    fi
     # erroneous calls MPI reports through MPI_ERRORS_RETURN: the library's
     # own error classes come back under the adapter, and the program goes on
     PM_ERRORS="$BUILD/tests/pmpi_errors"
@@ -361,3 +457,4 @@ else
     run_mpi 3 env LD_PRELOAD="$PM_LIB" bin/ra_opt --log2-table 16 --quiet
     expect_exact "ra_opt n=3 under libtorus_pmpi.so" "$ref" $?
 fi
+unset TORUS_COLL_LIBRARY

@@ -7,6 +7,7 @@
 #include "coll_impl.h"
 #include "torus_cli.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -355,22 +356,28 @@ const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name)
     return NULL;
 }
 
+/* The registered names per op, NULL-terminated; filled once per process
+ * (threads may ask at once: the MPI adapter's stats under
+ * MPI_THREAD_MULTIPLE). */
+static const char *alg_names[TORUS_COLL_NCOLL][32];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void fill_names(void)
+{
+    int k[TORUS_COLL_NCOLL] = {0};
+    for (int i = 0; i < torus__coll_nlisted; i++) {
+        if (!torus__coll_listed[i])
+            continue;
+        int o = torus__coll_listed[i]->op;
+        if (k[o] < 31)
+            alg_names[o][k[o]++] = torus__coll_listed[i]->name;
+    }
+}
+
 const char *const *torus_coll_algorithms(torus_coll_op op)
 {
-    static const char *names[TORUS_COLL_NCOLL][32];
-    static int filled;
-    if (!filled) {
-        int k[TORUS_COLL_NCOLL] = {0};
-        for (int i = 0; i < torus__coll_nlisted; i++) {
-            if (!torus__coll_listed[i])
-                continue;
-            int o = torus__coll_listed[i]->op;
-            if (k[o] < 31)
-                names[o][k[o]++] = torus__coll_listed[i]->name;
-        }
-        filled = 1;
-    }
-    return op >= 0 && op < TORUS_COLL_NCOLL ? names[op] : names[0] + 31;
+    pthread_once(&names_once, fill_names);
+    return op >= 0 && op < TORUS_COLL_NCOLL ? alg_names[op] : alg_names[0] + 31;
 }
 
 int torus_coll_force(torus_coll *c, torus_coll_op op, const char *name)

@@ -56,6 +56,7 @@
 #include "coll_impl.h"
 #include "select_table.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 #define ANY (-1)
@@ -112,6 +113,16 @@ int torus__coll_dims_over_one(const torus_shape *s)
     return d;
 }
 
+enum { NROWS = sizeof table / sizeof *table };
+static const torus__coll_alg *row_alg[NROWS];
+static pthread_once_t row_once = PTHREAD_ONCE_INIT;
+
+static void resolve_rows(void)
+{
+    for (size_t i = 0; i < NROWS; i++)
+        row_alg[i] = torus__coll_find(table[i].op, table[i].algorithm);
+}
+
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a)
 {
     /* TORUS_COLL_TABLE=FILE: its rows first (select_table.c) */
@@ -120,17 +131,11 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
         return from_file;
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = torus__coll_dims_over_one(&c->map->shape);
     int deposit = c->tp->line_send != NULL;
-    /* the rows' algorithms looked up by name once (every thread finds the
-     * same pointers), not on every call: a small collective costs well
-     * under a microsecond */
-    enum { NROWS = sizeof table / sizeof *table };
-    static const torus__coll_alg *row_alg[NROWS];
-    static int resolved;
-    if (!resolved) {
-        for (size_t i = 0; i < NROWS; i++)
-            row_alg[i] = torus__coll_find(table[i].op, table[i].algorithm);
-        resolved = 1;
-    }
+    /* the rows' algorithms looked up by name once, not on every call: a
+     * small collective costs well under a microsecond; once per process,
+     * since threads may select at once on different contexts (the MPI
+     * adapter under MPI_THREAD_MULTIPLE) */
+    pthread_once(&row_once, resolve_rows);
     const torus__coll_alg *last = NULL;
     for (size_t i = 0; i < NROWS; i++) {
         const rule *r = &table[i];

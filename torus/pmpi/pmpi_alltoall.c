@@ -49,7 +49,7 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
     if (!why)
         why = pm__comm(comm, &pc);
     if (!why)
-        why = pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
+        why = pm__library(pc, PM_ALLTOALL, block) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
     if (why) {
         pm__fell(PM_ALLTOALL, why);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -106,7 +106,7 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
     }
     /* counts are never looked at (no rank knows another's): bytes 0 */
     if (!why)
-        why = pm__table(pc, TORUS_COLL_ALLTOALLV, 0, 0);
+        why = pm__library(pc, PM_ALLTOALLV, 0) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLTOALLV, 0, 0);
     if (why) {
         pm__fell(PM_ALLTOALLV, why);
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);

@@ -18,6 +18,7 @@
  */
 #include "pmpi_impl.h"
 
+#include <limits.h>
 #include <string.h>
 
 PM_EXPORT int MPI_Init(int *argc, char ***argv)
@@ -65,7 +66,7 @@ PM_EXPORT int MPI_Barrier(MPI_Comm comm)
     if (!why)
         why = pm__comm(comm, &pc);
     if (!why)
-        why = pm__table(pc, TORUS_COLL_BARRIER, 0, 0);
+        why = pm__library(pc, PM_BARRIER, 0) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BARRIER, 0, 0);
     if (why) {
         pm__fell(PM_BARRIER, why);
         return PMPI_Barrier(comm);
@@ -93,14 +94,14 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
         why = pm__comm(comm, &pc);
     if (!why && (root < 0 || root >= pc->n))
         why = PM_WHY_ARGS;
+    size_t bytes = why ? 0 : (size_t)count * (size_t)t->size;
     if (!why)
-        why = pm__table(pc, TORUS_COLL_BCAST, (size_t)count * (size_t)t->size, 0);
+        why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
     if (why) {
         pm__fell(PM_BCAST, why);
         return PMPI_Bcast(buf, count, dt, root, comm);
     }
     pm_mark m = pm__start(pc);
-    size_t bytes = (size_t)count * (size_t)t->size;
     unsigned char *d = pm__direct(buf, count, t), *packed = NULL;
     if (!d) {
         d = packed = pm__scratch(pc, PM_SCRATCH_SEND, bytes, "MPI_Bcast");
@@ -138,8 +139,16 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     if (!why)
         why = pm__comm(comm, &pc);
     /* the vector's bytes: torus_coll_allreduce's count * element size */
+    size_t vbytes = why ? 0 : (size_t)count * (size_t)t->size, elems = why ? 0 : vbytes / torus_dtype_size(et);
+    MPI_Datatype lib_et = MPI_DATATYPE_NULL;
+    if (!why && pm__library(pc, PM_ALLREDUCE, vbytes) && elems <= INT_MAX &&
+        (lib_et = pm__library_type(et, top)) != MPI_DATATYPE_NULL) {
+        /* the library's, told the signature's predefined element type */
+        pm__fell(PM_ALLREDUCE, PM_WHY_FASTER);
+        return pm__allreduce_library(pc, sbuf, rbuf, count, dt, t, lib_et, (int)elems, op);
+    }
     if (!why)
-        why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
+        why = pm__table(pc, TORUS_COLL_ALLREDUCE, vbytes, 0);
     if (why) {
         pm__fell(PM_ALLREDUCE, why);
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);

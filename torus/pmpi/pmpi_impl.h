@@ -33,6 +33,10 @@
 
 /* Every entry point the version script exports (torus/pmpi/exports.map). */
 #define PM_EXPORT __attribute__((visibility("default")))
+/* The per-thread flag every call reads first: in the static TLS block, one
+ * load from the thread pointer, not a __tls_get_addr call (the adapter is
+ * preloaded, so it is there when the program starts). */
+#define PM_TLS __attribute__((tls_model("initial-exec")))
 
 /* The intercepted operations, in the order the stats lines print them. */
 typedef enum {
@@ -49,7 +53,6 @@ typedef enum {
 typedef enum {
     PM_OK = 0,
     PM_WHY_OFF,       /* TORUS_COLL=off */
-    PM_WHY_THREADS,   /* MPI_THREAD_MULTIPLE: the adapter steps aside */
     PM_WHY_INTERCOMM, /* an intercommunicator */
     PM_WHY_DATATYPE,  /* a reduction whose signature is not one predefined element type (mixed, MPI_CHAR, ...) */
     PM_WHY_USER_OP,   /* a user-defined reduction */
@@ -60,6 +63,7 @@ typedef enum {
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_WHY_PERSISTENT, /* a persistent init while TORUS_COLL_PERSISTENT=library (the default) */
     PM_WHY_TABLE,     /* the agreed TORUS_COLL_TABLE's first fitting row says mpi (the library's own call) */
+    PM_WHY_FASTER,    /* a compiled row: the MPI library's own call is faster here (pmpi_prefer.c) */
     PM_NWHY
 } pm_why;
 
@@ -88,14 +92,30 @@ typedef struct pm_comm {
     int *srcs, *dests;
     size_t *nv;        /* byte counts and displacements of this call */
     torus_multisend *plan;
+    /* pmpi_prefer.c: calls of op whose byte figure is in [lib_lo, lib_hi]
+     * go to the library (decided once, when the state is built) */
+    size_t lib_lo[PM_NOPS], lib_hi[PM_NOPS];
     struct pm_comm *prev, *next;
 } pm_comm;
 
 /* ---- pmpi_state.c ------------------------------------------------------- */
 
 /* Set while the adapter runs (its own setup or a torus call): MPI calls the
- * torus library makes inside go straight to PMPI_. */
-extern int pm__busy;
+ * torus library makes inside go straight to PMPI_.  Per thread: under
+ * MPI_THREAD_MULTIPLE another thread's collective on another communicator
+ * is the program's own call, to be intercepted (or not) exactly as on the
+ * other ranks, whatever this thread is doing. */
+extern _Thread_local int pm__busy PM_TLS;
+/* MPI_THREAD_MULTIPLE was provided to this rank: the state shared between
+ * communicators (the registry of live states, the datatype table, the kept
+ * persistent requests, the stats) is guarded; under the other levels one
+ * thread at a time is in MPI and the guards cost nothing.  Rank-local: it
+ * never steers a decision, so ranks may differ in it. */
+extern int pm__threaded;
+/* The adapter's one (recursive) lock around that shared state, taken only
+ * when pm__threaded; pm__lock says whether it took it, for pm__unlock. */
+int pm__lock(void);
+void pm__unlock(int locked);
 /* MPI_COMM_WORLD's node layout once its state is built (stats print it):
  * nodes, most ranks on one, and where it came from (torus_node_source);
  * pm__nodes 0 until then. */
@@ -118,8 +138,19 @@ void pm__init_collective(void);
 pm_why pm__mode(void);
 
 /* The communicator's state, built on first use (collective over comm: every
- * rank reaches it in the same call).  PM_OK with *out set, or why not. */
-pm_why pm__comm(MPI_Comm comm, pm_comm **out);
+ * rank reaches it in the same call).  PM_OK with *out set, or why not.
+ * MPI_COMM_WORLD's, once built, without a call (pm__world); the others
+ * through their attribute (pm__comm_lookup). */
+extern pm_comm *pm__world;
+pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
+static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
+{
+    if (comm == MPI_COMM_WORLD && pm__world) {
+        *out = pm__world;
+        return pm__world->why;
+    }
+    return pm__comm_lookup(comm, out);
+}
 
 /* PM_WHY_TABLE when the agreed table (TORUS_COLL_TABLE, checked equal on
  * every rank at MPI_Init) sends op at `bytes` on pc to the library: the
@@ -136,6 +167,21 @@ void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what);
 /* After a torus call: 0 -> MPI_SUCCESS; an error -> one line on stderr and
  * the communicator's error handler (fatal by default). */
 int pm__result(pm_comm *pc, const char *opname, int rc);
+
+/* ---- pmpi_prefer.c ------------------------------------------------------ */
+
+/* At MPI_Init, after the agreement: whether the compiled rows apply to
+ * each op (not under TORUS_COLL_LIBRARY=never, a TORUS_COLL_TABLE file or
+ * a forced algorithm). */
+void pm__prefer_init(int never);
+/* Fills pc->lib_lo/lib_hi for pc's size (pc->n set). */
+void pm__prefer(pm_comm *pc);
+/* The library's call is faster for op at `bytes` on pc: the same on every
+ * rank (size and byte figure match by MPI's rules). */
+static inline int pm__library(const pm_comm *pc, pm_op op, size_t bytes)
+{
+    return bytes >= pc->lib_lo[op] && bytes <= pc->lib_hi[op];
+}
 
 /* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
 extern const char *pm__ms_algorithm;
@@ -218,6 +264,16 @@ void pm__side_pack(pm_comm *pc, const pm_side *s, const void *buf, int k, const 
                    MPI_Datatype dt, const pm_type *t);
 void pm__side_unpack(pm_comm *pc, const pm_side *s, void *buf, int k, const int *counts, const int *displs,
                      MPI_Datatype dt, const pm_type *t);
+
+/* ---- pmpi_prefer.c (needs pm_type) -------------------------------------- */
+
+/* The predefined type an allreduce of class et with op goes to the library
+ * as (MPI_DATATYPE_NULL: it stays with the torus library). */
+MPI_Datatype pm__library_type(torus_dtype et, torus_op op);
+/* The library's allreduce of n elements of et over the rank's bytes of
+ * count instances of dt (in place, or packed and unpacked). */
+int pm__allreduce_library(pm_comm *pc, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, const pm_type *t,
+                          MPI_Datatype et, int n, MPI_Op op);
 
 /* ---- pmpi_stats.c ------------------------------------------------------- */
 

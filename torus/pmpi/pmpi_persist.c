@@ -57,16 +57,22 @@ typedef struct kept {
     struct kept *next;
 } kept;
 
+/* Every kept request: under MPI_THREAD_MULTIPLE threads start and free
+ * their own requests at once, so the list is walked and changed under
+ * pm__lock (a kept entry itself is used only by the thread that owns its
+ * request, as MPI requires of a request). */
 static kept *all;
 
 static kept *find(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL)
         return NULL;
-    for (kept *k = all; k; k = k->next)
-        if (k->req == r)
-            return k;
-    return NULL;
+    int locked = pm__lock();
+    kept *k = all;
+    while (k && k->req != r)
+        k = k->next;
+    pm__unlock(locked);
+    return k;
 }
 
 /* The inert request for k and k in the list; MPI's error code. */
@@ -84,8 +90,10 @@ static int keep(kept *proto, MPI_Request *request)
         return rc;
     }
     *request = k->req;
+    int locked = pm__lock();
     k->next = all;
     all = k;
+    pm__unlock(locked);
     return MPI_SUCCESS;
 }
 
@@ -103,8 +111,10 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
     if (!why && (root < 0 || root >= pc->n))
         why = PM_WHY_ARGS;
     /* a row of the table saying mpi: as the blocking call (zero bytes: kept) */
-    if (!why && count && pm__type(dt)->size)
-        why = pm__table(pc, TORUS_COLL_BCAST, (size_t)count * (size_t)pm__type(dt)->size, 0);
+    if (!why && count && pm__type(dt)->size) {
+        size_t bytes = (size_t)count * (size_t)pm__type(dt)->size;
+        why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
+    }
     if (why) {
         if (!pm__busy)
             pm__fell(PM_BCAST, why);
@@ -134,8 +144,12 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     }
     if (!why)
         why = pm__comm(comm, &pc);
-    if (!why && count && t->size)
+    if (!why && count && t->size) {
+        /* no compiled row here: the library's own init would get the
+         * program's datatype, which it may refuse with a predefined op
+         * (each start still takes the blocking call's path) */
         why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
+    }
     if (why) {
         if (!pm__busy)
             pm__fell(PM_ALLREDUCE, why);
@@ -217,6 +231,7 @@ PM_EXPORT int MPI_Startall(int n, MPI_Request requests[])
 
 PM_EXPORT int MPI_Request_free(MPI_Request *request)
 {
+    int locked = pm__lock();
     for (kept **p = &all; request && *p; p = &(*p)->next)
         if ((*p)->req == *request) {
             kept *k = *p;
@@ -224,6 +239,7 @@ PM_EXPORT int MPI_Request_free(MPI_Request *request)
             free(k);
             break;
         }
+    pm__unlock(locked);
     return PMPI_Request_free(request);
 }
 

@@ -8,7 +8,7 @@
  * library's own TORUS_COLL_<OP>=name, checked here so that a bad value
  * stops the job at start with one line instead of at some later
  * collective.  Every rank must take the same path, so the ranks then
- * agree on the settings with one small allreduce (three 64-bit words, once
+ * agree on the settings with one small allreduce (six 64-bit words, once
  * per job): a launcher that exported different values to different ranks
  * (or a wrapper script that set one on some nodes) stops the job there
  * with one line and exit 2, where it would otherwise split the ranks
@@ -22,42 +22,95 @@
  * program's) and the torus_coll context.  It is cached as an attribute, so
  * it dies with the communicator; the ones still alive at MPI_Finalize are
  * freed there.
+ *
+ * Threads (MPI_THREAD_MULTIPLE): MPI lets threads run collectives at once
+ * on different communicators, never on one, so a pm_comm is only ever
+ * used by one thread at a time (the program orders calls on one
+ * communicator) and needs no lock; what is shared between communicators
+ * is: the list of live states (pm__lock), the settings (written once in
+ * MPI_Init, before the program can start threads that call MPI, or under
+ * init_lk), and pm__busy, which is per thread.  Under the other levels
+ * pm__lock takes nothing.
  */
 #include "pmpi_impl.h"
 #include "torus_cli.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pm__busy;
+_Thread_local int pm__busy PM_TLS;
+int pm__threaded;
 int pm__nodes, pm__per_node;
 const char *pm__node_src = "";
 int pm__repro_library;
 int pm__persist_start;
 
-/* PM_OK once set up and on; PM_WHY_OFF / PM_WHY_THREADS when stepping
- * aside; PM_WHY_ARGS before MPI_Init and after MPI_Finalize. */
+/* PM_OK once set up and on; PM_WHY_OFF under TORUS_COLL=off, PM_WHY_SETUP
+ * when the keys could not be made; PM_WHY_ARGS before MPI_Init and after
+ * MPI_Finalize. */
 static pm_why mode = PM_WHY_ARGS;
-static int initialised;
+/* Set (release) once init has run; read (acquire) by every call: under
+ * MPI_THREAD_MULTIPLE two threads may reach a first call at once when MPI
+ * was started without the adapter's MPI_Init (init_lk orders them). */
+static atomic_int initialised;
+static pthread_mutex_t init_lk = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static const char *dims_env;
 static int world_n;
-static pm_comm *world_pc; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
-static pm_comm *live;     /* every state not yet freed */
+pm_comm *pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+static pm_comm *live;     /* every state not yet freed (guarded by pm__lock) */
+
+/* Recursive: a datatype's attribute callback may run inside an MPI call the
+ * adapter makes while it holds the lock (pmpi_types.c). */
+static pthread_mutex_t lk;
+static pthread_once_t lk_once = PTHREAD_ONCE_INIT;
+static int lk_ok;
+
+static void lk_make(void)
+{
+    pthread_mutexattr_t a;
+    lk_ok = !pthread_mutexattr_init(&a) && !pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE) &&
+            !pthread_mutex_init(&lk, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+int pm__lock(void)
+{
+    if (!pm__threaded)
+        return 0;
+    if (pthread_once(&lk_once, lk_make) || !lk_ok || pthread_mutex_lock(&lk)) {
+        /* unguarded shared state under threads could corrupt the job's
+         * results: stop instead (never happens with a working libc) */
+        fprintf(stderr, "torus_pmpi: cannot take the adapter's lock\n");
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return 1;
+}
+
+void pm__unlock(int locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&lk);
+}
 
 static void destroy(pm_comm *pc)
 {
     if (!pc)
         return;
+    int locked = pm__lock();
     if (pc->prev)
         pc->prev->next = pc->next;
     else if (live == pc)
         live = pc->next;
     if (pc->next)
         pc->next->prev = pc->prev;
-    if (world_pc == pc)
-        world_pc = NULL;
+    pc->prev = pc->next = NULL;
+    if (pm__world == pc)
+        pm__world = NULL;
+    pm__unlock(locked);
     int was = pm__busy;
     pm__busy = 1; /* the transport frees its communicator: no adapter inside */
     pm__neighbor_free(pc);
@@ -147,7 +200,8 @@ static int check_name(char *msg, size_t len, const char *name, const char *what,
 static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
                                        "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
                                        "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV",
-                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT"};
+                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT",
+                                       "TORUS_COLL_LIBRARY"};
 
 /* Checks every setting: 0, or -1 with the first bad one's line in msg. */
 static int check_settings(char *msg, size_t len)
@@ -164,6 +218,10 @@ static int check_settings(char *msg, size_t len)
     }
     if (two_words("TORUS_COLL_REPRO", "torus", "library") < 0) {
         bad_value(msg, len, "TORUS_COLL_REPRO", getenv("TORUS_COLL_REPRO"), "torus (the default), library");
+        return -1;
+    }
+    if (two_words("TORUS_COLL_LIBRARY", "auto", "never") < 0) {
+        bad_value(msg, len, "TORUS_COLL_LIBRARY", getenv("TORUS_COLL_LIBRARY"), "auto (the default), never");
         return -1;
     }
     if (two_words("TORUS_COLL_PERSISTENT", "library", "start") < 0) {
@@ -199,9 +257,9 @@ static int check_settings(char *msg, size_t len)
 }
 
 /* A hash of every setting's value (unset and empty alike): what must be
- * equal on every rank.  The thread level is not in it: ranks may legally
- * ask for different levels (agree() steps aside on all of them when any
- * rank has MPI_THREAD_MULTIPLE). */
+ * equal on every rank.  The thread level is not in it, nor anywhere in the
+ * agreement: ranks may legally run at different levels, and the level
+ * decides only whether this rank guards its own shared state. */
 static uint64_t settings_hash(void)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -223,16 +281,15 @@ static uint64_t settings_hash(void)
  * and a rank whose file was bad: a bad file or tables that differ leave
  * every rank on the compiled table (one line from the lowest such rank,
  * or rank 0), since every rank must pick the same algorithm. */
-static int agree(int bad, const char *msg, int level)
+static void agree(int bad, const char *msg)
 {
     int me = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     char tmsg[700];
     uint64_t tid = torus_coll_table_use(tmsg, sizeof tmsg);
-    uint64_t h = settings_hash(), mine[7] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0, tid, ~tid,
-                                             tmsg[0] ? UINT64_MAX - (uint64_t)me : 0,
-                                             level == MPI_THREAD_MULTIPLE}, all[7];
-    PMPI_Allreduce(mine, all, 7, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    uint64_t h = settings_hash(), mine[6] = {h, ~h, bad ? UINT64_MAX - (uint64_t)me : 0, tid, ~tid,
+                                             tmsg[0] ? UINT64_MAX - (uint64_t)me : 0}, all[6];
+    PMPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (all[2]) {
         if (UINT64_MAX - all[2] == (uint64_t)me)
             fprintf(stderr, "torus_pmpi: %s\n", msg);
@@ -250,8 +307,7 @@ static int agree(int bad, const char *msg, int level)
                 fprintf(stderr, "torus_pmpi: TORUS_COLL_TABLE: the ranks read different tables (a file that "
                                 "differs between nodes?): the compiled table is used on every rank\n");
         }
-        /* a rank at MPI_THREAD_MULTIPLE anywhere: every rank steps aside */
-        return all[6] != 0;
+        return;
     }
     PMPI_Finalize();
     exit(2);
@@ -261,15 +317,14 @@ static int agree(int bad, const char *msg, int level)
  * every rank. */
 static void init(int collective)
 {
-    initialised = 1;
     char msg[700];
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
+    pm__threaded = level == MPI_THREAD_MULTIPLE;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
     int bad = check_settings(msg, sizeof msg);
-    int any_multiple = level == MPI_THREAD_MULTIPLE;
     if (collective) {
-        any_multiple = agree(bad, msg, level);
+        agree(bad, msg);
     } else {
         if (bad)
             usage_error(msg);
@@ -288,15 +343,10 @@ static void init(int collective)
     pm__timing = st && *st && on_off(st) == 1;
     pm__repro_library = two_words("TORUS_COLL_REPRO", "torus", "library") == 1;
     pm__persist_start = two_words("TORUS_COLL_PERSISTENT", "library", "start") == 1;
+    pm__prefer_init(two_words("TORUS_COLL_LIBRARY", "auto", "never") == 1);
     const char *on = getenv("TORUS_COLL");
     if (on && *on && !on_off(on)) {
         mode = PM_WHY_OFF;
-        return;
-    }
-    if (any_multiple) {
-        /* the adapter's state has no locks: let the library serve threads,
-         * on every rank alike when one rank asked for them */
-        mode = PM_WHY_THREADS;
         return;
     }
     dims_env = getenv("TORUS_COLL_DIMS");
@@ -315,20 +365,34 @@ static void init(int collective)
 
 void pm__init_collective(void)
 {
-    if (!initialised)
+    if (!atomic_load_explicit(&initialised, memory_order_acquire)) {
+        int was = pm__busy;
+        pm__busy = 1; /* an MPI call made while setting up goes to the library */
         init(1);
+        pm__busy = was;
+        atomic_store_explicit(&initialised, 1, memory_order_release);
+    }
 }
 
 pm_why pm__ready(void)
 {
-    if (!initialised) {
-        /* MPI started without our MPI_Init (e.g. through a Fortran binding) */
+    if (!atomic_load_explicit(&initialised, memory_order_acquire)) {
+        /* MPI started without our MPI_Init (e.g. through a Fortran
+         * binding): the first call sets up, once, whichever thread it is */
         int up = 0, down = 0;
         PMPI_Initialized(&up);
         PMPI_Finalized(&down);
         if (!up || down)
             return PM_WHY_ARGS;
-        init(0);
+        pthread_mutex_lock(&init_lk);
+        if (!atomic_load_explicit(&initialised, memory_order_relaxed)) {
+            int was = pm__busy;
+            pm__busy = 1;
+            init(0);
+            pm__busy = was;
+            atomic_store_explicit(&initialised, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&init_lk);
     }
     return mode;
 }
@@ -380,14 +444,10 @@ static int build(pm_comm *pc)
     return torus_all_ok(pc->comm, rc == 0) ? 0 : -1;
 }
 
-pm_why pm__comm(MPI_Comm comm, pm_comm **out)
+pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
 {
     if (comm == MPI_COMM_NULL)
         return PM_WHY_ARGS;
-    if (comm == MPI_COMM_WORLD && world_pc) {
-        *out = world_pc;
-        return world_pc->why;
-    }
     void *val = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
@@ -428,13 +488,18 @@ pm_why pm__comm(MPI_Comm comm, pm_comm **out)
         }
     }
     pc->comm = comm;
+    pm__prefer(pc);
+    int locked = pm__lock();
     pc->next = live;
     if (live)
         live->prev = pc;
     live = pc;
     PMPI_Comm_set_attr(comm, keyval, pc);
+    /* under the lock: destroy() reads it there while another thread may
+     * free its own communicator */
     if (comm == MPI_COMM_WORLD)
-        world_pc = pc;
+        pm__world = pc;
+    pm__unlock(locked);
     *out = pc;
     return pc->why;
 }
@@ -481,7 +546,7 @@ void pm__free_all(void)
 
 pm_why pm__mode(void)
 {
-    return initialised ? mode : PM_WHY_ARGS;
+    return atomic_load_explicit(&initialised, memory_order_acquire) ? mode : PM_WHY_ARGS;
 }
 
 /* The table's id was agreed at MPI_Init (a differing or bad file turned it

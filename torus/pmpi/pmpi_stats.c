@@ -23,22 +23,41 @@
  */
 #include "pmpi_impl.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, SLOTS };
 
-typedef struct pm_stat {
-    uint64_t torus, fell[PM_NWHY], alg[SLOTS], bytes, ns, calls, plans, msgs, agreements;
-} pm_stat;
+/* One operation's counters, as words of a row (one row per operation):
+ * a flat array reduces over the ranks in one call, and the live rows can
+ * be atomic while the reduced copy is plain. */
+enum { W_TORUS = 0, W_FELL, W_ALG = W_FELL + PM_NWHY, W_BYTES = W_ALG + SLOTS, W_NS, W_CALLS, W_PLANS, W_MSGS,
+       W_AGREEMENTS, W };
 
-static pm_stat stats[PM_NOPS];
+/* Kept only under TORUS_COLL_STATS=1.  Relaxed atomics: under MPI_THREAD_MULTIPLE threads count at once (an
+ * increment, no order needed: the figures are read after every thread's
+ * last call, at MPI_Finalize); otherwise a plain load and store, no locked
+ * instruction on the call's path. */
+typedef _Atomic uint64_t counter;
+static counter stats[PM_NOPS][W];
 int pm__timing;
+
+static void bump(counter *c, uint64_t v)
+{
+    if (!pm__timing) /* nobody will read them: nothing on the call's path */
+        return;
+    if (pm__threaded)
+        atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+    else
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v, memory_order_relaxed);
+}
 
 static const char *const op_names[PM_NOPS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv",
                                               "neighbor_alltoallv"};
-static const char *const why_names[PM_NWHY] = {"", "off", "threads", "intercomm", "datatype", "user_op",
-                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table"};
+static const char *const why_names[PM_NWHY] = {"", "off", "intercomm", "datatype", "user_op",
+                                                "type_op", "repro", "args", "setup", "topology", "persistent", "table",
+                                                "faster"};
 
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)
@@ -62,7 +81,7 @@ static uint64_t msgs_of(const pm_comm *pc)
 
 void pm__fell(pm_op op, pm_why why)
 {
-    stats[op].fell[why]++;
+    bump(&stats[op][W_FELL + why], 1);
 }
 
 pm_mark pm__start(const pm_comm *pc)
@@ -75,53 +94,63 @@ pm_mark pm__start(const pm_comm *pc)
     return m;
 }
 
+/* The stats slot of an algorithm name: the library hands back the very
+ * pointers alg_names lists, so a pointer scan finds it; names compared as
+ * text only if it did not. */
+static int slot_of(pm_op op, const char *algorithm)
+{
+    if (!algorithm)
+        return TRIVIAL;
+    const char *const *names = alg_names(op);
+    for (int i = 0; i < ALGS && names[i]; i++)
+        if (names[i] == algorithm)
+            return i;
+    for (int i = 0; i < ALGS && names[i]; i++)
+        if (!strcmp(names[i], algorithm))
+            return i;
+    return TRIVIAL;
+}
+
 void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_comm *pc)
 {
-    pm_stat *s = &stats[op];
-    s->torus++;
-    s->bytes += bytes;
-    int slot = TRIVIAL;
-    if (algorithm) {
-        const char *const *names = alg_names(op);
-        for (int i = 0; i < ALGS && names[i]; i++)
-            if (names[i] == algorithm || !strcmp(names[i], algorithm)) {
-                slot = i;
-                break;
-            }
-    }
-    s->alg[slot]++;
+    if (!pm__timing)
+        return;
+    counter *s = stats[op];
+    bump(&s[W_TORUS], 1);
+    bump(&s[W_BYTES], bytes);
+    bump(&s[W_ALG + slot_of(op, algorithm)], 1);
     if (pm__timing) {
-        s->ns += (uint64_t)((now() - m.t0) * 1e9);
-        s->msgs += msgs_of(pc) - m.msgs;
+        bump(&s[W_NS], (uint64_t)((now() - m.t0) * 1e9));
+        bump(&s[W_MSGS], msgs_of(pc) - m.msgs);
     }
 }
 
 void pm__empty(pm_op op)
 {
-    stats[op].torus++;
-    stats[op].alg[EMPTY]++;
+    bump(&stats[op][W_TORUS], 1);
+    bump(&stats[op][W_ALG + EMPTY], 1);
 }
 
 void pm__agreed(pm_op op)
 {
-    stats[op].agreements++;
+    bump(&stats[op][W_AGREEMENTS], 1);
 }
 
 void pm__planned(void)
 {
-    stats[PM_NEIGHBOR_ALLTOALLV].plans++;
+    bump(&stats[PM_NEIGHBOR_ALLTOALLV][W_PLANS], 1);
 }
 
 /* The summary line: totals, and the reason most calls fell through for. */
-static void summary(const pm_stat *all)
+static void summary(uint64_t all[PM_NOPS][W])
 {
     uint64_t calls = 0, torus = 0, fell = 0, by[PM_NWHY] = {0};
     for (int op = 0; op < PM_NOPS; op++) {
-        calls += all[op].calls;
-        torus += all[op].torus;
+        calls += all[op][W_CALLS];
+        torus += all[op][W_TORUS];
         for (int w = 1; w < PM_NWHY; w++) {
-            by[w] += all[op].fell[w];
-            fell += all[op].fell[w];
+            by[w] += all[op][W_FELL + w];
+            fell += all[op][W_FELL + w];
         }
     }
     int top = 0;
@@ -144,20 +173,16 @@ void pm__print_stats(pm_why mode)
     int me = 0, n = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     PMPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (mode == PM_WHY_THREADS) {
-        if (me == 0)
-            fprintf(stderr, "torus_pmpi: off under MPI_THREAD_MULTIPLE: every call went to the MPI library\n");
-        return;
-    }
+    /* MPI_Finalize: every thread's last call is over */
+    uint64_t mine[PM_NOPS][W], all[PM_NOPS][W];
     for (int op = 0; op < PM_NOPS; op++) {
-        pm_stat *s = &stats[op];
-        s->calls = s->torus;
+        for (int k = 0; k < W; k++)
+            mine[op][k] = atomic_load_explicit(&stats[op][k], memory_order_relaxed);
+        mine[op][W_CALLS] = mine[op][W_TORUS];
         for (int w = 0; w < PM_NWHY; w++)
-            s->calls += s->fell[w];
+            mine[op][W_CALLS] += mine[op][W_FELL + w];
     }
-    pm_stat all[PM_NOPS];
-    enum { WORDS = PM_NOPS * (sizeof(pm_stat) / sizeof(uint64_t)) };
-    PMPI_Reduce(stats, all, WORDS, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine, all, PM_NOPS * W, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me)
         return;
     fprintf(stderr, "torus_pmpi: stats over %d ranks%s (each figure the largest over ranks)\n", n,
@@ -166,36 +191,36 @@ void pm__print_stats(pm_why mode)
         fprintf(stderr, "torus_pmpi: nodes: %d, %d ranks per node at most (from %s)\n", pm__nodes, pm__per_node,
                 pm__node_src);
     for (int op = 0; op < PM_NOPS; op++) {
-        const pm_stat *s = &all[op];
+        const uint64_t *s = all[op];
         char line[1024];
         size_t o = (size_t)snprintf(line, sizeof line, "torus_pmpi: %s: calls %llu, torus %llu", op_names[op],
-                                    (unsigned long long)s->calls, (unsigned long long)s->torus);
+                                    (unsigned long long)s[W_CALLS], (unsigned long long)s[W_TORUS]);
         const char *const *names = alg_names(op);
         const char *sep = " (";
         for (int i = 0; i < SLOTS && o < sizeof line; i++)
-            if (s->alg[i]) {
+            if (s[W_ALG + i]) {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep,
                                       i == TRIVIAL ? "trivial" : i == EMPTY ? "empty" : names[i],
-                                      (unsigned long long)s->alg[i]);
+                                      (unsigned long long)s[W_ALG + i]);
                 sep = ", ";
             }
         if (*sep == ',' && o < sizeof line)
             o += (size_t)snprintf(line + o, sizeof line - o, ")");
         uint64_t fell = 0;
         for (int w = 1; w < PM_NWHY; w++)
-            fell += s->fell[w];
+            fell += s[W_FELL + w];
         if (op == PM_NEIGHBOR_ALLTOALLV && o < sizeof line)
             o += (size_t)snprintf(line + o, sizeof line - o, ", plans %llu, agreements %llu",
-                                  (unsigned long long)s->plans, (unsigned long long)s->agreements);
+                                  (unsigned long long)s[W_PLANS], (unsigned long long)s[W_AGREEMENTS]);
         if (o < sizeof line)
             o += (size_t)snprintf(line + o, sizeof line - o, ", bytes %llu, msgs %llu, time_s %.6f, fell_through %llu",
-                                  (unsigned long long)s->bytes, (unsigned long long)s->msgs, (double)s->ns * 1e-9,
+                                  (unsigned long long)s[W_BYTES], (unsigned long long)s[W_MSGS], (double)s[W_NS] * 1e-9,
                                   (unsigned long long)fell);
         sep = " (";
         for (int w = 1; w < PM_NWHY && o < sizeof line; w++)
-            if (s->fell[w]) {
+            if (s[W_FELL + w]) {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep, why_names[w],
-                                      (unsigned long long)s->fell[w]);
+                                      (unsigned long long)s[W_FELL + w]);
                 sep = ", ";
             }
         if (*sep == ',' && o < sizeof line)

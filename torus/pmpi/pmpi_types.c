@@ -29,6 +29,7 @@
  */
 #include "pmpi_impl.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,13 @@
 
 enum { NSLOTS = 256 }; /* open addressing; about 70 predefined types */
 
+/* used is set (release) after dt and t are written, and read (acquire)
+ * by lookups that take no lock: under MPI_THREAD_MULTIPLE a thread may add
+ * a predefined type the table did not list (pm__named, under pm__lock)
+ * while others look types up. */
 typedef struct named {
     MPI_Datatype dt;
-    int used;
+    atomic_int used;
     pm_type t;
 } named;
 
@@ -59,7 +64,7 @@ static unsigned slot_of(MPI_Datatype dt)
 static named *find(MPI_Datatype dt)
 {
     for (unsigned i = slot_of(dt), k = 0; k < NSLOTS; k++, i = (i + 1) % NSLOTS) {
-        if (!slots[i].used)
+        if (!atomic_load_explicit(&slots[i].used, memory_order_acquire))
             return &slots[i];
         if (slots[i].dt == dt)
             return &slots[i];
@@ -102,7 +107,8 @@ static void add(MPI_Datatype dt, int elem, int loc)
     if (dt == MPI_DATATYPE_NULL)
         return;
     named *s = find(dt);
-    if (!s || s->used) /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
+    /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
+    if (!s || atomic_load_explicit(&s->used, memory_order_relaxed))
         return;
     pm_type t;
     MPI_Aint textent = 0;
@@ -115,7 +121,7 @@ static void add(MPI_Datatype dt, int elem, int loc)
     t.loc = loc >= 0 && (size_t)t.size == torus_dtype_size((torus_dtype)loc) ? loc : t.elem;
     s->dt = dt;
     s->t = t;
-    s->used = 1;
+    atomic_store_explicit(&s->used, 1, memory_order_release);
 }
 
 /* The same class for both. */
@@ -218,22 +224,32 @@ static void build(void)
 
 const pm_type *pm__named(MPI_Datatype dt)
 {
+    /* the type this thread asked for last: a program calls with the same
+     * few types again and again (a named type's entry never moves) */
+    static _Thread_local MPI_Datatype last_dt PM_TLS;
+    static _Thread_local const pm_type *last_t PM_TLS;
+    if (last_t && last_dt == dt)
+        return last_t;
     if (!built)
         build();
     named *s = find(dt);
-    if (s && s->used)
+    if (s && atomic_load_explicit(&s->used, memory_order_acquire)) {
+        last_dt = dt, last_t = &s->t;
         return &s->t;
+    }
     /* a predefined type not listed (MPI_REAL16, MPI_CXX_...): bytes only */
     int ni, na, nd, combiner;
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED)
         return NULL;
+    int locked = pm__lock(); /* one writer at a time; add() skips a type another thread added */
     add1(dt, PM_NOKERNEL);
+    pm__unlock(locked);
     s = find(dt);
-    if (s && s->used)
+    if (s && atomic_load_explicit(&s->used, memory_order_acquire))
         return &s->t;
     /* the table is full (never with MPI's ~70 named types): describe it in
-     * a slot of its own, without keeping it */
-    static pm_type spare;
+     * a slot of its own (this thread's), without keeping it */
+    static _Thread_local pm_type spare PM_TLS;
     MPI_Aint textent;
     if (pm__measure(dt, &spare, &textent))
         return NULL;
@@ -270,10 +286,12 @@ static void unlink_cached(cached *c)
 static int delete_desc(MPI_Datatype dt, int key, void *val, void *extra)
 {
     (void)dt, (void)key, (void)extra;
+    int locked = pm__lock();
     if (!finalized && val) {
         unlink_cached(val);
         free(val);
     }
+    pm__unlock(locked);
     return MPI_SUCCESS;
 }
 
@@ -325,17 +343,20 @@ void pm__types_free(void)
         PMPI_Comm_free(&check_comm);
 }
 
-const pm_type *pm__type(MPI_Datatype dt)
+/* dt's description when another thread attached it meanwhile, else NULL. */
+static const pm_type *described(MPI_Datatype dt)
 {
-    if (dt == MPI_DATATYPE_NULL)
-        return NULL;
-    const pm_type *t = pm__named(dt);
-    if (t)
-        return t;
     void *val = NULL;
     int flag = 0;
     if (type_key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(dt, type_key, &val, &flag) == MPI_SUCCESS && flag)
         return &((cached *)val)->t;
+    return NULL;
+}
+
+/* Decodes dt and attaches the description (the caller holds pm__lock
+ * under threads); NULL when the library refuses dt. */
+static const pm_type *describe_new(MPI_Datatype dt)
+{
     if (!library_takes(dt))
         return NULL;
     cached *c = malloc(sizeof *c);
@@ -356,6 +377,26 @@ const pm_type *pm__type(MPI_Datatype dt)
     if (type_key != MPI_KEYVAL_INVALID)
         PMPI_Type_set_attr(dt, type_key, c);
     return &c->t;
+}
+
+const pm_type *pm__type(MPI_Datatype dt)
+{
+    if (dt == MPI_DATATYPE_NULL)
+        return NULL;
+    const pm_type *t = pm__named(dt);
+    if (!t)
+        t = described(dt);
+    if (t)
+        return t;
+    /* threads may share a datatype: one decodes it while the others wait,
+     * then find its description (two attaching theirs would free the
+     * first one's under the thread still reading it) */
+    int locked = pm__lock();
+    t = locked ? described(dt) : NULL;
+    if (!t)
+        t = describe_new(dt);
+    pm__unlock(locked);
+    return t;
 }
 
 /* ---- ops and the reduction rule ------------------------------------------- */

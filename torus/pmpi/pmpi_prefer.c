@@ -1,0 +1,121 @@
+/*
+ * pmpi_prefer.c - where the MPI library's own call is faster than any torus
+ * algorithm, the adapter hands the call to it (issue 37: never slower than
+ * the library it replaces).
+ *
+ * The rows below are per MPI library (the adapter is built for one), from
+ * IMB-MPI1's method (run_scripts/bench_adapter.sh: interleaved rounds,
+ * medians of t_avg, docs/mpi-adapter.md has the table) on 2 ranks, where a
+ * 2-core node is not oversubscribed.  Why these: at 2 ranks a bcast is one
+ * message and an allreduce or alltoall one exchange, in the library and in
+ * every torus algorithm alike, so nothing of ours can win and the
+ * adapter's own work (requests, polling) is what a small call costs more;
+ * Open MPI's barrier at 2 ranks is one zero-byte exchange on its fastest
+ * path, and its allreduce to 64 KiB beats our polling.  MPICH's
+ * long-message bcast (scatter and allgather from 512 KiB) and its
+ * allreduce, alltoall and barrier lose to the torus library at 2 ranks, so
+ * they stay.
+ *
+ * An allreduce handed over keeps what the adapter adds: the call the
+ * library gets names the predefined element type of the signature (the
+ * reduction class every rank computed alike) and the element count, on
+ * the rank's bytes in place or packed, so a predefined op on a derived
+ * type, which both libraries refuse, still works.  Only classes and ops
+ * the libraries get right go (pm__library_type: 32- and 64-bit integers,
+ * float and double; not Open MPI's unsigned min/max, its saturating 8- and
+ * 16-bit sums, nor the pairs, packed here without MPI's padding); at 2
+ * ranks a + b is b + a, so the result is the torus library's bit for bit.
+ *
+ * Every rank decides alike: a row reads the op, the communicator's size
+ * and the call's byte figure (the one the selection reads: bcast the
+ * message, allreduce the vector, alltoall the block, barrier 0), which MPI
+ * requires to match; whether rows apply at all depends on the agreed
+ * settings (TORUS_COLL_LIBRARY, a forced algorithm, a TORUS_COLL_TABLE
+ * file).  The decision is cached in the communicator's state when it is
+ * built (pm__prefer): a call tests two bounds, no message.  Zero-byte calls
+ * never reach it (they return at once, which also keeps the libraries'
+ * zero-size hangs away, docs/mpi-adapter.md).
+ */
+#include "pmpi_impl.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lib_row {
+    pm_op op;
+    int min_n, max_n;   /* the communicator's size */
+    size_t lo, hi;      /* the call's byte figure, inclusive */
+} lib_row;
+
+static const lib_row rows[] = {
+#if defined(OPEN_MPI)
+    {PM_BCAST, 2, 2, 1, SIZE_MAX},
+    {PM_ALLREDUCE, 2, 2, 1, 65536},
+    {PM_ALLTOALL, 2, 2, 1, SIZE_MAX},
+    {PM_BARRIER, 2, 2, 0, 0},
+#elif defined(MPICH)
+    {PM_BCAST, 2, 2, 1, 524287},
+#endif
+    {PM_NOPS, 0, 0, 0, 0},
+};
+
+/* The torus collective each op's TORUS_COLL_<OP> forces. */
+static const char *const force_env[PM_NOPS] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST", "TORUS_COLL_ALLREDUCE",
+                                                "TORUS_COLL_ALLTOALLV", "TORUS_COLL_ALLTOALLV", NULL};
+static int rows_on[PM_NOPS];
+
+void pm__prefer_init(int never)
+{
+    /* a TORUS_COLL_TABLE file was tuned on this machine: its rows decide
+     * (they may say mpi themselves); a forced algorithm is the user's */
+    int table = torus_coll_table_use(NULL, 0) != 0;
+    for (int op = 0; op < PM_NOPS; op++) {
+        const char *f = force_env[op] ? getenv(force_env[op]) : NULL;
+        rows_on[op] = !never && !table && !(f && *f && strcmp(f, "auto"));
+    }
+}
+
+void pm__prefer(pm_comm *pc)
+{
+    for (int op = 0; op < PM_NOPS; op++) {
+        pc->lib_lo[op] = SIZE_MAX, pc->lib_hi[op] = 0;
+        for (const lib_row *r = rows; rows_on[op] && r->op != PM_NOPS; r++)
+            if (r->op == (pm_op)op && pc->n >= r->min_n && pc->n <= r->max_n) {
+                pc->lib_lo[op] = r->lo, pc->lib_hi[op] = r->hi;
+                break;
+            }
+    }
+}
+
+MPI_Datatype pm__library_type(torus_dtype et, torus_op op)
+{
+    int minmax = op == TORUS_OP_MIN || op == TORUS_OP_MAX;
+    switch (et) {
+    case TORUS_INT32: return MPI_INT32_T;
+    case TORUS_INT64: return MPI_INT64_T;
+    case TORUS_UINT32: return minmax ? MPI_DATATYPE_NULL : MPI_UINT32_T;
+    case TORUS_UINT64: return minmax ? MPI_DATATYPE_NULL : MPI_UINT64_T;
+    case TORUS_FLOAT: return MPI_FLOAT;
+    case TORUS_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+
+int pm__allreduce_library(pm_comm *pc, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, const pm_type *t,
+                          MPI_Datatype et, int n, MPI_Op op)
+{
+    int in_place = sbuf == MPI_IN_PLACE;
+    unsigned char *d = pm__direct(rbuf, count, t);
+    const void *s = in_place ? MPI_IN_PLACE : pm__direct(sbuf, count, t);
+    if (d && s)
+        return PMPI_Allreduce(s, d, n, et, op, pc->comm);
+    /* a layout of holes on this rank: its elements packed, reduced in place there */
+    size_t bytes = (size_t)count * (size_t)t->size;
+    unsigned char *p = pm__scratch(pc, PM_SCRATCH_SEND, bytes, "MPI_Allreduce");
+    pm__pack(pc, in_place ? rbuf : sbuf, count, dt, t, p);
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, p, n, et, op, pc->comm);
+    if (rc == MPI_SUCCESS)
+        pm__unpack(pc, p, rbuf, count, dt, t);
+    return rc;
+}
