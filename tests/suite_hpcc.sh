@@ -118,7 +118,7 @@ StarDGEMM SingleDGEMM Summary"
     mkdir -p "$TMP/hagree"
     (cd "$TMP/hagree" && run_mpi 1 env TORUS_HPCC_TEST=1 "$OLDPWD/bin/hpcc-opt" : -n 1 "$OLDPWD/bin/hpcc-opt")
     rc=$?
-    if [ $rc = 2 ] && [ "$(grep -c 'error' "$TMP/err")" = 1 ] && grep -q "^hpcc-opt: error: the ranks do not run the same settings: .*TORUS_HPCC_TEST" "$TMP/err" &&
+    if [ $rc = 2 ] && [ "$(grep -c '^hpcc-opt' "$TMP/err")" = 1 ] && grep -q "^hpcc-opt: error: the ranks do not run the same settings: .*TORUS_HPCC_TEST" "$TMP/err" &&
         [ ! -e "$TMP/hagree/hpccoutf.txt" ]; then
         ok "hpcc-opt: ranks with different settings stop before HPCC starts, exit 2, one line naming TORUS_HPCC_TEST"
     else
@@ -129,7 +129,8 @@ StarDGEMM SingleDGEMM Summary"
         ok "hpcc-opt --help at 2 ranks and --version: usage once, versions, exit 0" || bad "hpcc-opt --help/--version: $(head -3 "$TMP/out" "$TMP/err")"
     run_mpi 2 bin/hpcc-opt --bogus
     rc=$?
-    [ $rc = 2 ] && [ "$(cat "$TMP/err")" = "hpcc-opt: error: unknown argument '--bogus': allowed --help or --version (HPCC reads hpccinf.txt)" ] &&
+    # (Open MPI's mpirun adds lines of its own about the exit code)
+    [ $rc = 2 ] && [ "$(grep '^hpcc-opt' "$TMP/err")" = "hpcc-opt: error: unknown argument '--bogus': allowed --help or --version (HPCC reads hpccinf.txt)" ] &&
         ok "hpcc-opt --bogus: exit 2, one line" || bad "hpcc-opt --bogus: rc=$rc $(head -3 "$TMP/err")"
 
     # refusals: what --full cannot honour, before anything is written
