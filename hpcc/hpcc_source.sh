@@ -15,6 +15,8 @@ set -u
 die() { echo "hpcc_source.sh: error: $2" >&2; exit "$1"; }
 SRC=${1:-}
 DEST=${2:?usage: hpcc_source.sh SRC DEST}
+# absolute (nothing is created yet): apt-get runs in a folder of its own
+DEST=$(readlink -m -- "$DEST")
 
 # The root of an HPCC 1.5 tree under $1 (itself or one level down), or nothing.
 tree_in() {
