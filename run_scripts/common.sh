@@ -390,6 +390,59 @@ ra_mpi_info() {
     return 0
 }
 
+# HPCC 1.5's input file, hpccinf.txt, on standard output: HPL's lines with
+# one problem size N ($2), one block NB ($3) and one grid P x Q ($4, $5),
+# HPL's other choices and PTRANS's lines as in HPCC's sample; $1 names the
+# script that wrote it (its title), $6 says why this N (on the N line).
+ra_hpcc_inf() {
+    cat <<EOF
+HPLinpack benchmark input file (written by hpcc-ra $1)
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+$2           Ns ($6)
+1            # of NBs
+$3           NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+$4           Ps
+$5           Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                               Number of additional problem sizes for PTRANS
+1200 10000 30000                values of N
+0                               number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64        values of NB
+EOF
+}
+
+# The value of key $2 in the Summary section of the hpccoutf.txt $1, "-"
+# when the file or the key is missing.
+ra_hpcc_key() {
+    local v
+    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$1" 2>/dev/null | sed -n "s/^$2=//p" | head -1)
+    echo "${v:--}"
+}
+
 # Value of "key: value" in a key block file ($1), first occurrence.
 # Result files are replaced, never written in place (issue 15): the new
 # content goes to a temporary beside the file, every write checked, then

@@ -31,44 +31,7 @@ hpcc_inf_for() {
 }
 
 hpcc_inf_text() {
-    cat <<INF
-HPLinpack benchmark input file (written by hpcc-ra hpcc_submission.sh --full)
-Innovative Computing Laboratory, University of Tennessee
-HPL.out      output file name (if any)
-8            device out (6=stdout,7=stderr,file)
-1            # of problems sizes (N)
-$1           Ns (8 N^2 = half of $5 ranks x $6 bytes)
-1            # of NBs
-$2           NBs
-0            PMAP process mapping (0=Row-,1=Column-major)
-1            # of process grids (P x Q)
-$3           Ps
-$4           Qs
-16.0         threshold
-1            # of panel fact
-2            PFACTs (0=left, 1=Crout, 2=Right)
-1            # of recursive stopping criterium
-4            NBMINs (>= 1)
-1            # of panels in recursion
-2            NDIVs
-1            # of recursive panel fact.
-1            RFACTs (0=left, 1=Crout, 2=Right)
-1            # of broadcast
-1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
-1            # of lookahead depth
-1            DEPTHs (>=0)
-2            SWAP (0=bin-exch,1=long,2=mix)
-64           swapping threshold
-0            L1 in (0=transposed,1=no-transposed) form
-0            U  in (0=transposed,1=no-transposed) form
-1            Equilibration (0=no,1=yes)
-8            memory alignment in double (> 0)
-##### This line (no. 32) is ignored (it serves as a separator). ######
-0                               Number of additional problem sizes for PTRANS
-1200 10000 30000                values of N
-0                               number of additional blocking sizes for PTRANS
-40 9 8 13 13 20 16 32 64        values of NB
-INF
+    ra_hpcc_inf "hpcc_submission.sh --full" "$1" "$2" "$3" "$4" "8 N^2 = half of $5 ranks x $6 bytes"
 }
 
 # A byte count as ra_check's "bytes" allows it (K/M/G/T: powers of 1024,
@@ -140,7 +103,7 @@ hpcc_full_run() {
         (cd "$dir" && "${RA_LAUNCH[@]}" "$RA_BIN/$prog") >"$dir/stdout.txt" 2>"$dir/stderr.txt"
         rc=$?
         [ -s "$dir/stderr.txt" ] && sed "s/^/#   /" "$dir/stderr.txt"
-        ok=$(hpcc_skey "$dir" Success)
+        ok=$(ra_hpcc_key "$dir/hpccoutf.txt" Success)
         # HPCC exits 0 whatever it found: its Success key says
         [ $rc = 0 ] && [ "$ok" != 1 ] && rc=1
         # hpcc-opt says on stdout that its MPIRandomAccess was the kit's
@@ -148,7 +111,7 @@ hpcc_full_run() {
             echo "$RA_SCRIPT: error: bin/hpcc-opt ran HPCC's own MPIRandomAccess, not ra_opt: rebuild it with 'make hpcc'" >&2
             rc=1
         fi
-        echo "# [$run] exit $rc after $(($(date +%s) - start)) s: Success=$ok, MPIRandomAccess errors $(hpcc_skey "$dir" MPIRandomAccess_Errors) and $(hpcc_skey "$dir" MPIRandomAccess_LCG_Errors) (LCG)"
+        echo "# [$run] exit $rc after $(($(date +%s) - start)) s: Success=$ok, MPIRandomAccess errors $(ra_hpcc_key "$dir/hpccoutf.txt" MPIRandomAccess_Errors) and $(ra_hpcc_key "$dir/hpccoutf.txt" MPIRandomAccess_LCG_Errors) (LCG)"
         [ $rc -gt $worst ] && worst=$rc
         # refused at the start (usage, settings the ranks disagree on, no
         # memory): no result, so nothing is kept and OUTDIR stays as it was
@@ -170,19 +133,12 @@ hpcc_full_run() {
     return $worst
 }
 
-# Summary key of a run's hpccoutf.txt, "-" when it has none.
-hpcc_skey() {
-    local v
-    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$1/hpccoutf.txt" 2>/dev/null |
-        sed -n "s/^$2=//p" | head -1)
-    echo "${v:--}"
-}
 
 hpcc_full_summary() {
     local stage=$1 k b o ratio
     echo "HPC Challenge 1.5 submission by hpcc-ra, $(date '+%Y-%m-%d %H:%M'), host $(hostname)"
-    echo "$NP processes ($(hpcc_skey "$stage/baseline" CommWorldProcs) in HPCC's count), $6 bytes each, launcher ${LAUNCHER:-mpirun}"
-    echo "HPL N=$2 NB=$3 grid ${4}x$5; MPIRandomAccess table $(hpcc_skey "$stage/baseline" MPIRandomAccess_N) words"
+    echo "$NP processes ($(ra_hpcc_key "$stage/baseline/hpccoutf.txt" CommWorldProcs) in HPCC's count), $6 bytes each, launcher ${LAUNCHER:-mpirun}"
+    echo "HPL N=$2 NB=$3 grid ${4}x$5; MPIRandomAccess table $(ra_hpcc_key "$stage/baseline/hpccoutf.txt" MPIRandomAccess_N) words"
     echo "files: hpccinf.txt, baseline/hpccoutf.txt (bin/hpcc), optimized/hpccoutf.txt (bin/hpcc-opt: ra_opt as MPIRandomAccess)"
     echo
     printf '%-34s %14s %14s %10s\n' "Summary key" baseline optimized opt/base
@@ -193,8 +149,8 @@ hpcc_full_summary() {
         RandomlyOrderedRingBandwidth_GBytes HPL_N HPL_NB HPL_nprow HPL_npcol MPIRandomAccess_N \
         MPIRandomAccess_ExeUpdates MPIRandomAccess_LCG_ExeUpdates MPIRandomAccess_Errors MPIRandomAccess_LCG_Errors \
         MPIRandomAccess_TimeBound PTRANS_residual MPIFFT_maxErr Success; do
-        b=$(hpcc_skey "$stage/baseline" "$k")
-        o=$(hpcc_skey "$stage/optimized" "$k")
+        b=$(ra_hpcc_key "$stage/baseline/hpccoutf.txt" "$k")
+        o=$(ra_hpcc_key "$stage/optimized/hpccoutf.txt" "$k")
         ratio=""
         case "$k" in *GUPs | *flops | *GBs | *Triad | *GBytes | *_usec)
             ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;;

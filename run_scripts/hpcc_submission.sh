@@ -151,13 +151,6 @@ for run in optimized baseline; do
     RA_STAGE_FAILED=1
 done
 
-# Summary key of one run's hpccoutf.txt, "-" when the run left none.
-skey() {
-    local v
-    v=$(sed -n '/^Begin of Summary section/,/^End of Summary section/p' "$STAGE/$1/hpccoutf.txt" 2>/dev/null |
-        sed -n "s/^$2=//p" | head -1)
-    echo "${v:--}"
-}
 
 {
     ra_mpi_info "$STAGE/optimized/stdout.txt"
@@ -172,8 +165,8 @@ skey() {
         SingleRandomAccess_GUPs SingleRandomAccess_LCG_GUPs MPIRandomAccess_N MPIRandomAccess_ExeUpdates \
         MPIRandomAccess_LCG_ExeUpdates MPIRandomAccess_time MPIRandomAccess_LCG_time MPIRandomAccess_Errors \
         MPIRandomAccess_LCG_Errors MPIRandomAccess_TimeBound MPIRandomAccess_Algorithm Success; do
-        b=$(skey baseline "$k")
-        o=$(skey optimized "$k")
+        b=$(ra_hpcc_key "$STAGE/baseline/hpccoutf.txt" "$k")
+        o=$(ra_hpcc_key "$STAGE/optimized/hpccoutf.txt" "$k")
         ratio=""
         case "$k" in *GUPs) ratio=$(awk -v b="$b" -v o="$o" 'BEGIN { if (b + 0 > 0 && o + 0 > 0) printf "%.2f", o / b }') ;; esac
         printf '%-30s %14s %14s %10s\n' "$k" "$b" "$o" "$ratio"
