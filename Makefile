@@ -76,22 +76,23 @@ BUILD := build/fuzz-$(MPI)
 WARN += -Wno-unknown-pragmas -Wno-source-uses-openmp
 endif
 CFLAGS ?= $(OPT) -g
-# Layers, bottom to top (docs/architecture.md): a folder compiles with its own
-# headers and those of the layers below it, nothing above.  torusmodel/ sees
-# optimized/ only for its one narrow --simulate entry (ropt_timed.h), which
-# `make check-layers` (tests/check_layers.sh) holds it to.
-INC_torus        := -Itorus
-INC_hpcc_ra      := -Ihpcc_ra -Itorus
-INC_baseline     := -Ibaseline $(INC_hpcc_ra)
-INC_optimized    := -Ioptimized $(INC_hpcc_ra)
-INC_sparsest_cut := -Isparsest_cut -Itorus
-INC_torusmodel   := -Itorusmodel -Isparsest_cut -Ioptimized -Itorus
-INC_tools        := -Itools -Ibaseline -Itorus/coll -Itorusmodel -Isparsest_cut -Ioptimized -Ihpcc_ra -Itorus
-# A program's own folder under tools/ narrows its path to the layers it uses
-# (tests/check_layers.sh holds it to the same list).
-INC_tools_collbench    := -Itools/collbench -Itorus/coll -Itorus
-INC_tools_ra_calibrate := -Itools/ra_calibrate -Itorusmodel -Isparsest_cut -Ibaseline -Ioptimized -Ihpcc_ra -Itorus
-INC_tests        := $(INC_tools)
+# The layers (layers.mk, the one table; docs/architecture.md draws it): a
+# folder compiles with its own headers and those of the layers it uses,
+# nothing above, and a binary links its layer's library and those of every
+# layer under it, each after the libraries that use it.  torusmodel/ sees
+# optimized/ only through its one narrow --simulate entry (ropt_timed.h).
+include layers.mk
+# the folder of a use (optimized/ropt_timed.h: optimized)
+use_folder = $(if $(filter %.h,$(1)),$(patsubst %/,%,$(dir $(1))),$(1))
+# what a folder may include: its uses and theirs, but not past a one-header
+# grant (which stays folder/header.h: tests/check_layers.sh holds it to that)
+inc_grants = $(foreach u,$(USES_$(1)),$(u) $(if $(filter %.h,$(u)),,$(call inc_grants,$(u))))
+# the layers a folder links: its uses and theirs, a granted header's folder with what it uses
+link_layers = $(foreach u,$(USES_$(1)),$(call use_folder,$(u)) $(call link_layers,$(call use_folder,$(u))))
+# each word at its last place: a library then comes after every one that uses it
+uniq_last = $(strip $(if $(1),$(if $(filter $(firstword $(1)),$(wordlist 2,$(words $(1)),$(1))),,$(firstword $(1))) $(call uniq_last,$(wordlist 2,$(words $(1)),$(1)))))
+# INC_<folder> (tools/collbench: INC_tools_collbench)
+$(foreach l,$(LAYERS),$(eval INC_$(subst /,_,$(l)) := $(addprefix -I,$(call uniq_last,$(l) $(foreach u,$(call inc_grants,$(l)),$(call use_folder,$(u)))))))
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OMP) $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
                -DHPCC_RA_VERSION='"$(VERSION)"' $(PAPI_DEFS)
 LDFLAGS += $(OMP) $(SAN_FLAGS)
@@ -99,95 +100,96 @@ LDLIBS += $(PAPI_LIBS) -lm
 # What --version and the hpccoutf.txt header say about the build.
 BUILD_INFO := $(strip $(subst ",,$(subst ',,$(CC) $(CFLAGS) $(SAN_FLAGS) MPI=$(MPI) PAPI=$(PAPI))))
 
-# One library per layer.
+# One library per layer (layers.mk's LIB_<folder>); torus/coll's files are
+# in libtorus.a.  A program's main is in none.
+KIT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard kit/*.c))
+LIBKIT := $(BUILD)/$(LIB_kit)
 TORUS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard torus/*.c torus/coll/*.c))
-LIBTORUS := $(BUILD)/libtorus.a
+LIBTORUS := $(BUILD)/$(LIB_torus)
 HARNESS_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard hpcc_ra/*.c))
-LIBRA := $(BUILD)/libhpcc_ra.a
+LIBRA := $(BUILD)/$(LIB_hpcc_ra)
 BASE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out baseline/ra_base.c,$(wildcard baseline/*.c)))
-LIBBASE := $(BUILD)/libbase.a
+LIBBASE := $(BUILD)/$(LIB_baseline)
 ROPT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out optimized/ra_opt.c,$(wildcard optimized/*.c)))
-LIBROPT := $(BUILD)/libropt.a
+LIBROPT := $(BUILD)/$(LIB_optimized)
 SC_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out sparsest_cut/sparsest_cut.c,$(wildcard sparsest_cut/*.c)))
-LIBSC := $(BUILD)/libsparsest.a
-SC_LIBS := -lmetis -llapack -lblas
+LIBSC := $(BUILD)/$(LIB_sparsest_cut)
 TM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out torusmodel/torusmodel.c,$(wildcard torusmodel/*.c)))
-LIBTM := $(BUILD)/libtorusmodel.a
+LIBTM := $(BUILD)/$(LIB_torusmodel)
 # The programs of tools/ with a folder each: every file but main.c in a library.
 CB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/collbench/main.c,$(wildcard tools/collbench/*.c)))
-LIBCB := $(BUILD)/libcollbench.a
+LIBCB := $(BUILD)/$(LIB_tools/collbench)
 CAL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/ra_calibrate/main.c,$(wildcard tools/ra_calibrate/*.c)))
-LIBCAL := $(BUILD)/libra_calibrate.a
+LIBCAL := $(BUILD)/$(LIB_tools/ra_calibrate)
+# The system libraries a layer's library needs, linked after the layers'.
+SC_LIBS := -lmetis -llapack -lblas
+SYSLIBS_sparsest_cut := $(SC_LIBS)
 
-# What each binary links, top layer first.
-LINK_ra_base      := $(LIBBASE) $(LIBRA) $(LIBTORUS)
-LINK_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_sparsest_cut := $(LIBSC) $(LIBTORUS)
-LINK_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_ra_calibrate := $(LIBCAL) $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-LINK_collbench    := $(LIBCB) $(LIBTORUS)
-EXTRA_sparsest_cut := $(SC_LIBS)
-EXTRA_torusmodel   := $(SC_LIBS)
-EXTRA_ra_calibrate := $(SC_LIBS)
+# What a layer's code links: its library, then those of the layers under it,
+# then their system libraries.  layer_link LAYER gives the libraries,
+# layer_sys LAYER the system ones.
+layer_chain = $(call uniq_last,$(1) $(call link_layers,$(1)))
+layer_link = $(addprefix $(BUILD)/,$(foreach l,$(call layer_chain,$(1)),$(LIB_$(l))))
+layer_sys = $(foreach l,$(call layer_chain,$(1)),$(SYSLIBS_$(l)))
+
+# Each binary names its main and its layer.
 MAIN_ra_base      := baseline/ra_base
 MAIN_ra_opt       := optimized/ra_opt
 MAIN_sparsest_cut := sparsest_cut/sparsest_cut
 MAIN_torusmodel   := torusmodel/torusmodel
 MAIN_ra_calibrate := tools/ra_calibrate/main
 MAIN_collbench    := tools/collbench/main
+layer_of_main = $(patsubst %/,%,$(dir $(MAIN_$(1))))
+$(foreach p,ra_base ra_opt sparsest_cut torusmodel ra_calibrate collbench,$(eval LINK_$(p) := $(call layer_link,$(call layer_of_main,$(p)))) \
+    $(eval EXTRA_$(p) := $(call layer_sys,$(call layer_of_main,$(p)))))
 
-# Unit tests link only the layer they test (and the layers under it).
+# Unit tests (tests/unit/test_NAME.c) link the layer they test, named in
+# TLAYER_test_NAME, and the layers under it.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TLINK_test_torus          := $(LIBTORUS)
-TLINK_test_io             := $(LIBTORUS)
-TLINK_test_coll           := $(LIBTORUS)
-TLINK_test_reduce         := $(LIBTORUS)
-TLINK_test_coll_node      := $(LIBTORUS)
-TLINK_test_multisend      := $(LIBTORUS)
-TLINK_test_dist           := $(LIBRA) $(LIBTORUS)
-TLINK_test_gen            := $(LIBRA) $(LIBTORUS)
-TLINK_test_table          := $(LIBRA) $(LIBTORUS)
-TLINK_test_ceiling        := $(LIBRA) $(LIBTORUS)
-TLINK_test_shm_ring       := $(LIBTORUS)
-TLINK_test_options        := $(LIBRA) $(LIBTORUS)
-TLINK_test_report         := $(LIBRA) $(LIBTORUS)
-TLINK_test_ropt_sim       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
-TLINK_test_ropt_timed     := $(LIBROPT) $(LIBRA) $(LIBTORUS)
-TLINK_test_sparsest_cut   := $(LIBSC) $(LIBTORUS)
-TLINK_test_sc_shapes      := $(LIBSC) $(LIBTORUS)
-TLINK_test_networks       := $(LIBSC) $(LIBTORUS)
-TLINK_test_machines       := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-TLINK_test_torusmodel     := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-TLINK_test_node_model     := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-TLINK_test_coll_table     := $(LIBTORUS)
-TEXTRA_test_sparsest_cut  := $(SC_LIBS)
-TEXTRA_test_sc_shapes     := $(SC_LIBS)
-TEXTRA_test_networks      := $(SC_LIBS)
-TEXTRA_test_machines      := $(SC_LIBS)
-TEXTRA_test_torusmodel    := $(SC_LIBS)
-TEXTRA_test_node_model    := $(SC_LIBS)
+TLAYER_test_io             := kit
+TLAYER_test_torus          := torus
+TLAYER_test_shm_ring       := torus
+TLAYER_test_coll           := torus/coll
+TLAYER_test_reduce         := torus/coll
+TLAYER_test_coll_node      := torus/coll
+TLAYER_test_multisend      := torus/coll
+TLAYER_test_coll_table     := torus/coll
+TLAYER_test_dist           := hpcc_ra
+TLAYER_test_gen            := hpcc_ra
+TLAYER_test_table          := hpcc_ra
+TLAYER_test_ceiling        := hpcc_ra
+TLAYER_test_options        := hpcc_ra
+TLAYER_test_report         := hpcc_ra
+TLAYER_test_ropt_sim       := optimized
+TLAYER_test_ropt_timed     := optimized
+TLAYER_test_sparsest_cut   := sparsest_cut
+TLAYER_test_sc_shapes      := sparsest_cut
+TLAYER_test_networks       := sparsest_cut
+TLAYER_test_machines       := torusmodel
+TLAYER_test_torusmodel     := torusmodel
+TLAYER_test_node_model     := torusmodel
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
-# Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layers of the
-# parser it drives.  `make` builds them against replay.c (bin-less
-# replayers that `make test` runs over tests/fuzz/corpus/NAME); `make fuzz`
-# builds them with clang's libFuzzer and runs each FUZZ_SECONDS.
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layer of the
+# parser it drives (FLAYER_NAME).  `make` builds them against replay.c
+# (bin-less replayers that `make test` runs over tests/fuzz/corpus/NAME);
+# `make fuzz` builds them with clang's libFuzzer and runs each FUZZ_SECONDS.
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FLINK_edgelist          := $(LIBSC) $(LIBTORUS)
-FLINK_metis             := $(LIBSC) $(LIBTORUS)
-FLINK_params            := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-FLINK_mapping           := $(LIBTORUS)
-FLINK_shape             := $(LIBTORUS)
-FLINK_network           := $(LIBSC) $(LIBTORUS)
-FLINK_hosts             := $(LIBTORUS)
-FLINK_opts_ra_base      := $(LIBBASE) $(LIBRA) $(LIBTORUS)
-FLINK_opts_ra_opt       := $(LIBROPT) $(LIBRA) $(LIBTORUS)
-FLINK_opts_sparsest_cut := $(LIBSC) $(LIBTORUS)
-FLINK_opts_torusmodel   := $(LIBTM) $(LIBSC) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-FLINK_opts_ra_calibrate := $(LIBTM) $(LIBSC) $(LIBBASE) $(LIBROPT) $(LIBRA) $(LIBTORUS)
-FLINK_opts_collbench    := $(LIBTORUS)
-FLINK_coll_table        := $(LIBTORUS)
+FLAYER_edgelist          := sparsest_cut
+FLAYER_metis             := sparsest_cut
+FLAYER_params            := torusmodel
+FLAYER_mapping           := torus
+FLAYER_shape             := torus
+FLAYER_network           := sparsest_cut
+FLAYER_hosts             := torus
+FLAYER_opts_ra_base      := baseline
+FLAYER_opts_ra_opt       := optimized
+FLAYER_opts_sparsest_cut := sparsest_cut
+FLAYER_opts_torusmodel   := torusmodel
+FLAYER_opts_ra_calibrate := tools/ra_calibrate
+FLAYER_opts_collbench    := torus/coll
+FLAYER_coll_table        := torus/coll
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_replay_%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
@@ -208,9 +210,9 @@ MAN_NAME_collbench    := torus collectives raced against the MPI library's own
 FLAVOUR := $(BUILD)/flavour
 
 PREFIX ?= /usr/local
-# The library's public headers: the layer's own and the collectives'.
-TORUS_HEADERS := torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/torus_cli.h \
-                 torus/torus_io.h torus/torus_opt.h torus/torus_mem.h torus/coll/torus_coll.h
+# The library's public headers: the layer's own, the collectives' and the kit's under them.
+TORUS_HEADERS := torus/torus.h torus/torus_mpi.h torus/torus_sim.h torus/torus_timed.h torus/coll/torus_coll.h \
+                 kit/kit_cli.h kit/kit_io.h kit/kit_opt.h kit/kit_mem.h kit/kit_mpi.h kit/kit_agree.h
 DESTDIR ?=
 # Every path of the install is one shell word whatever PREFIX and DESTDIR
 # hold (blanks, quotes): single-quoted, a ' inside written '\''.  torus.pc
@@ -221,7 +223,7 @@ IDIR = $(call shq,$(DESTDIR)$(PREFIX))
 SCRIPTS := run_scripts/hpcc_submission.sh run_scripts/hpcc_full.sh run_scripts/sweep.sh run_scripts/plot.sh run_scripts/compare.sh run_scripts/common.sh \
            run_scripts/plot_coll.sh
 
-.PHONY: all deps run test run-tests check-layers clean distclean install fuzz fuzz-bins sanitize-test run-sanitize FORCE
+.PHONY: all deps run test run-tests check-layers layers-table clean distclean install fuzz fuzz-bins sanitize-test run-sanitize FORCE
 .SECONDEXPANSION:
 # Objects reached only through pattern rules are "intermediate" to make,
 # which would delete them after linking and rebuild them next time.
@@ -258,6 +260,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/hpcc_ra/ra_main.o: BASE_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
 $(BUILD)/hpcc_ra/ra_main.o: $(FLAVOUR)
 
+$(LIBKIT): $(KIT_OBJ)
 $(LIBTORUS): $(TORUS_OBJ)
 $(LIBRA): $(HARNESS_OBJ)
 $(LIBBASE): $(BASE_OBJ)
@@ -274,29 +277,29 @@ bin/%: $(BUILD)/$$(MAIN_$$*).o $$(LINK_$$*) $(FLAVOUR)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $< $(LINK_$*) $(EXTRA_$*) $(LDLIBS)
 
-$(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(LIBRA) $(LIBTORUS)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBRA) $(LIBTORUS) $(LDLIBS)
+$(BUILD)/tests/ra_seq: $(BUILD)/tests/tools/ra_seq.o $(call layer_link,hpcc_ra)
+	$(CC) $(LDFLAGS) -o $@ $< $(call layer_link,hpcc_ra) $(LDLIBS)
 
-# ---- libtorus_pmpi.so (torus/pmpi/): the MPI profiling-interface adapter
+# ---- libtorus_pmpi.so (pmpi/): the MPI profiling-interface adapter
 # that hands any MPI program the torus collectives through LD_PRELOAD.  The
 # torus library and the adapter are compiled position-independent into
 # $(BUILD)/pic/ and linked into lib/$(MPI)/libtorus_pmpi.so, one per MPI
 # library (each calls its own libmpi's PMPI_ entries; both can sit side by
-# side); only MPI_* is exported (torus/pmpi/exports.map).  `make install`
+# side); only MPI_* is exported (pmpi/exports.map).  `make install`
 # puts it in $(PREFIX)/lib/hpcc-ra/$(MPI)/.  tests/tools/pmpi_check.c is
 # the MPI program tests/suite_pmpi.sh runs with and without it;
 # tests/tools/pmpi_overhead.c times what it adds to a call and
 # tests/tools/pmpi_imb.c times calls as IMB-MPI1 does
 # (run_scripts/bench_adapter.sh, docs/mpi-adapter.md).
-INC_torus_pmpi := -Itorus/pmpi -Itorus/coll -Itorus
-PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/*.c torus/coll/*.c))
+# The adapter's .so holds the layers under it (layers.mk: torus/coll, torus, kit).
+PIC_TORUS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard $(addsuffix /*.c,$(call link_layers,pmpi))))
 PIC_LIBTORUS := $(BUILD)/pic/libtorus.a
-PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard torus/pmpi/*.c))
+PMPI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard pmpi/*.c))
 PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
-              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb
+              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb $(BUILD)/tests/lib_colls
 all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -304,12 +307,43 @@ $(BUILD)/pic/%.o: %.c
 $(PIC_LIBTORUS): $(PIC_TORUS_OBJ)
 # -z defs: every symbol resolved at link time (not under sanitizers, whose
 # runtime the program brings)
-$(PMPI_LIB): $(PMPI_OBJ) $(PIC_LIBTORUS) torus/pmpi/exports.map $(FLAVOUR)
+$(PMPI_LIB): $(PMPI_OBJ) $(PIC_LIBTORUS) pmpi/exports.map $(FLAVOUR)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(SAN_FLAGS) $(if $(SANITIZE),,-Wl,-z,defs) -Wl,--version-script=torus/pmpi/exports.map \
+	$(CC) -shared $(SAN_FLAGS) $(if $(SANITIZE),,-Wl,-z,defs) -Wl,--version-script=pmpi/exports.map \
 	    -o $@ $(PMPI_OBJ) $(PIC_LIBTORUS) -lm
 $(BUILD)/tests/pmpi_%: $(BUILD)/tests/tools/pmpi_%.o
 	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
+# ra_base with the harness's test hooks (RA_INJECT_MPI_ERROR,
+# RA_PROGRESS_DELAY_S: suite_base), which release binaries do not have:
+# the harness compiled again with -DKIT_TEST_HOOKS into $(BUILD)/hooks/
+HOOKS_RA_OBJ := $(HARNESS_OBJ:$(BUILD)/%=$(BUILD)/hooks/%)
+HOOKS_LIBRA := $(BUILD)/hooks/$(LIB_hpcc_ra)
+$(BUILD)/hooks/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -DKIT_TEST_HOOKS $(call inc_of,$<) -c $< -o $@
+$(BUILD)/hooks/hpcc_ra/ra_main.o: BASE_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
+$(BUILD)/hooks/hpcc_ra/ra_main.o: $(FLAVOUR)
+$(HOOKS_LIBRA): $(HOOKS_RA_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/tests/ra_base_hooks: $(BUILD)/$(MAIN_ra_base).o $(patsubst $(LIBRA),$(HOOKS_LIBRA),$(LINK_ra_base))
+	$(CC) $(LDFLAGS) -o $@ $< $(patsubst $(LIBRA),$(HOOKS_LIBRA),$(LINK_ra_base)) $(EXTRA_ra_base) $(LDLIBS)
+all: $(BUILD)/tests/ra_base_hooks
+
+# docs/settings.md's table, printed from the declarations (kit/settings.c):
+# `make settings-doc` rewrites it, suite_docs holds the page to it
+$(BUILD)/tests/settings_table: $(BUILD)/tests/tools/settings_table.o $(call layer_link,kit)
+	$(CC) $(LDFLAGS) -o $@ $< $(call layer_link,kit) $(LDLIBS)
+all: $(BUILD)/tests/settings_table
+settings-doc: $(BUILD)/tests/settings_table
+	@awk -v tbl="$$($(BUILD)/tests/settings_table)" '/^<!-- settings table: begin/ { print; print tbl; skip = 1; next } \
+	    /^<!-- settings table: end/ { skip = 0 } !skip { print }' docs/settings.md >docs/settings.md.part && \
+	    mv -f docs/settings.md.part docs/settings.md && echo "docs/settings.md: the table of kit/settings.c"
+.PHONY: settings-doc
+
+# the torus library's own collectives, under the adapter (suite_pmpi)
+$(BUILD)/tests/lib_colls: $(BUILD)/tests/tools/lib_colls.o $(call layer_link,torus/coll)
+	$(CC) $(LDFLAGS) -o $@ $< $(call layer_link,torus/coll) $(LDLIBS)
 install: install-pmpi
 install-pmpi: $(PMPI_LIB)
 	install -d $(IDIR)/lib/hpcc-ra/$(MPI)
@@ -330,7 +364,6 @@ install-pmpi: $(PMPI_LIB)
 HPCC_SRC ?=
 HPCC_SRCDIR := build/hpcc-src
 HPCC_B := $(BUILD)/hpcc
-INC_hpcc := -Ihpcc $(INC_optimized)
 HPCC_PROGS := bin/hpcc bin/hpcc-opt
 .PHONY: hpcc hpcc-bins
 hpcc: deps
@@ -378,17 +411,19 @@ hpcc-bins: $(HPCC_PROGS)
 	@echo "built bin/hpcc (HPCC 1.5) and bin/hpcc-opt (HPCC 1.5 with ra_opt as its MPIRandomAccess) from $(HPCC_TREE), MPI=$(MPI)"
 endif
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TLINK_test_$$*)
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(call layer_link,$$(TLAYER_test_$$*))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(or $(TLINK_test_$*),$(error tests/unit/test_$*.c: say what it links in TLINK_test_$*)) $(TEXTRA_test_$*) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(or $(call layer_link,$(TLAYER_test_$*)),$(error tests/unit/test_$*.c: name the layer it tests in TLAYER_test_$*)) \
+	    $(call layer_sys,$(TLAYER_test_$*)) $(LDLIBS)
 
-$(BUILD)/tests/fuzz_replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $$(FLINK_$$*)
+$(BUILD)/tests/fuzz_replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $$(call layer_link,$$(FLAYER_$$*))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/replay.o $(FLINK_$*) $(SC_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/replay.o $(or $(call layer_link,$(FLAYER_$*)),$(error tests/fuzz/fuzz_$*.c: name the layer it drives in FLAYER_$*)) \
+	    $(call layer_sys,$(FLAYER_$*)) $(LDLIBS)
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $$(FLINK_$$*)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $$(call layer_link,$$(FLAYER_$$*))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FLINK_$*) $(SC_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(call layer_link,$(FLAYER_$*)) $(call layer_sys,$(FLAYER_$*)) $(LDLIBS)
 
 fuzz-bins: $(FUZZ_BIN)
 
@@ -411,9 +446,15 @@ sanitize-test: deps
 run-sanitize:
 	@MPI=$(MPI) MPIRUN="$(MPIRUN)" BUILD=$(BUILD) bash tests/sanitize.sh
 
-# Fails when a file includes a header of a layer above its own.
+# Fails when a file includes a header of a layer above its own, or an
+# object calls into a layer its layer does not link, or the code under the
+# adapter calls an MPI_ name the adapter defines (tests/check_layers.sh).
 check-layers:
-	@bash tests/check_layers.sh .
+	@bash tests/check_layers.sh . $(BUILD)
+# The table as the Makefile reads it, one line per layer:
+# folder|what it may include|the layers it links, in link order.
+layers-table:
+	@$(foreach l,$(LAYERS),echo '$(l)|$(call uniq_last,$(call inc_grants,$(l)))|$(call layer_chain,$(l))';)
 
 deps:
 	@MPI=$(MPI) sh tests/deps.sh $(PKGS) -- $(PKGS_OPTIONAL)
@@ -439,7 +480,7 @@ install: all
 	    $(IDIR)/lib/pkgconfig $(IDIR)/share/hpcc-ra/run_scripts/slurm
 	install -m 755 $(PROGS) $(IDIR)/bin/
 	for b in $(HPCC_PROGS); do if [ -x "$$b" ]; then install -m 755 "$$b" $(IDIR)/bin/ || exit 3; fi; done
-	install -m 644 $(LIBTORUS) $(IDIR)/lib/
+	install -m 644 $(LIBTORUS) $(LIBKIT) $(IDIR)/lib/
 	install -m 644 $(TORUS_HEADERS) $(IDIR)/include/
 	PC_PREFIX=$(call shq,$(PREFIX)) awk 'BEGIN { p = ENVIRON["PC_PREFIX"]; gsub(/[^A-Za-z0-9\/._+=-]/, "\\\\&", p) } \
 	    { i = index($$0, "@PREFIX@"); if (i) $$0 = substr($$0, 1, i - 1) p substr($$0, i + 8); sub(/@VERSION@/, "$(VERSION)"); print }' \
@@ -453,9 +494,9 @@ install: all
 ifneq ($(HELP2MAN),)
 	install -d $(IDIR)/share/man/man1
 	install -m 644 $(MANS) $(IDIR)/share/man/man1/
-	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), share/man/man1 (their man pages), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), share/man/man1 (their man pages), lib/libtorus.a lib/libkit.a, lib/pkgconfig/torus.pc, include/torus*.h kit*.h, share/hpcc-ra/run_scripts"
 else
-	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a, lib/pkgconfig/torus.pc, include/torus*.h, share/hpcc-ra/run_scripts"
+	@echo "installed into "$(IDIR)": bin/ ($(notdir $(PROGS)) hpcc-ra-submission hpcc-ra-sweep hpcc-ra-plot), lib/libtorus.a lib/libkit.a, lib/pkgconfig/torus.pc, include/torus*.h kit*.h, share/hpcc-ra/run_scripts"
 	@echo "install: no man pages: help2man is not installed (apt-get install help2man, then make install again)"
 endif
 

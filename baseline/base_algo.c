@@ -157,13 +157,13 @@ static int base_setup(ra_run *run, char *err, size_t errlen)
     }
     if (!torus_all_ok(run->comm, ok)) {
         snprintf(err, errlen, "out of memory for the baseline's %d buckets", run->nprocs);
-        return RA_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
-    TORUS_MPI_CHECK(MPI_Comm_dup(run->comm, &s->comm));
-    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
+    KIT_MPI_CHECK(MPI_Comm_dup(run->comm, &s->comm));
+    KIT_MPI_CHECK(MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN));
     run->algo_state = s;
     snprintf(run->shape, sizeof run->shape, "%d", run->nprocs);
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 static void base_teardown(ra_run *run)
@@ -182,7 +182,7 @@ static void base_teardown(ra_run *run)
 
 static void post_recv(base_state *s, int i)
 {
-    TORUS_MPI_CHECK(MPI_Irecv(s->recvbuf[i], RA_MAX_PENDING, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm,
+    KIT_MPI_CHECK(MPI_Irecv(s->recvbuf[i], RA_MAX_PENDING, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm,
                            &s->inreq[i]));
 }
 
@@ -191,7 +191,7 @@ static void apply_packet(ra_run *run, base_state *s, int i, MPI_Status *st, int 
 {
     if (st->MPI_TAG == TAG_UPDATE) {
         int n;
-        TORUS_MPI_CHECK(MPI_Get_count(st, MPI_UINT64_T, &n));
+        KIT_MPI_CHECK(MPI_Get_count(st, MPI_UINT64_T, &n));
         for (int j = 0; j < n; j++) {
             uint64_t v = s->recvbuf[i][j];
             run->table[ra_gen_index(run->gen, v, run->log2_table) - run->local_start] ^= v;
@@ -208,7 +208,7 @@ static int drain(ra_run *run, base_state *s, int *receiving)
     int got = 0, flag, i;
     MPI_Status st;
     do {
-        TORUS_MPI_CHECK(MPI_Testany(s->nrecv, s->inreq, &i, &flag, &st));
+        KIT_MPI_CHECK(MPI_Testany(s->nrecv, s->inreq, &i, &flag, &st));
         flag = flag && i != MPI_UNDEFINED; /* never: every receive is re-posted */
         if (flag) {
             apply_packet(run, s, i, &st, receiving);
@@ -229,9 +229,9 @@ static void close_receives(ra_run *run, base_state *s)
     for (int i = 0; i < s->nrecv; i++) {
         MPI_Status st;
         int cancelled;
-        TORUS_MPI_CHECK(MPI_Cancel(&s->inreq[i]));
-        TORUS_MPI_CHECK(MPI_Wait(&s->inreq[i], &st));
-        TORUS_MPI_CHECK(MPI_Test_cancelled(&st, &cancelled));
+        KIT_MPI_CHECK(MPI_Cancel(&s->inreq[i]));
+        KIT_MPI_CHECK(MPI_Wait(&s->inreq[i], &st));
+        KIT_MPI_CHECK(MPI_Test_cancelled(&st, &cancelled));
         if (!cancelled)
             apply_packet(run, s, i, &st, &receiving);
     }
@@ -243,14 +243,14 @@ static void close_receives(ra_run *run, base_state *s)
 static int send_largest(base_state *s, ra_stats *stx, MPI_Request *outreq)
 {
     int done;
-    TORUS_MPI_CHECK(MPI_Test(outreq, &done, MPI_STATUS_IGNORE));
+    KIT_MPI_CHECK(MPI_Test(outreq, &done, MPI_STATUS_IGNORE));
     stx->send_tests++;
     if (!done) {
         stx->send_blocked++;
         return 0;
     }
     int n, dest = bucket_take_largest(s, &n);
-    TORUS_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, outreq));
+    KIT_MPI_CHECK(MPI_Isend(s->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, s->comm, outreq));
     stx->packets_sent++;
     stx->updates_sent += (uint64_t)n;
     stx->hops += (uint64_t)n;
@@ -327,13 +327,13 @@ static int base_update(ra_run *run)
     MPI_Request *fin = malloc((size_t)P * sizeof *fin);
     if (!fin) {
         fprintf(stderr, "ra_base: out of memory for %d finish requests\n", P);
-        MPI_Abort(MPI_COMM_WORLD, RA_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     uint64_t dummy = 0;
     for (int p = 0; p < P; p++) {
         fin[p] = MPI_REQUEST_NULL;
         if (p != me)
-            TORUS_MPI_CHECK(MPI_Isend(&dummy, 0, MPI_UINT64_T, p, TAG_FINISH, s->comm, &fin[p]));
+            KIT_MPI_CHECK(MPI_Isend(&dummy, 0, MPI_UINT64_T, p, TAG_FINISH, s->comm, &fin[p]));
     }
     idle = 0;
     while (receiving > 0) {
@@ -350,19 +350,19 @@ static int base_update(ra_run *run)
         all_done = 1;
         for (int p = 0; p < P; p++) {
             int d1;
-            TORUS_MPI_CHECK(MPI_Test(&fin[p], &d1, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Test(&fin[p], &d1, MPI_STATUS_IGNORE));
             all_done &= d1;
         }
-        TORUS_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
+        KIT_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
         all_done &= d2;
         if (!all_done && ++idle > TORUS_IDLE_POLLS)
             sched_yield();
     }
     free(fin);
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
-static const torus_opt base_options[] = {{0}};
+static const kit_opt base_options[] = {{0}};
 
 const ra_algorithm ra_base_algorithm = {
     .name = "baseline",

@@ -15,8 +15,8 @@
 
 #include "ra_dist.h"
 #include "ropt_mpi.h"
-#include "torus_agree.h"
-#include "torus_opt.h"
+#include "kit_agree.h"
+#include "kit_opt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,10 +52,10 @@ int hpcc_ra_agree(MPI_Comm comm, int argc, char **argv, char *err, size_t errlen
     /* HPCC reads hpccinf.txt on rank 0 and sends it to the others, so its
      * input agrees by construction; what each rank reads for itself is the
      * environment (the kit's TORUS_* settings), and the words given */
-    static const torus_opt none[] = {{0}};
+    static const kit_opt none[] = {{0}};
     char text[8192];
-    torus_agree_text(none, argc, argv, text, sizeof text);
-    return torus_agree(comm, text, err, errlen) ? 2 : 0;
+    kit_agree_text(none, argc, argv, text, sizeof text);
+    return kit_agree(comm, text, err, errlen) ? 2 : 0;
 }
 
 const char *hpcc_ra_version(void)

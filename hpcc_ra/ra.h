@@ -20,7 +20,8 @@
 #include "ra_gen.h"
 #include "ra_stats.h"
 #include "torus_mpi.h"
-#include "torus_opt.h"
+#include "kit_cli.h"
+#include "kit_opt.h"
 
 #ifdef HPCC_RA_VERSION
 #define RA_VERSION HPCC_RA_VERSION
@@ -28,12 +29,7 @@
 #define RA_VERSION "unknown"
 #endif
 
-enum {
-    RA_EXIT_OK = 0,
-    RA_EXIT_VERIFY = 1,   /* verification found errors */
-    RA_EXIT_USAGE = 2,    /* bad option or input */
-    RA_EXIT_RESOURCE = 3, /* memory or MPI failure */
-};
+/* exit codes: the kit's one set, KIT_EXIT_* (kit_cli.h) */
 
 /* HPCC: at most 1024 updates looked ahead or stored per process. */
 #define RA_MAX_PENDING 1024
@@ -91,14 +87,14 @@ typedef struct ra_run {
 typedef struct ra_algorithm {
     const char *name;           /* printed as "algorithm:" */
     const char *summary;        /* one line for --help */
-    /* its options in the kit's one spec (torus_opt.h), ended by {0}: each
+    /* its options in the kit's one spec (kit_opt.h), ended by {0}: each
      * value is checked against its type and range while the options are
      * read, before MPI or memory, and handed to setup() as text */
-    const torus_opt *options;
+    const kit_opt *options;
     /* Once, collectively, after the table is allocated: read options from
      * run->cfg, build communicators.  Returns an RA_EXIT_* code; on error
      * writes one line into err (same on every rank).  A bad option value
-     * written with torus_cli_bad_value() is printed as the kit's option
+     * written with kit_cli_bad_value() is printed as the kit's option
      * error ("PROG: bad value 'X' for --opt: allowed ..."), any other line
      * as "PROG: error: ...". */
     int (*setup)(ra_run *run, char *err, size_t errlen);
@@ -106,10 +102,10 @@ typedef struct ra_algorithm {
      * communication): checks what the options alone can tell, e.g. a
      * shape's grammar; with files != 0 (--dry-run, one process) also that
      * the files they name can be read, and with cfg->dry_ranks > 0 what
-     * setup would check against that many ranks.  RA_EXIT_OK, else
-     * RA_EXIT_USAGE with one line in err, printed as setup's are. */
+     * setup would check against that many ranks.  KIT_EXIT_OK, else
+     * KIT_EXIT_USAGE with one line in err, printed as setup's are. */
     int (*check)(const ra_config *cfg, int files, char *err, size_t errlen);
-    int (*update)(ra_run *run);  /* RA_EXIT_OK or RA_EXIT_RESOURCE */
+    int (*update)(ra_run *run);  /* KIT_EXIT_OK or KIT_EXIT_RESOURCE */
     void (*teardown)(ra_run *run);
 } ra_algorithm;
 

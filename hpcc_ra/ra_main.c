@@ -11,10 +11,11 @@
  * stdout, HPCC sections/Summary and JSON on request -> cleanup.
  *
  * Every step is collective and returns the same value on every rank:
- * RA_EXIT_OK to go on, STEP_DONE to stop with exit 0 (--help), or the
+ * KIT_EXIT_OK to go on, STEP_DONE to stop with exit 0 (--help), or the
  * RA_EXIT_* code to exit with.
  */
 #include "ra.h"
+#include "kit_settings.h"
 #include "ra_local.h"
 #include "ra_options.h"
 #include "ra_papi.h"
@@ -23,9 +24,9 @@
 #include "ra_table.h"
 #include "ra_tests_local.h"
 #include "ra_verify.h"
-#include "torus_agree.h"
-#include "torus_io.h"
-#include "torus_mem.h"
+#include "kit_agree.h"
+#include "kit_io.h"
+#include "kit_mem.h"
 #include "torus_mpi.h"
 #include "ra_util.h"
 
@@ -63,7 +64,7 @@ __attribute__((format(printf, 2, 3))) static void say0(int rank, const char *fmt
 }
 
 /* An option error, from rank 0, in the kit's one format without "error:"
- * (torus_cli.h): "PROG: bad value 'X' for --opt: allowed ...". */
+ * (kit_cli.h): "PROG: bad value 'X' for --opt: allowed ...". */
 static void usage0(int rank, const char *msg)
 {
     if (rank != 0)
@@ -73,15 +74,15 @@ static void usage0(int rank, const char *msg)
 }
 
 
-/* Every rank needs a word of the table: RA_EXIT_OK, else the one line
- * (said when say is 0) and RA_EXIT_USAGE. */
+/* Every rank needs a word of the table: KIT_EXIT_OK, else the one line
+ * (said when say is 0) and KIT_EXIT_USAGE. */
 static int table_covers(int k, int P, int say)
 {
     if ((1ULL << k) >= (uint64_t)P)
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     say0(say, "table of 2^%d words is smaller than the %d processes: allowed --log2-table >= %d here", k, P,
          ra_ilog2_floor((uint64_t)P - 1) + 1);
-    return RA_EXIT_USAGE;
+    return KIT_EXIT_USAGE;
 }
 
 static double gib(uint64_t b) { return (double)b / (double)(1ULL << 30); }
@@ -116,11 +117,11 @@ static void papi_setup(driver *d)
     if (ra_papi_parse(p, d->cfg.papi_events, err, sizeof err))
         return; /* already validated by the option parser */
     unsigned all = (1u << p->n) - 1, mine = ra_papi_open(p, all), common;
-    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
     if (common != mine) {
         ra_papi_close(p);
         mine = common ? ra_papi_open(p, common) : 0;
-        TORUS_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
+        KIT_MPI_CHECK(MPI_Allreduce(&mine, &common, 1, MPI_UNSIGNED, MPI_BAND, d->run.comm));
         if (common != mine) {
             ra_papi_close(p);
             common = 0;
@@ -151,14 +152,14 @@ static void papi_setup(driver *d)
 static void reduce_profile(ra_run *run, double secs, ra_result *res)
 {
     int n = run->stats.nprof, mx;
-    TORUS_MPI_CHECK(MPI_Allreduce(&n, &mx, 1, MPI_INT, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&n, &mx, 1, MPI_INT, MPI_MAX, run->comm));
     if (mx == 0 || n != mx)
         return;
     double share[RA_PROF_MAX];
     for (int i = 0; i < n; i++)
         share[i] = secs > 0 ? run->stats.prof_s[i] / secs : 0;
-    TORUS_MPI_CHECK(MPI_Allreduce(share, res->prof_min, n, MPI_DOUBLE, MPI_MIN, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(share, res->prof_max, n, MPI_DOUBLE, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(share, res->prof_min, n, MPI_DOUBLE, MPI_MIN, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(share, res->prof_max, n, MPI_DOUBLE, MPI_MAX, run->comm));
     res->stats.nprof = n;
     res->stats.prof_names = run->stats.prof_names;
 }
@@ -168,8 +169,8 @@ static void reduce_stats(ra_run *run, ra_stats *out)
     uint64_t sums[6] = {run->stats.send_tests, run->stats.send_blocked, run->stats.packets_sent,
                         run->stats.updates_sent, run->stats.hops, run->stats.bytes_sent};
     uint64_t tot[6];
-    TORUS_MPI_CHECK(MPI_Allreduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&run->stats.max_pending, &out->max_pending, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&run->stats.max_pending, &out->max_pending, 1, MPI_UINT64_T, MPI_MAX, run->comm));
     out->send_tests = tot[0];
     out->send_blocked = tot[1];
     out->packets_sent = tot[2];
@@ -184,7 +185,7 @@ static int timed_update(driver *d, double *secs, const char *label)
     memset(&run->stats, 0, sizeof run->stats);
     run->progress = ra_progress_begin(d->show_progress && label, run->upd_count, label);
     int count = label && d->papi.counting;
-    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+    KIT_MPI_CHECK(MPI_Barrier(run->comm));
     double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
     if (count)
         ra_papi_start(&d->papi);
@@ -192,7 +193,7 @@ static int timed_update(driver *d, double *secs, const char *label)
     if (count)
         ra_papi_stop(&d->papi, d->papi_counts);
     d->last_cpu = ra_cpu_seconds() - c0;
-    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+    KIT_MPI_CHECK(MPI_Barrier(run->comm));
     *secs = MPI_Wtime() - t0;
     ra_progress_end(run->progress);
     run->progress = NULL;
@@ -235,7 +236,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
             if (rc)
                 return rc;
             double tmax;
-            TORUS_MPI_CHECK(MPI_Allreduce(&ts, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+            KIT_MPI_CHECK(MPI_Allreduce(&ts, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
             if (torus_all_ok(run->comm, run->upd_count == target) || tmax >= cfg->time_bound / 20 ||
                 c > UINT64_MAX / 2)
                 break;
@@ -247,7 +248,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
         int fits = est >= (double)d->my_default_count;
         uint64_t mine = fits ? d->my_default_count : (uint64_t)est, m;
         int all_fit = torus_all_ok(run->comm, fits);
-        TORUS_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+        KIT_MPI_CHECK(MPI_Allreduce(&mine, &m, 1, MPI_UINT64_T, MPI_MIN, run->comm));
         run->upd_count = all_fit ? d->my_default_count : (m < d->my_default_count ? m : d->my_default_count);
         ra_table_init(run->table, run->local_size, run->local_start);
     }
@@ -263,7 +264,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
     if (cfg->papi) {
         res->papi_requested = 1;
         uint64_t tot[RA_PAPI_MAX];
-        TORUS_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
+        KIT_MPI_CHECK(MPI_Allreduce(d->papi_counts, tot, RA_PAPI_MAX, MPI_UINT64_T, MPI_SUM, run->comm));
         for (int i = 0; i < d->papi.n; i++)
             if (d->papi.counting & (1u << i)) {
                 /* a copy, not snprintf: gcc -O1 (the sanitizer build) warns that
@@ -279,38 +280,28 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
      * run is judged by: like ra_verify.c they call the MPI library's own
      * PMPI_Allreduce, so an interposed collective library (libtorus_pmpi.so)
      * can never vouch for itself. */
-    TORUS_MPI_CHECK(PMPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(&run->upd_count, &res->updates, 1, MPI_UINT64_T, MPI_SUM, run->comm));
     res->gups = res->time_s > 0 ? 1e-9 * (double)res->updates / res->time_s : 0;
 
     uint64_t fp = ra_table_fingerprint(run->table, run->local_size, run->local_start);
-    TORUS_MPI_CHECK(PMPI_Allreduce(&fp, &res->fingerprint, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(&fp, &res->fingerprint, 1, MPI_UINT64_T, MPI_SUM, run->comm));
 
     res->errors = -1;
     res->check_time_s = -1;
     if (cfg->verify) {
-        TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+        KIT_MPI_CHECK(MPI_Barrier(run->comm));
         double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
         rc = ra_verify_replay(run);
         if (rc)
             return rc;
         uint64_t e = ra_table_errors(run->table, run->local_size, run->local_start), te;
-        TORUS_MPI_CHECK(PMPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
+        KIT_MPI_CHECK(KMPI_Allreduce(&e, &te, 1, MPI_UINT64_T, MPI_SUM, run->comm));
         res->check_cpu_s = ra_cpu_seconds() - c0;
-        TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+        KIT_MPI_CHECK(MPI_Barrier(run->comm));
         res->check_time_s = MPI_Wtime() - t0;
         res->errors = (int64_t)te;
     }
-    return RA_EXIT_OK;
-}
-
-static void mpi_library(char *lib)
-{
-    int len = 0;
-    lib[0] = 0;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl)
-        *nl = 0;
+    return KIT_EXIT_OK;
 }
 
 static void preamble(const driver *d)
@@ -318,7 +309,7 @@ static void preamble(const driver *d)
     const ra_run *run = &d->run;
     const ra_config *cfg = &d->cfg;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    mpi_library(lib);
+    kit_mpi_library(lib);
     printf("# hpcc-ra %s  %s: %s\n", RA_VERSION, g_prog, d->algo->summary);
     printf("# ranks: %d on %d node(s), %d per node%s\n", run->nprocs, d->node.nnodes, d->node.max_per_node,
            torus_node_note(&d->node));
@@ -347,13 +338,13 @@ static void preamble(const driver *d)
     }
     printf("# MPI: %s\n", lib);
     printf("# build: %s\n", HPCC_RA_BUILD);
-    torus_stdout_flush();
+    kit_stdout_flush();
 }
 
 static void print_version(void)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    mpi_library(lib);
+    kit_mpi_library(lib);
     printf("%s (hpcc-ra) %s\n", g_prog, RA_VERSION);
     printf("build: %s\n", HPCC_RA_BUILD);
     printf("papi: %s\n", ra_papi_built_in() ? "built in (--papi)" : "not built in");
@@ -363,7 +354,7 @@ static void print_version(void)
 static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n, int success)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], host[256] = "unknown";
-    mpi_library(lib);
+    kit_mpi_library(lib);
     if (gethostname(host, sizeof host))
         snprintf(host, sizeof host, "unknown");
     host[sizeof host - 1] = 0;
@@ -394,33 +385,33 @@ static void write_hpcc_file(FILE *f, const driver *d, const ra_result *rs, int n
 
 /* Whether --output and --json can be written (a temporary is made beside
  * each and removed: nothing is created or truncated); the one line is
- * said when say is 0.  RA_EXIT_OK or RA_EXIT_USAGE. */
+ * said when say is 0.  KIT_EXIT_OK or KIT_EXIT_USAGE. */
 static int probe_files(const ra_config *cfg, int say)
 {
     const char *opt[2] = {"output", "json"}, *path[2] = {cfg->output, cfg->json};
     char err[400];
     for (int i = 0; i < 2; i++)
-        if (path[i] && torus_outfile_probe(path[i], err, sizeof err)) {
+        if (path[i] && kit_outfile_probe(path[i], err, sizeof err)) {
             say0(say, "--%s cannot be opened for writing: %s: allowed a writable file path", opt[i], err);
-            return RA_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 /* Before MPI starts: the options into d->cfg, the algorithm's own check of
  * them, and with --dry-run the result files' folders and the input files.
  * Every process reads the same argv and agrees without communicating; the
- * first process of the launch (torus_launch_first) prints --help,
- * --version or the one-line error.  RA_EXIT_OK to go on, STEP_DONE to stop
- * with exit 0, or RA_EXIT_USAGE.  A typo costs no MPI start-up. */
+ * first process of the launch (kit_launch_first) prints --help,
+ * --version or the one-line error.  KIT_EXIT_OK to go on, STEP_DONE to stop
+ * with exit 0, or KIT_EXIT_USAGE.  A typo costs no MPI start-up. */
 static int parse_options(driver *d, int argc, char **argv)
 {
     char err[512] = "";
-    int first = torus_launch_first(), say = first ? 0 : 1;
+    int first = kit_launch_first(), say = first ? 0 : 1;
     int pr = ra_options_parse(argc, argv, d->algo, &d->cfg, err, sizeof err);
     if (pr == RA_PARSE_ERROR) {
         usage0(say, err);
-        return RA_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (pr != RA_PARSE_OK) {
         if (first) {
@@ -439,28 +430,28 @@ static int parse_options(driver *d, int argc, char **argv)
             usage0(say, err);
         else
             say0(say, "%s", err);
-        return RA_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (!dry)
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     /* --dry-run: one process checks what a run's rank 0 would before it
      * starts (probe_outputs), and nothing is left behind; with P ranks
      * given, the table against them as size_table does */
     if ((cfg->dry_ranks > 0 && cfg->log2_table >= 0 && table_covers(cfg->log2_table, cfg->dry_ranks, say)) ||
         probe_files(cfg, say))
-        return RA_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     return STEP_DONE;
 }
 
-/* Every rank runs the same configuration or none runs (torus_agree.h):
+/* Every rank runs the same configuration or none runs (kit_agree.h):
  * before anything else, the options and settings each rank was given. */
 static int agree(driver *d, const char *text)
 {
     char err[600];
-    if (torus_agree(d->run.comm, text, err, sizeof err) == 0)
-        return RA_EXIT_OK;
+    if (kit_agree(d->run.comm, text, err, sizeof err) == 0)
+        return KIT_EXIT_OK;
     say0(d->run.rank, "%s", err);
-    return RA_EXIT_USAGE;
+    return KIT_EXIT_USAGE;
 }
 
 /* ... and what they derived from them: the table and the update count. */
@@ -482,10 +473,10 @@ static int discover_node(driver *d)
     int rc = torus_node_discover(d->run.comm, &d->node, err, sizeof err);
     if (rc) {
         say0(d->run.rank, "%s", err);
-        return rc == -2 ? RA_EXIT_USAGE : RA_EXIT_RESOURCE;
+        return rc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
     }
     d->run.node = &d->node;
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 /* Needs the options and the node layout.  Sets the table's size (from
@@ -502,8 +493,8 @@ static int size_table(driver *d)
         if (!mem) {
             /* Default: half of this node's RAM is "given to the benchmark",
              * shared by its ranks; HPCC puts the table in half of that. */
-            mine = torus_mem_total() / 2 / (uint64_t)d->node.local_size;
-            TORUS_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
+            mine = kit_mem_total() / 2 / (uint64_t)d->node.local_size;
+            KIT_MPI_CHECK(MPI_Allreduce(&mine, &minmem, 1, MPI_UINT64_T, MPI_MIN, run->comm));
             mem = minmem;
         }
         uint64_t total = mem > UINT64_MAX / (uint64_t)P ? UINT64_MAX : mem * (uint64_t)P;
@@ -514,17 +505,17 @@ static int size_table(driver *d)
         if (k < 1) {
             say0(rank, "--mem %llu bytes per process gives no table: allowed at least 16 bytes per process in total",
                  (unsigned long long)mem);
-            return RA_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
     }
     run->log2_table = k;
     run->table_size = 1ULL << k;
     if (table_covers(k, P, rank))
-        return RA_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     ra_dist_init(&run->table_dist, run->table_size, P);
     run->local_start = ra_dist_start(&run->table_dist, rank);
     run->local_size = ra_dist_count(&run->table_dist, rank);
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 /* Needs the table's blocks and the node layout.  Before allocating, on every
@@ -536,7 +527,7 @@ static int check_memory(driver *d)
     int P = run->nprocs;
     torus_mem_verdict v;
     if (torus_mem_fits(run->comm, &d->node, (double)run->local_size * 8, &v))
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     if (v.speaker) {
         fprintf(stderr,
                 "%s: error: table of 2^%d words needs %.2f GiB on this node (%d ranks) but only %.2f GiB is available: "
@@ -545,7 +536,7 @@ static int check_memory(driver *d)
                 ra_ilog2_floor(v.avail / 10 * 9 / 8 * (uint64_t)P / (uint64_t)v.ranks));
         fflush(stderr);
     }
-    return RA_EXIT_RESOURCE;
+    return KIT_EXIT_RESOURCE;
 }
 
 /* Allocates this rank's block (huge pages advised: d->huge), or every rank
@@ -556,14 +547,14 @@ static int allocate_table(driver *d)
     run->table = ra_table_alloc(run->local_size, &d->huge);
     int ok = run->table != NULL;
     if (torus_all_ok(run->comm, ok))
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     int cand = ok ? run->nprocs : run->rank, first, nfail, mine = !ok;
-    TORUS_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &nfail, 1, MPI_INT, MPI_SUM, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &nfail, 1, MPI_INT, MPI_SUM, run->comm));
     if (run->rank == first)
         fprintf(stderr, "%s: error: %d of %d ranks (rank %d first) could not allocate %.2f GiB each for its block of the 2^%d-word table\n",
                 g_prog, nfail, run->nprocs, first, (double)run->local_size * 8 / (double)(1ULL << 30), run->log2_table);
-    return RA_EXIT_RESOURCE;
+    return KIT_EXIT_RESOURCE;
 }
 
 /* Update stream slices: HPCC gives rank p the 4*LocalSize(p) elements after
@@ -593,17 +584,22 @@ static void slice_updates(driver *d)
  * be written (probe_files) and tells the others. */
 static int probe_outputs(driver *d)
 {
-    int code = d->run.rank == 0 ? probe_files(&d->cfg, 0) : RA_EXIT_OK;
-    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
+    int code = d->run.rank == 0 ? probe_files(&d->cfg, 0) : KIT_EXIT_OK;
+    KIT_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
     return code;
 }
 
-/* Test hook (RA_INJECT_MPI_ERROR set): prove that a failing MPI call names
- * its place and aborts the job with exit code 3. */
+/* Test hook, in test builds only (build/<flavour>/tests/ra_base_hooks),
+ * RA_INJECT_MPI_ERROR set: prove that a failing MPI call names its place
+ * and aborts the job with exit code 3. */
 static void inject_mpi_error(const driver *d)
 {
-    if (getenv("RA_INJECT_MPI_ERROR") && d->run.rank == 0)
-        TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, d->run.nprocs + 7, 0, d->run.comm));
+#ifdef KIT_TEST_HOOKS
+    if (kit_setting("RA_INJECT_MPI_ERROR") && d->run.rank == 0)
+        KIT_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, d->run.nprocs + 7, 0, d->run.comm));
+#else
+    (void)d;
+#endif
 }
 
 /* Needs the table allocated.  The algorithm reads its options and builds
@@ -612,10 +608,10 @@ static void inject_mpi_error(const driver *d)
 static int setup_algorithm(driver *d)
 {
     char err[512] = "";
-    int code = d->algo->setup ? d->algo->setup(&d->run, err, sizeof err) : RA_EXIT_OK;
-    if (code == RA_EXIT_OK) {
+    int code = d->algo->setup ? d->algo->setup(&d->run, err, sizeof err) : KIT_EXIT_OK;
+    if (code == KIT_EXIT_OK) {
         d->setup_done = 1;
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     }
     if (!strncmp(err, "bad value ", 10))
         usage0(d->run.rank, err);
@@ -653,11 +649,11 @@ static int run_suite(driver *d)
                 if (d->nres > 1)
                     printf("\n");
                 ra_report_keys(stdout, res);
-                torus_stdout_flush();
+                kit_stdout_flush();
             }
         }
     }
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 /* 1 when verification found errors in any test, or the MPI test ran no
@@ -681,45 +677,45 @@ static int any_errors(const driver *d)
 
 /* Needs run_suite's code.  When the suite ran, rank 0 appends the HPCC file
  * and writes the JSON; then every rank takes rank 0's code, so that all exit
- * alike.  Returns the exit code of the run (RA_EXIT_VERIFY on errors). */
+ * alike.  Returns the exit code of the run (KIT_EXIT_VERIFY on errors). */
 static int write_reports(driver *d, int code)
 {
     const ra_config *cfg = &d->cfg;
     int failed = any_errors(d);
     if (!code && d->run.rank == 0) {
         char err[400];
-        torus_outfile o;
+        kit_outfile o;
         /* the HPCC file is appended to: the temporary starts as a copy of
          * the old content, so a failed write leaves the old file whole */
         if (cfg->output) {
-            if (torus_outfile_open(&o, cfg->output, 1, err, sizeof err)) {
+            if (kit_outfile_open(&o, cfg->output, 1, err, sizeof err)) {
                 say0(0, "--output: %s", err);
-                code = RA_EXIT_RESOURCE;
+                code = KIT_EXIT_RESOURCE;
             } else {
                 write_hpcc_file(o.f, d, d->results, d->nres, ra_hpcc_success(d->results, d->nres));
-                if (torus_outfile_commit(&o, err, sizeof err)) {
+                if (kit_outfile_commit(&o, err, sizeof err)) {
                     say0(0, "--output: %s", err);
-                    code = RA_EXIT_RESOURCE;
+                    code = KIT_EXIT_RESOURCE;
                 }
             }
         }
         if (cfg->json) {
-            if (torus_outfile_open(&o, cfg->json, 0, err, sizeof err)) {
+            if (kit_outfile_open(&o, cfg->json, 0, err, sizeof err)) {
                 say0(0, "--json: %s", err);
-                code = RA_EXIT_RESOURCE;
+                code = KIT_EXIT_RESOURCE;
             } else {
                 ra_report_json(o.f, d->results, d->nres);
-                if (torus_outfile_commit(&o, err, sizeof err)) {
+                if (kit_outfile_commit(&o, err, sizeof err)) {
                     say0(0, "--json: %s", err);
-                    code = RA_EXIT_RESOURCE;
+                    code = KIT_EXIT_RESOURCE;
                 }
             }
         }
     }
     /* the key blocks went to stdout: a full or closed stdout lost them */
     if (d->run.rank == 0)
-        code = torus_stdout_end(code ? code : failed ? RA_EXIT_VERIFY : RA_EXIT_OK);
-    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
+        code = kit_stdout_end(code ? code : failed ? KIT_EXIT_VERIFY : KIT_EXIT_OK);
+    KIT_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, d->run.comm));
     return code;
 }
 
@@ -737,8 +733,8 @@ static void cleanup(driver *d)
 
 int ra_main(int argc, char **argv, const ra_algorithm *algo)
 {
-    torus_stdout_begin(argv[0]);
-    g_prog = torus_prog();
+    kit_stdout_begin(argv[0]);
+    g_prog = kit_prog();
     driver dd;
     driver *d = &dd;
     memset(d, 0, sizeof *d);
@@ -752,10 +748,10 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
      * costs no start-up); launched with others, the process joins MPI all the
      * same, so that ranks given different options meet in the agreement
      * instead of leaving the others waiting in MPI_Init */
-    int alone = torus_launch_size() == 1;
+    int alone = kit_launch_size() == 1;
     if (code == STEP_DONE && alone)
-        return torus_launch_first() ? torus_stdout_end(RA_EXIT_OK) : RA_EXIT_OK;
-    if (code != RA_EXIT_OK && alone)
+        return kit_launch_first() ? kit_stdout_end(KIT_EXIT_OK) : KIT_EXIT_OK;
+    if (code != KIT_EXIT_OK && alone)
         return code;
     /* the configuration the ranks must agree on, from argv as given (MPI_Init
      * may take words of it) */
@@ -763,38 +759,38 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     ra_options_agree_text(argc, argv, algo, canon, sizeof canon);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "%s: error: MPI_Init failed\n", g_prog);
-        return RA_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
-    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    TORUS_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
+    KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    KIT_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
+    KIT_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
     int acode = agree(d, canon);
-    if (acode != RA_EXIT_OK || code != RA_EXIT_OK) {
+    if (acode != KIT_EXIT_OK || code != KIT_EXIT_OK) {
         MPI_Finalize();
-        if (acode != RA_EXIT_OK)
+        if (acode != KIT_EXIT_OK)
             return acode;
-        return code == STEP_DONE ? (torus_launch_first() ? torus_stdout_end(RA_EXIT_OK) : RA_EXIT_OK) : code;
+        return code == STEP_DONE ? (kit_launch_first() ? kit_stdout_end(KIT_EXIT_OK) : KIT_EXIT_OK) : code;
     }
 
     /* input errors (the table against the ranks, the result files) before
      * resource errors (memory) */
     code = discover_node(d);
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = size_table(d);
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = agree_derived(d);
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = probe_outputs(d);
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = check_memory(d);
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = allocate_table(d);
-    if (code == RA_EXIT_OK) {
+    if (code == KIT_EXIT_OK) {
         slice_updates(d);
         inject_mpi_error(d);
         code = setup_algorithm(d);
     }
-    if (code == RA_EXIT_OK)
+    if (code == KIT_EXIT_OK)
         code = write_reports(d, run_suite(d));
     cleanup(d);
     return code;

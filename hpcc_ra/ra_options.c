@@ -1,21 +1,22 @@
 /*
  * ra_options.c - the options of every ra_* binary, in the kit's one spec
- * (torus_opt.h): the harness's table below and the algorithm's own
+ * (kit_opt.h): the harness's table below and the algorithm's own
  * (algo->options) are read as one, so both follow GNU conventions alike
  * (--opt value, --opt=value, -- ends the options, unique prefixes) and
  * every value is checked against its type and range here, before MPI or
  * memory is touched: a typo costs one clear line and exit 2, never a hang
  * or a wait for memory.  Errors are written into err in the kit's one
- * format (torus_cli.h), e.g.
+ * format (kit_cli.h), e.g.
  *
  *     bad value 'ten' for --log2-table: allowed an integer 1..62 (...)
  *     unknown option '--bogus' (see --help)
  */
 #include "ra_options.h"
+#include "kit_settings.h"
 #include "ra_local.h"
 #include "ra_papi.h"
-#include "torus_agree.h"
-#include "torus_cli.h"
+#include "kit_agree.h"
+#include "kit_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,52 +55,52 @@ enum harness_id {
     H_JSON, H_PAPI, H_PROGRESS, H_NO_PROGRESS, H_QUIET, H_DRY_RUN, H_HELP, H_VERSION, H_COUNT
 };
 
-static const torus_opt harness_opts[H_COUNT + 1] = {
-    {.name = "log2-table", .type = TORUS_OPT_LONG, .id = H_LOG2_TABLE, .meta = "K", .defval = "from --mem",
+static const kit_opt harness_opts[H_COUNT + 1] = {
+    {.name = "log2-table", .type = KIT_OPT_LONG, .id = H_LOG2_TABLE, .meta = "K", .defval = "from --mem",
      .help = "global table of 2^K words, K in 1..62", .lo = 1, .hi = 62,
      .allowed = "an integer 1..62 (table of 2^K words)"},
-    {.name = "mem", .type = TORUS_OPT_BYTES, .id = H_MEM, .meta = "BYTES", .defval = "1/2 of RAM / ranks per node",
+    {.name = "mem", .type = KIT_OPT_BYTES, .id = H_MEM, .meta = "BYTES", .defval = "1/2 of RAM / ranks per node",
      .help = "memory per process (K/M/G/T suffixes); the table is the largest power of two taking at most half of "
              "the total",
      .lo = 16, .allowed = "a positive byte count of at least 16, with optional K/M/G/T suffix"},
-    {.name = "updates", .type = TORUS_OPT_U64, .id = H_UPDATES, .meta = "N", .defval = "4*TableSize",
+    {.name = "updates", .type = KIT_OPT_U64, .id = H_UPDATES, .meta = "N", .defval = "4*TableSize",
      .help = "total updates over all processes (the first N elements of the stream)", .lo = 1,
      .allowed = "a whole number >= 1"},
-    {.name = "time-bound", .type = TORUS_OPT_DOUBLE, .id = H_TIME_BOUND, .meta = "S", .defval = "0 (off)",
+    {.name = "time-bound", .type = KIT_OPT_DOUBLE, .id = H_TIME_BOUND, .meta = "S", .defval = "0 (off)",
      .help = "HPCC time bound in seconds: time a 1% sample, run what fits (submissions use 60)", .lo = 0, .hi = 1e7,
      .allowed = "seconds in 0..1e7 (0 = off)"},
-    {.name = "no-verify", .type = TORUS_OPT_FLAG, .id = H_NO_VERIFY, .defval = "verify", .help = "skip verification"},
-    {.name = "gen", .type = TORUS_OPT_CHOICE, .id = H_GEN, .meta = "G", .defval = "lfsr",
+    {.name = "no-verify", .type = KIT_OPT_FLAG, .id = H_NO_VERIFY, .defval = "verify", .help = "skip verification"},
+    {.name = "gen", .type = KIT_OPT_CHOICE, .id = H_GEN, .meta = "G", .defval = "lfsr",
      .help = "generator: lfsr, lcg or both", .choices = "lfsr|lcg|both"},
-    {.name = "lcg", .type = TORUS_OPT_FLAG, .id = H_LCG, .defval = "off", .help = "same as --gen lcg (HPCC's _LCG variants)"},
-    {.name = "suite", .type = TORUS_OPT_TEXT, .id = H_SUITE, .meta = "LIST", .defval = "mpi",
+    {.name = "lcg", .type = KIT_OPT_FLAG, .id = H_LCG, .defval = "off", .help = "same as --gen lcg (HPCC's _LCG variants)"},
+    {.name = "suite", .type = KIT_OPT_TEXT, .id = H_SUITE, .meta = "LIST", .defval = "mpi",
      .help = "tests to run: mpi, star, single, all (HPCC's three), ceiling (every rank alone, HPCC's stream "
              "prefetched: the node's memory ceiling); comma list allowed",
      .allowed = "mpi, star, single, ceiling, all or a comma list"},
-    {.name = "output", .type = TORUS_OPT_FILE_OUT, .id = H_OUTPUT, .meta = "FILE", .defval = "none",
+    {.name = "output", .type = KIT_OPT_FILE_OUT, .id = H_OUTPUT, .meta = "FILE", .defval = "none",
      .help = "append an HPCC-format run (header, sections, Summary) to FILE, like hpccoutf.txt"},
-    {.name = "json", .type = TORUS_OPT_FILE_OUT, .id = H_JSON, .meta = "FILE", .defval = "none",
+    {.name = "json", .type = KIT_OPT_FILE_OUT, .id = H_JSON, .meta = "FILE", .defval = "none",
      .help = "write results as JSON to FILE"},
-    {.name = "papi", .type = TORUS_OPT_TEXT, .id = H_PAPI, .meta = "LIST", .optional = 1,
+    {.name = "papi", .type = KIT_OPT_TEXT, .id = H_PAPI, .meta = "LIST", .optional = 1,
      .defval = "off; bare --papi counts " RA_PAPI_DEFAULT,
      .help = "read PAPI counters around the timed MPI kernel on every rank (comma list of events); without counters: "
              "one notice, wall-clock only",
      .allowed = "PAPI event names like PAPI_TOT_CYC, comma-separated"},
-    {.name = "progress", .type = TORUS_OPT_FLAG, .id = H_PROGRESS, .defval = "when stderr is a terminal",
+    {.name = "progress", .type = KIT_OPT_FLAG, .id = H_PROGRESS, .defval = "when stderr is a terminal",
      .help = "force the progress line on stderr"},
-    {.name = "no-progress", .type = TORUS_OPT_FLAG, .id = H_NO_PROGRESS, .defval = "off",
+    {.name = "no-progress", .type = KIT_OPT_FLAG, .id = H_NO_PROGRESS, .defval = "off",
      .help = "never print the progress line"},
-    {.name = "quiet", .type = TORUS_OPT_FLAG, .id = H_QUIET, .defval = "off",
+    {.name = "quiet", .type = KIT_OPT_FLAG, .id = H_QUIET, .defval = "off",
      .help = "omit the preamble, print only the key block"},
-    {.name = "dry-run", .type = TORUS_OPT_LONG, .id = H_DRY_RUN, .meta = "P", .optional = 1, .lo = 1,
+    {.name = "dry-run", .type = KIT_OPT_LONG, .id = H_DRY_RUN, .meta = "P", .optional = 1, .lo = 1,
      .hi = 1 << 30, .defval = "off",
      .help = "check every option, the input files and the result files' folders without starting MPI (launched with "
              "others: only for the ranks' agreement), then exit 0 "
              "without running, printing or writing anything (exit 2 as the run would); with P, also what a run of P "
              "ranks checks at its start (the table against the ranks; ra_opt: the shape and the mapping file). The "
              "run scripts call it before they launch anything"},
-    {.name = "help", .type = TORUS_OPT_FLAG, .id = H_HELP, .help = "show this help"},
-    {.name = "version", .type = TORUS_OPT_FLAG, .id = H_VERSION, .help = "print the version"},
+    {.name = "help", .type = KIT_OPT_FLAG, .id = H_HELP, .help = "show this help"},
+    {.name = "version", .type = KIT_OPT_FLAG, .id = H_VERSION, .help = "print the version"},
     {0},
 };
 
@@ -114,19 +115,19 @@ const char *ra_algo_option(const ra_config *cfg, const char *name)
 
 #define BAD_VALUE(o, val, allowed)                                           \
     do {                                                                     \
-        torus_cli_bad_value(err, errlen, (o)->name, val, allowed);           \
+        kit_cli_bad_value(err, errlen, (o)->name, val, allowed);           \
         return -1;                                                           \
     } while (0)
 
 typedef struct parse_ctx {
     ra_config *cfg;
-    const torus_opt *harness_end; /* entries before it are the harness's */
-    const torus_opt *all;
+    const kit_opt *harness_end; /* entries before it are the harness's */
+    const kit_opt *all;
 } parse_ctx;
 
 /* One option, checked by the spec, into cfg: the harness's by id, the
  * algorithm's as text for its setup(). */
-static int take(void *ctxp, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+static int take(void *ctxp, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     parse_ctx *ctx = ctxp;
     ra_config *cfg = ctx->cfg;
@@ -206,18 +207,18 @@ static int take(void *ctxp, const torus_opt *o, const torus_opt_val *v, char *er
 /* Star and Single run one OpenMP thread per core asked for: a count the
  * runtime cannot start crashes inside it, so it is checked with the
  * options (OMP_NUM_THREADS is input like they are). */
-#define RA_MAX_THREADS 1024
+#define RA_MAX_THREADS 1024 /* kit/settings.c declares OMP_NUM_THREADS 1..1024 */
 
 /* One table: the harness first, so that on a name both define the harness
  * wins (getopt_long takes the first exact match), then the algorithm's;
  * NULL when out of memory.  The caller frees it. */
-static torus_opt *all_options(const ra_algorithm *algo)
+static kit_opt *all_options(const ra_algorithm *algo)
 {
-    const torus_opt *aopts = algo && algo->options ? algo->options : NULL;
+    const kit_opt *aopts = algo && algo->options ? algo->options : NULL;
     int na = 0;
-    while (aopts && (aopts[na].name || aopts[na].type == TORUS_OPT_HEADING))
+    while (aopts && (aopts[na].name || aopts[na].type == KIT_OPT_HEADING))
         na++;
-    torus_opt *all = calloc((size_t)(H_COUNT + na + 1), sizeof *all);
+    kit_opt *all = calloc((size_t)(H_COUNT + na + 1), sizeof *all);
     if (!all)
         return NULL;
     memcpy(all, harness_opts, H_COUNT * sizeof *all);
@@ -228,9 +229,9 @@ static torus_opt *all_options(const ra_algorithm *algo)
 
 void ra_options_agree_text(int argc, char **argv, const ra_algorithm *algo, char *buf, size_t len)
 {
-    torus_opt *all = all_options(algo);
+    kit_opt *all = all_options(algo);
     if (all)
-        torus_agree_text(all, argc, argv, buf, len);
+        kit_agree_text(all, argc, argv, buf, len);
     else
         snprintf(buf, len, "out of memory reading the options\n");
     free(all);
@@ -240,13 +241,13 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
                      ra_config *cfg, char *err, size_t errlen)
 {
     ra_config_defaults(cfg);
-    torus_opt *all = all_options(algo);
+    kit_opt *all = all_options(algo);
     if (!all) {
         snprintf(err, errlen, "out of memory while reading the options");
         return RA_PARSE_ERROR;
     }
     parse_ctx ctx = {cfg, all + H_COUNT, all};
-    int rc = torus_opt_parse(all, argc, argv, 0, take, &ctx, NULL, err, errlen);
+    int rc = kit_opt_parse(all, argc, argv, 0, take, &ctx, NULL, err, errlen);
     free(all);
     if (rc < 0)
         return RA_PARSE_ERROR;
@@ -258,9 +259,9 @@ int ra_options_parse(int argc, char **argv, const ra_algorithm *algo,
     }
     int threads = ra_local_threads();
     if (threads > RA_MAX_THREADS) {
-        const char *env = getenv("OMP_NUM_THREADS");
+        const char *env = kit_setting("OMP_NUM_THREADS");
         char esc[300];
-        torus_cli_escape(env ? env : "", esc, sizeof esc);
+        kit_cli_escape(env ? env : "", esc, sizeof esc);
         snprintf(err, errlen, "OMP_NUM_THREADS='%s' asks for %d threads per process: allowed 1..%d", esc, threads,
                  RA_MAX_THREADS);
         return RA_PARSE_ERROR;
@@ -274,11 +275,13 @@ void ra_options_help(FILE *f, const char *prog, const ra_algorithm *algo)
     if (algo && algo->summary)
         fprintf(f, "%s\n", algo->summary);
     fprintf(f, "\nharness options (HPCC RandomAccess rules):\n");
-    torus_opt_help(f, harness_opts);
+    kit_opt_help(f, harness_opts);
     if (algo && algo->options && algo->options[0].name) {
         fprintf(f, "\n%s options:\n", algo->name);
-        torus_opt_help(f, algo->options);
+        kit_opt_help(f, algo->options);
     }
+    fprintf(f, "\n");
+    kit_settings_help(f, KIT_READ_LIBRARY | KIT_READ_HARNESS);
     fprintf(f, "\noptions are checked before MPI starts; a bad one is one line and exit 2\n"
                "exit codes: 0 ok, 1 verification failed, 2 usage or input error, 3 resource error\n");
 }

@@ -6,7 +6,7 @@
  * an event is left out is kept for the one notice line the driver prints.
  */
 #include "ra_papi.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@ int ra_papi_parse(ra_papi *p, const char *events, char *err, size_t errlen)
     if (strlen(src) >= sizeof buf) {
         char allowed[96];
         snprintf(allowed, sizeof allowed, "at most %d comma-separated event names", RA_PAPI_MAX);
-        torus_cli_bad_value(err, errlen, "papi", src, allowed);
+        kit_cli_bad_value(err, errlen, "papi", src, allowed);
         return -1;
     }
     strcpy(buf, src);
@@ -32,19 +32,19 @@ int ra_papi_parse(ra_papi *p, const char *events, char *err, size_t errlen)
                 okname = 0;
         if (!okname) {
             /* Name the one bad event, not the whole list. */
-            torus_cli_bad_value(err, errlen, "papi", tok, "PAPI event names like PAPI_TOT_CYC, comma-separated");
+            kit_cli_bad_value(err, errlen, "papi", tok, "PAPI event names like PAPI_TOT_CYC, comma-separated");
             return -1;
         }
         if (p->n == RA_PAPI_MAX) {
             char allowed[64];
             snprintf(allowed, sizeof allowed, "at most %d events", RA_PAPI_MAX);
-            torus_cli_bad_value(err, errlen, "papi", src, allowed);
+            kit_cli_bad_value(err, errlen, "papi", src, allowed);
             return -1;
         }
         strcpy(p->names[p->n++], tok);
     }
     if (!p->n) {
-        torus_cli_bad_value(err, errlen, "papi", src, "a comma list like " RA_PAPI_DEFAULT);
+        kit_cli_bad_value(err, errlen, "papi", src, "a comma list like " RA_PAPI_DEFAULT);
         return -1;
     }
     return 0;

@@ -32,7 +32,7 @@ static int single_rank(MPI_Comm comm, int rank, int P)
         srand((unsigned)time(NULL));
         pick = 1 + (int)((double)rand() / ((double)RAND_MAX + 1.0) * (P - 1));
     }
-    TORUS_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
+    KIT_MPI_CHECK(MPI_Bcast(&pick, 1, MPI_INT, 0, comm));
     return pick;
 }
 
@@ -48,11 +48,11 @@ void ra_ceiling_pick(MPI_Comm comm, uint64_t *t, int log2, ra_gen_kind gen, uint
     for (int k = 0; k < RA_CEIL_NKINDS; k++)
         for (int i = 0; i < RA_CEIL_NDEPTHS; i++) {
             ra_table_init(t, n, 0);
-            TORUS_MPI_CHECK(MPI_Barrier(comm));
+            KIT_MPI_CHECK(MPI_Barrier(comm));
             double t0 = MPI_Wtime();
             ra_ceiling_run(t, log2, gen, tu, (ra_ceil_kind)k, ra_ceil_depths[i]);
             double secs = MPI_Wtime() - t0, g = secs > 0 ? 1e-9 * (double)tu / secs : 0, sum;
-            TORUS_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+            KIT_MPI_CHECK(MPI_Allreduce(&g, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
             trials[k][i] = sum;
             if (sum > best) {
                 best = sum;
@@ -90,7 +90,7 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
 
     if (active)
         ra_table_init(run->table, n, 0);
-    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+    KIT_MPI_CHECK(MPI_Barrier(run->comm));
     double tb0 = MPI_Wtime(), t = 0, cpu = 0;
     if (active) {
         double t0 = MPI_Wtime(), c0 = ra_cpu_seconds();
@@ -101,21 +101,21 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
         t = MPI_Wtime() - t0;
         cpu = ra_cpu_seconds() - c0;
     }
-    TORUS_MPI_CHECK(MPI_Barrier(run->comm));
+    KIT_MPI_CHECK(MPI_Barrier(run->comm));
     /* from this rank's leaving the first barrier to every rank's reaching
      * the second: the max over ranks spans the whole run, however the
      * ranks of an oversubscribed node were scheduled */
     double span = MPI_Wtime() - tb0, spanmax;
-    TORUS_MPI_CHECK(MPI_Allreduce(&span, &spanmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&span, &spanmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
     double g = active && t > 0 ? 1e-9 * (double)upd / t : 0;
     double gmin, gmax, gsum, tmax;
     double ginf = active ? g : 1e300;
-    TORUS_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&ginf, &gmin, 1, MPI_DOUBLE, MPI_MIN, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&g, &gsum, 1, MPI_DOUBLE, MPI_SUM, run->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm));
     double times[2] = {t, cpu};
-    TORUS_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
+    KIT_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, who, run->comm));
     int nact = single ? 1 : run->nprocs;
     res->updates = upd * (uint64_t)nact;
     res->time_s = tmax;
@@ -133,7 +133,7 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
      * cores: 1.27 against 0.62 at 4). */
     res->gups_sum = kind == RA_TEST_CEILING && spanmax > 0 ? 1e-9 * (double)res->updates / spanmax : gsum;
     uint64_t fp = active ? ra_table_fingerprint(run->table, n, 0) : 0;
-    TORUS_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
+    KIT_MPI_CHECK(MPI_Bcast(&fp, 1, MPI_UINT64_T, who, run->comm));
     res->fingerprint = fp;
     res->errors = res->rank_errors = -1;
     res->check_time_s = -1;
@@ -146,13 +146,13 @@ int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, 
         }
         /* total errors, ranks with any error, ranks over HPCC's 1% */
         uint64_t mine[3] = {e, e > 0, !ra_hpcc_passed((int64_t)e, n)}, tot[3], who_e = e;
-        TORUS_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
-        TORUS_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
+        KIT_MPI_CHECK(MPI_Allreduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, run->comm));
+        KIT_MPI_CHECK(MPI_Bcast(&who_e, 1, MPI_UINT64_T, who, run->comm));
         res->errors = (int64_t)tot[0];
         res->nodes_with_error = (int)tot[1];
         res->nodes_failed = (int)tot[2];
         res->rank_errors = (int64_t)who_e;
         res->check_time_s = MPI_Wtime() - t0;
     }
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }

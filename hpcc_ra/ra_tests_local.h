@@ -11,7 +11,7 @@
  * (one rank picked as HPCC picks it) or RA_TEST_CEILING (every rank, the
  * prefetched kernels of ra_ceiling.c, the best of them).  Each rank uses
  * the first 2^floor(log2(smallest block)) words of its table.  Fills res;
- * returns RA_EXIT_OK. */
+ * returns KIT_EXIT_OK. */
 int ra_test_local(ra_run *run, const ra_config *cfg, int huge, ra_gen_kind gen, ra_test_kind kind, ra_result *res);
 
 /* Collective over comm: a short trial (at most 2^22 of upd updates) of

@@ -21,7 +21,7 @@ int ra_verify_replay(ra_run *run)
 {
     int P = run->nprocs;
     uint64_t my_rounds = (run->upd_count + RA_VERIFY_CHUNK - 1) / RA_VERIFY_CHUNK, rounds;
-    TORUS_MPI_CHECK(PMPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(&my_rounds, &rounds, 1, MPI_UINT64_T, MPI_MAX, run->comm));
 
     uint64_t *vals = malloc(RA_VERIFY_CHUNK * sizeof *vals);
     uint64_t *sendbuf = malloc(RA_VERIFY_CHUNK * sizeof *sendbuf);
@@ -32,9 +32,9 @@ int ra_verify_replay(ra_run *run)
     uint64_t *recvbuf = NULL;
     size_t recv_cap = 0;
     int ok = vals && sendbuf && owner && scount && rcount && sdisp && rdisp && fill;
-    int rc = RA_EXIT_OK;
+    int rc = KIT_EXIT_OK;
     if (!torus_all_ok(run->comm, ok)) {
-        rc = RA_EXIT_RESOURCE;
+        rc = KIT_EXIT_RESOURCE;
         goto out;
     }
 
@@ -58,7 +58,7 @@ int ra_verify_replay(ra_run *run)
         }
         for (uint64_t i = 0; i < n; i++)
             sendbuf[fill[owner[i]]++] = vals[i];
-        TORUS_MPI_CHECK(PMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
+        KIT_MPI_CHECK(KMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, run->comm));
         size_t total = 0;
         for (int p = 0; p < P; p++) {
             rdisp[p] = (int)total;
@@ -70,10 +70,10 @@ int ra_verify_replay(ra_run *run)
             recvbuf = malloc(recv_cap * sizeof *recvbuf);
         }
         if (!torus_all_ok(run->comm, recvbuf != NULL || total == 0)) {
-            rc = RA_EXIT_RESOURCE;
+            rc = KIT_EXIT_RESOURCE;
             goto out;
         }
-        TORUS_MPI_CHECK(PMPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
+        KIT_MPI_CHECK(KMPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT64_T,
                                     recvbuf, rcount, rdisp, MPI_UINT64_T, run->comm));
         for (size_t i = 0; i < total; i++) {
             uint64_t v = recvbuf[i];

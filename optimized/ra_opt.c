@@ -7,7 +7,7 @@
  */
 #include "ra.h"
 #include "ropt_mpi.h"
-#include "torus_io.h"
+#include "kit_io.h"
 #include "torus_ticks.h"
 
 #include <errno.h>
@@ -59,28 +59,28 @@ static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
     /* bare auto, flat and hypercube take the count from the ranks */
     if (dims && strcmp(dims, "auto") && strcmp(dims, "flat") && strcmp(dims, "hypercube") &&
         torus_shape_parse(dims, 0, &s, err, errlen))
-        return RA_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     if (files && cfg->dry_ranks > 0 && !o.node_dim) {
         if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, err, errlen))
-            return RA_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         torus_map m;
         if (o.mapfile) {
             if (torus_map_file(&m, &s, o.mapfile, err, errlen))
-                return RA_EXIT_USAGE;
+                return KIT_EXIT_USAGE;
             torus_map_free(&m);
         }
-        return RA_EXIT_OK;
+        return KIT_EXIT_OK;
     }
-    torus_lines L;
+    kit_lines L;
     char e2[400];
     if (files && o.mapfile) {
-        if (torus_lines_open(&L, o.mapfile, 1, 1, e2, sizeof e2)) {
+        if (kit_lines_open(&L, o.mapfile, 1, 1, e2, sizeof e2)) {
             snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, L.why);
-            return RA_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
-        torus_lines_close(&L);
+        kit_lines_close(&L);
     }
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 static int opt_setup(ra_run *run, char *err, size_t errlen)
@@ -88,7 +88,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     ropt_mpi *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
-        return RA_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     run->algo_state = s;
     const ra_config *cfg = run->cfg;
@@ -117,7 +117,7 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
                o.prm.batch, torus_expected_hops(&s->shape), s->node_shm ? "shm" : "mpi",
                o.node_shm < 0 ? ", chosen by auto" : "", s->shm_dims, s->shape.ndims, s->shape.ndims == 1 ? "" : "s",
                s->node.local_size, s->node.local_size == 1 ? "" : "s", s->node_cores, s->node_cores == 1 ? "" : "s");
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 static void progress_tick(void *ctx, uint64_t generated)
@@ -137,7 +137,7 @@ static int opt_update(ra_run *run)
         for (int i = 0; i < ROPT_T_N; i++)
             run->stats.prof_s[i] = (double)s->core.ticks[i] / tps;
     }
-    return RA_EXIT_OK;
+    return KIT_EXIT_OK;
 }
 
 static void opt_teardown(ra_run *run)
@@ -153,34 +153,34 @@ static void opt_teardown(ra_run *run)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static const torus_opt opt_options[] = {
-    {.name = "dims", .type = TORUS_OPT_TEXT, .meta = "SHAPE", .defval = "auto",
+static const kit_opt opt_options[] = {
+    {.name = "dims", .type = KIT_OPT_TEXT, .meta = "SHAPE", .defval = "auto",
      .help = "routing shape: auto, flat, hypercube (one link between partners), hypercube:D, flat:N, auto:N, or sizes "
              "like 4x4x2 (m suffix = mesh); product = ranks",
      .allowed = "auto, flat, hypercube, auto:N, flat:N, hypercube:D or sizes like 4x4x2 (m suffix = mesh)"},
-    {.name = "map", .type = TORUS_OPT_FILE_IN, .meta = "FILE", .defval = "none (from --dims)",
+    {.name = "map", .type = KIT_OPT_FILE_IN, .meta = "FILE", .defval = "none (from --dims)",
      .help = "mapping file: one line of coordinates per rank, in rank order"},
-    {.name = "node-dim", .type = TORUS_OPT_FLAG, .defval = "off",
+    {.name = "node-dim", .type = KIT_OPT_FLAG, .defval = "off",
      .help = "add a last, node-local dimension (ranks sharing a node); --dims then covers the nodes"},
-    {.name = "outstanding", .type = TORUS_OPT_LONG, .meta = "S", .defval = STR(ROPT_DEFAULT_OUTSTANDING),
+    {.name = "outstanding", .type = KIT_OPT_LONG, .meta = "S", .defval = STR(ROPT_DEFAULT_OUTSTANDING),
      .help = "send slots per dimension (1.." STR(ROPT_MAX_OUTSTANDING) "), each counted as a full packet in the 1024 "
              "budget",
      .lo = 1, .hi = ROPT_MAX_OUTSTANDING},
-    {.name = "sync-sends", .type = TORUS_OPT_FLAG, .defval = "off",
+    {.name = "sync-sends", .type = KIT_OPT_FLAG, .defval = "off",
      .help = "send packets with MPI_Issend: a packet counts at its sender until the receiver takes it"},
-    {.name = "node-transport", .type = TORUS_OPT_CHOICE, .meta = "T", .defval = "auto",
+    {.name = "node-transport", .type = KIT_OPT_CHOICE, .meta = "T", .defval = "auto",
      .help = "how packets travel between ranks of one node: shm (rings in an MPI-3 shared window, no MPI call per "
              "packet), mpi (MPI_Isend/Irecv), or auto (shm unless a node has more ranks than cores); dimensions that "
              "leave the node always use MPI",
      .choices = "auto|shm|mpi", .allowed = "auto, shm or mpi"},
-    {.name = "profile", .type = TORUS_OPT_FLAG, .defval = "off",
+    {.name = "profile", .type = KIT_OPT_FLAG, .defval = "off",
      .help = "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
              "ranks in the key block and JSON)"},
-    {.name = "lookahead", .type = TORUS_OPT_CHOICE, .meta = "L", .defval = STR(ROPT_DEFAULT_LOOKAHEAD),
+    {.name = "lookahead", .type = KIT_OPT_CHOICE, .meta = "L", .defval = STR(ROPT_DEFAULT_LOOKAHEAD),
      .help = "apply pipeline: updates for this rank's table are prefetched this many entries before they are "
              "applied, counted in the 1024 budget (0 = none, or a power of two 2.." STR(ROPT_MAX_LOOKAHEAD) ")",
      .choices = "0|2|4|8|16|32|64|128|256|512", .allowed = "0 or a power of two 2..512"},
-    {.name = "batch", .type = TORUS_OPT_LONG, .meta = "B", .defval = STR(ROPT_DEFAULT_BATCH),
+    {.name = "batch", .type = KIT_OPT_LONG, .meta = "B", .defval = STR(ROPT_DEFAULT_BATCH),
      .help = "updates split at once between this rank's table and the buckets, counted twice in the 1024 budget "
              "(1.." STR(ROPT_MAX_BATCH) ")",
      .lo = 1, .hi = ROPT_MAX_BATCH},

@@ -74,31 +74,29 @@ int ropt_capacity(const torus_shape *s, const ropt_params *p)
     return sum > 0 ? (p->budget - p->lookahead - 2 * p->batch) / sum : 1;
 }
 
+typedef struct {
+    const ropt_params *p;
+    int per_node;
+} auto_ctx;
+
+/* What an update costs on shape s (its node dimension appended): the
+ * library's model with the fill this algorithm's buffers give. */
+static double auto_cost(const torus_shape *s, void *ctx)
+{
+    const auto_ctx *a = ctx;
+    torus_shape full = *s;
+    if (a->per_node > 0 && torus_shape_append(&full, a->per_node))
+        return 1e300;
+    int cap = ropt_capacity(&full, a->p);
+    if (cap < 1)
+        return 1e300;
+    return torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
+}
+
 void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out)
 {
-    torus_shape cand, best;
-    double bc = 0;
-    int have = 0;
-    for (int d = 1; d <= TORUS_MAX_DIMS; d++) {
-        if (torus_shape_balanced(n, d, &cand))
-            break;
-        torus_shape full = cand;
-        if (per_node > 0 && torus_shape_append(&full, per_node))
-            break;
-        int cap = ropt_capacity(&full, p);
-        if (cap < 1)
-            continue;
-        double c = torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
-        if (!have || c < bc) {
-            bc = c;
-            best = cand;
-            have = 1;
-        }
-    }
-    if (have)
-        *out = best;
-    else
-        torus_shape_balanced(n, 1, out);
+    auto_ctx a = {p, per_node};
+    torus_shape_search(n, auto_cost, &a, out);
 }
 
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,

@@ -3,7 +3,7 @@
  * by bin/ra_opt and bin/ra_calibrate (see ropt_mpi.h).
  */
 #include "ropt_mpi.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include "torus_ticks.h"
 
@@ -32,13 +32,13 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, " (with --node-dim the shape covers the %d nodes)", ni->nnodes);
         }
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5))
         ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, shape);
     if (o->node_dim && torus_shape_append(shape, ni->per_node)) {
         snprintf(err, errlen, "--node-dim: too many dimensions");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (ropt_capacity(shape, &o->prm) < 1) {
         int left = o->prm.budget - o->prm.lookahead - 2 * o->prm.batch;
@@ -50,7 +50,7 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
                  "--outstanding, a smaller --lookahead or --batch, or more dimensions (e.g. --dims auto)",
                  sh, o->prm.outstanding, ropt_buffers(shape, &o->prm),
                  left > 0 ? left : 0, o->prm.budget, o->prm.lookahead, o->prm.batch);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     return 0;
 }
@@ -69,7 +69,7 @@ static int place_ranks(ropt_mpi *s, MPI_Comm comm, int P, const ropt_mpi_options
         if (torus_all_ok(comm, all != NULL)) {
             if (MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS) {
                 fprintf(stderr, "ropt: MPI error at %s:%d in MPI_Allgather of the node layout\n", __FILE__, __LINE__);
-                MPI_Abort(comm, TORUS_EXIT_RESOURCE);
+                MPI_Abort(comm, KIT_EXIT_RESOURCE);
             }
             rc = torus_map_nodes(&s->map, &s->shape, ni->nnodes, all) ? -1 : 0;
         }
@@ -83,7 +83,7 @@ static int place_ranks(ropt_mpi *s, MPI_Comm comm, int P, const ropt_mpi_options
     if (!torus_all_ok(comm, rc == 0)) {
         if (rc == 0)
             snprintf(err, errlen, "mapping failed on another rank");
-        return o->mapfile ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
+        return o->mapfile ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
     }
     return 0;
 }
@@ -101,11 +101,11 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         o->prm.batch < 1 || o->prm.batch > ROPT_MAX_BATCH) {
         snprintf(err, errlen, "send slots must be 1..%d, the pipeline 0 or a power of two 2..%d and the batch 1..%d",
                  ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD, ROPT_MAX_BATCH);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->mapfile && o->node_dim) {
         snprintf(err, errlen, "--map and --node-dim both given: use one of them");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     s->node.comm = MPI_COMM_NULL;
     if (o->node) {
@@ -113,7 +113,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     } else {
         int nrc = torus_node_discover(comm, &s->node, err, errlen);
         if (nrc)
-            return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
+            return nrc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
         s->own_node = 1;
     }
     torus_node_info ni = s->node;
@@ -121,7 +121,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         if (ni.per_node < 1 || ni.per_node * ni.nnodes != P) {
             snprintf(err, errlen,
                      "--node-dim needs the same number of ranks on every node (found uneven nodes over %d ranks)", P);
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
     }
     int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, err, errlen);
@@ -132,11 +132,11 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     s->have_route = torus_route_build(&s->route, &s->map, me) == 0;
     if (!torus_all_ok(comm, s->have_route)) {
         snprintf(err, errlen, "out of memory for the routing table");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     s->cap = ropt_capacity(&s->shape, &o->prm);
     if (torus_mpi_create(&s->mpi, comm, &s->map, me, s->cap, o->prm.outstanding, err, errlen))
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     torus_mpi_set_sync(s->mpi, o->sync);
     torus_mpi_bind(s->mpi, &s->net);
     s->tp = s->net;
@@ -151,7 +151,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     if (s->node_shm) {
         if (torus_shm_create(&s->shm, comm, s->node.comm, &s->map, me, s->cap, o->prm.outstanding, &s->net, err,
                              errlen))
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         torus_shm_bind(s->shm, &s->tp);
         s->shm_dims = torus_shm_count(s->shm);
     }
@@ -160,7 +160,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     s->core.profile = o->profile;
     if (!torus_all_ok(comm, irc == 0)) {
         snprintf(err, errlen, "out of memory for the buckets");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     return 0;
 }

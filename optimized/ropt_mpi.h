@@ -54,15 +54,15 @@ typedef struct ropt_mpi {
  * nodes of ni plus a node-local last dimension; ra_opt's auto choice; the
  * bucket capacity the budget leaves it.  Not collective (ni is read only
  * with node_dim), so ra_opt --dry-run=P checks a shape before a launch.
- * 0, or TORUS_EXIT_USAGE with one line in err. */
+ * 0, or KIT_EXIT_USAGE with one line in err. */
 int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
                           size_t errlen);
 
 /* Collective over comm: builds everything for this rank's block of the
  * table (global words local_start .. +local_size, distributed by td).
- * Returns 0, 2 (TORUS_EXIT_USAGE: a bad shape, mapping file or option
+ * Returns 0, 2 (KIT_EXIT_USAGE: a bad shape, mapping file or option
  * combination, the same line on every rank where it can be) or 3
- * (TORUS_EXIT_RESOURCE: out of memory), with one line in err.  Call
+ * (KIT_EXIT_RESOURCE: out of memory), with one line in err.  Call
  * ropt_mpi_free in every case. */
 int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64_t *table,
                    uint64_t local_start, uint64_t local_size, int log2, const ra_dist *td, char *err,

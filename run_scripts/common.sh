@@ -11,7 +11,7 @@ ra_die() { echo "$RA_SCRIPT: error: $*" >&2; exit 2; }
 # progress of sweep.sh, the summary of hpcc_submission.sh): ra_guard_stdout
 # passes it through a cat of its own whose failure (/dev/full, a closed
 # descriptor) the script's end turns into one line and exit 3, as the
-# binaries do (torus_stdout_end).  Clean-ups go through ra_on_exit, which
+# binaries do (kit_stdout_end).  Clean-ups go through ra_on_exit, which
 # the guard's EXIT trap runs first.
 RA__ON_EXIT=""
 ra_on_exit() { RA__ON_EXIT+="$1"$'\n'; }

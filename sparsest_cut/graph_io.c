@@ -11,8 +11,8 @@
  *                    repeated links add up
  */
 #include "sparsest_cut.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,7 +40,7 @@ static int parse_num(const char *t, double *v)
 /* A token of the user's file, escaped and cut for a one-line message. */
 static const char *esc_tok(const char *t, char *buf, size_t len)
 {
-    torus_cli_escape(t, buf, len);
+    kit_cli_escape(t, buf, len);
     return buf;
 }
 #define ESC(t) esc_tok((t), esc_, sizeof esc_)
@@ -89,16 +89,16 @@ static int push(pending_edge **arr, size_t *cnt, size_t *room, pending_edge it)
     return 0;
 }
 
-static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
+static int read_edgelist(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    torus_lines L = *Lp; /* FAIL reads L by name */
+    kit_lines L = *Lp; /* FAIL reads L by name */
     char esc_[300], esc2[300];
     char *line;
     long nodes = -1, maxid = -1;
     int directed = 0, rc = 0, got;
     size_t ne = 0, room = 0, nw = 0, wroom = 0;
     pending_edge *edges = NULL, *weights = NULL;
-    while ((got = torus_lines_next(&L, &line, err, errlen)) > 0) {
+    while ((got = kit_lines_next(&L, &line, err, errlen)) > 0) {
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
@@ -138,7 +138,7 @@ static int read_edgelist(torus_lines *Lp, long max_nodes, sc_edges *e, char *err
             v = u;
         } else {
             if (nt < 2 || !parse_id(tok[0], &u) || !parse_id(tok[1], &v)) {
-                torus_cli_escape(nt > 1 ? tok[1] : "", esc2, sizeof esc2);
+                kit_cli_escape(nt > 1 ? tok[1] : "", esc2, sizeof esc2);
                 FAIL("malformed link '%s%s%s': allowed 'U V [CAP]' with node ids >= 0", ESC(tok[0]), nt > 1 ? " " : "",
                      esc2);
             }
@@ -213,30 +213,30 @@ out:
 }
 
 
-typedef int (*graph_reader)(torus_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
+typedef int (*graph_reader)(kit_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
 /* A reader over a stream the caller owns (the fuzzers' buffers). */
 static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
                        char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, line_max, SC_FILE_MAX_BYTES);
+    kit_lines L;
+    kit_lines_stream(&L, f, name, line_max, SC_FILE_MAX_BYTES);
     int rc = read(&L, max_nodes, e, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }
 
 /* A reader over a file, with the kit's node limit. */
 static int read_path(graph_reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
 {
-    torus_lines L;
+    kit_lines L;
     char e2[400];
-    if (torus_lines_open(&L, path, line_max, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
+    if (kit_lines_open(&L, path, line_max, SC_FILE_MAX_BYTES, e2, sizeof e2)) {
         snprintf(err, errlen, "cannot open graph file '%s': %s", L.name, L.why);
         return -2;
     }
     int rc = read(&L, SC_FILE_MAX_NODES, e, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }
 
@@ -302,9 +302,9 @@ static int metis_symmetric(const char *name, pending_edge *fwd, size_t nfwd, pen
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
  * in both endpoints' lists. */
-static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
+static int read_metis(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    torus_lines L = *Lp;
+    kit_lines L = *Lp;
     char esc_[300];
     char *line;
     long n = -1, m = 0, vtx = 0, entries = 0;
@@ -314,7 +314,7 @@ static int read_metis(torus_lines *Lp, long max_nodes, sc_edges *e, char *err, s
     /* the entries listed at the lower id (fwd) and at the higher (bwd) */
     pending_edge *fwd = NULL, *bwd = NULL;
     size_t nfwd = 0, rfwd = 0, nbwd = 0, rbwd = 0;
-    while ((got = torus_lines_next(&L, &line, err, errlen)) > 0) {
+    while ((got = kit_lines_next(&L, &line, err, errlen)) > 0) {
         if (line[0] == '%')
             continue;
         char *p = line, *end;

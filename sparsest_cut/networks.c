@@ -34,7 +34,7 @@
  * Cost: the fat-tree O(1); graphs O(links).
  */
 #include "sparsest_cut.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +47,7 @@
 static int bad(const char *txt, char *err, size_t errlen)
 {
     char shown[160];
-    torus_cli_escape(txt, shown, sizeof shown); /* one printable line, whatever the text holds */
+    kit_cli_escape(txt, shown, sizeof shown); /* one printable line, whatever the text holds */
     snprintf(err, errlen,
              "bad network '%s': allowed a torus shape, fattree:K,N[,T] (K 2..64, N 1..8, taper T 1..1000, at "
              "most 2^24 hosts) or dragonfly:A,P,H[,G] (A 1..256 routers per group, P 1..256 hosts per router, H "
@@ -117,7 +117,7 @@ int sc_network_parse(const char *txt, sc_network *net, char *err, size_t errlen)
     }
     if (net->hosts < 2) {
         char shown[160];
-        torus_cli_escape(txt, shown, sizeof shown);
+        kit_cli_escape(txt, shown, sizeof shown);
         snprintf(err, errlen, "network '%s' has %ld endpoint: allowed at least 2 (a cut needs two)", shown, net->hosts);
         return -2;
     }

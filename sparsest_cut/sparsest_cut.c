@@ -4,9 +4,9 @@
  * 002 eq. 2, GUPS <= (2N/b) alpha C <= 4B/b.  A serial tool.
  */
 #include "sparsest_cut.h"
-#include "torus_cli.h"
-#include "torus_io.h"
-#include "torus_opt.h"
+#include "kit_cli.h"
+#include "kit_io.h"
+#include "kit_opt.h"
 
 #include <float.h>
 #include <math.h>
@@ -41,34 +41,34 @@ enum {
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static const torus_opt spec[] = {
-    {.name = "shape", .type = TORUS_OPT_TEXT, .id = OPT_SHAPE, .meta = "SHAPE",
+static const kit_opt spec[] = {
+    {.name = "shape", .type = KIT_OPT_TEXT, .id = OPT_SHAPE, .meta = "SHAPE",
      .defval = "none; SHAPE or --file is required", .help = "the same as the positional SHAPE"},
-    {.name = "mesh", .type = TORUS_OPT_FLAG, .id = OPT_MESH, .defval = "torus",
+    {.name = "mesh", .type = KIT_OPT_FLAG, .id = OPT_MESH, .defval = "torus",
      .help = "every dimension of SHAPE is a mesh"},
-    {.name = "file", .type = TORUS_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
+    {.name = "file", .type = KIT_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
      .help = "a general graph (docs/model.md, \"Graph files\")"},
-    {.name = "format", .type = TORUS_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F",
+    {.name = "format", .type = KIT_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F",
      .defval = "edgelist; .graph/.metis files: metis", .help = "edgelist | metis: the format of --file",
      .choices = "edgelist|metis", .allowed = "edgelist or metis"},
-    {.name = "method", .type = TORUS_OPT_CHOICE, .id = OPT_METHOD, .meta = "M",
+    {.name = "method", .type = KIT_OPT_CHOICE, .id = OPT_METHOD, .meta = "M",
      .defval = "auto: closed-form for shapes, exact up to " STR(AUTO_EXACT_MAX) " nodes, else bounds",
      .help = "auto | closed-form | exact | bounds", .choices = "auto|closed-form|exact|bounds",
      .allowed = "auto, closed-form, exact or bounds"},
-    {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "BYTES_PER_S", .defval = "none",
+    {.name = "link-bw", .type = KIT_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "BYTES_PER_S", .defval = "none",
      .help = "capacity C of one link per direction", .lo = SC_NUM_MIN, .hi = SC_NUM_MAX,
      .allowed = "a number > 0, in 1e-30..1e30"},
-    {.name = "bytes-per-update", .type = TORUS_OPT_DOUBLE, .id = OPT_BYTES_PER_UPDATE, .meta = "B", .defval = "none",
+    {.name = "bytes-per-update", .type = KIT_OPT_DOUBLE, .id = OPT_BYTES_PER_UPDATE, .meta = "B", .defval = "none",
      .help = "bytes on the wire per update, b; both given: gups_bound and bisection_gups_bound are printed",
      .lo = SC_NUM_MIN, .hi = SC_NUM_MAX, .allowed = "a number > 0, in 1e-30..1e30"},
-    {.name = "show-cut", .type = TORUS_OPT_FLAG, .id = OPT_SHOW_CUT, .defval = "off",
+    {.name = "show-cut", .type = KIT_OPT_FLAG, .id = OPT_SHOW_CUT, .defval = "off",
      .help = "print the node set S achieving alpha, as ranges of node ids"},
-    {.name = "json", .type = TORUS_OPT_FLAG, .id = OPT_JSON, .defval = "off",
+    {.name = "json", .type = KIT_OPT_FLAG, .id = OPT_JSON, .defval = "off",
      .help = "one JSON object instead of the key block"},
-    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
+    {.name = "dry-run", .type = KIT_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
      .help = "check the options, the SHAPE or the graph file, then exit 0 without computing or printing"},
-    {.name = "help", .type = TORUS_OPT_FLAG, .id = OPT_HELP, .short_name = 'h', .help = "this help"},
-    {.name = "version", .type = TORUS_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
+    {.name = "help", .type = KIT_OPT_FLAG, .id = OPT_HELP, .short_name = 'h', .help = "this help"},
+    {.name = "version", .type = KIT_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
     {0},
 };
 
@@ -88,7 +88,7 @@ static void usage(FILE *f)
             "                        fattree:K,N[,T] = K-ary N-tree, K^N hosts, leaf uplinks at 1/T (taper T:1);\n"
             "                        dragonfly:A,P,H[,G] = G groups of A routers, P hosts and H global links\n"
             "                        each (G defaults to A*H+1); switches carry no endpoint (docs/machines.md)\n");
-    torus_opt_help(f, spec);
+    kit_opt_help(f, spec);
     fprintf(f, "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
                "and '--' ends them.\n"
                "exit: 0 ok, 2 bad input, 3 out of memory or an output that cannot be written\n");
@@ -139,8 +139,8 @@ typedef struct sc_cli {
 
 enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 
-/* One option into c (torus_opt_fn). */
-static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+/* One option into c (kit_opt_fn). */
+static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     sc_cli *c = ctx;
@@ -193,14 +193,14 @@ static int parse_cli(int argc, char **argv, sc_cli *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     c->method = "auto";
     int first = argc;
-    int rc = torus_opt_parse(spec, argc, argv, TORUS_OPT_OPERANDS, take, c, &first, err, errlen);
+    int rc = kit_opt_parse(spec, argc, argv, KIT_OPT_OPERANDS, take, c, &first, err, errlen);
     if (rc)
         return rc < 0 ? CLI_BAD : rc;
     /* What getopt_long left (it moves operands behind the options): SHAPE. */
     for (int i = first; i < argc; i++) {
         if (c->shape) {
             char esc[300];
-            torus_cli_escape(argv[i], esc, sizeof esc);
+            kit_cli_escape(argv[i], esc, sizeof esc);
             snprintf(err, errlen, "unexpected argument '%s': one SHAPE only", esc);
             return CLI_BAD;
         }
@@ -270,7 +270,7 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
                 in->s.mesh[i] = 1;
         if (in->s.n < 2) {
             char esc[300];
-            torus_cli_escape(c->shape, esc, sizeof esc);
+            kit_cli_escape(c->shape, esc, sizeof esc);
             snprintf(err, errlen, "shape '%s' has 1 node: a cut needs at least 2", esc);
             return -2;
         }
@@ -347,7 +347,7 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
         return;
     }
     char src[300];
-    torus_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
+    kit_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
     printf("source: %s\nshape: %s\nnodes: %d\nendpoints: %.17g\n", src, shape_txt, nodes, N);
     printf("alpha: %.10g\nalpha_lower: %.10g\nalpha_upper: %.10g\nmethod: %s\n", r->alpha, r->alpha_lower,
            r->alpha_upper, r->method);
@@ -364,21 +364,21 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
 
 int main(int argc, char **argv)
 {
-    torus_stdout_begin(argv[0]);
+    kit_stdout_begin(argv[0]);
     sc_cli cli;
     char err[512] = "";
     int pr = parse_cli(argc, argv, &cli, err, sizeof err);
     if (pr == CLI_HELP) {
         usage(stdout);
-        return torus_stdout_end(TORUS_EXIT_OK);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     if (pr == CLI_VERSION) {
         printf("sparsest_cut (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return torus_stdout_end(TORUS_EXIT_OK);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     if (pr == CLI_BAD) {
         fprintf(stderr, "sparsest_cut: %s\n", err);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     sc_input in;
     sc_result r;
@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     if (!rc && cli.dry_run) {
         if (in.have_graph)
             sc_graph_free(&in.g);
-        return torus_stdout_end(TORUS_EXIT_OK);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     if (!rc)
         rc = !strcmp(in.method, "closed-form")
@@ -414,7 +414,7 @@ int main(int argc, char **argv)
         sc_graph_free(&in.g);
     if (rc) {
         fprintf(stderr, "sparsest_cut: %s\n", err);
-        return rc == -3 ? TORUS_EXIT_RESOURCE : TORUS_EXIT_USAGE;
+        return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
     }
-    return torus_stdout_end(TORUS_EXIT_OK);
+    return kit_stdout_end(KIT_EXIT_OK);
 }

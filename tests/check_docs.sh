@@ -19,7 +19,9 @@ set -u
 root=${1:-.}
 cd "$root" || exit 2
 
-folders=(baseline hpcc_ra optimized hpcc torus sparsest_cut torusmodel tools tests run_scripts docs)
+# the layers' top-level folders (layers.mk, the one list) and the two beside them
+read -r -a folders <<<"$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' layers.mk 2>/dev/null | sed -n 's/^LAYERS *:= *//p' |
+    tr -s ' ' '\n' | cut -d/ -f1 | awk '!seen[$0]++' | tr '\n' ' ') run_scripts docs"
 top=" ${folders[*]} "
 built=" bin lib build "
 # Files of other projects the pages name on purpose: HPCC's header and the

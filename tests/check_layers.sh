@@ -1,36 +1,37 @@
 #!/bin/bash
-# tests/check_layers.sh ROOT - fails when a file includes a header from a
-# layer above its own (docs/architecture.md).  Layers, bottom to top:
-#   torus < hpcc_ra < baseline, optimized;  torus < sparsest_cut < torusmodel;
-#   torusmodel may use optimized/ only through ropt_timed.h (--simulate);
-#   tools/ and tests/ sit on top.  torus/coll/ sits on torus/, torus/pmpi/
-#   (the MPI adapter, libtorus_pmpi.so) on torus/coll/.  Each program of
-#   tools/ with a folder of its own (tools/collbench/, tools/ra_calibrate/)
-#   is a layer held to the layers it uses (the Makefile's INC_tools_<name>).
-#   hpcc/ (bin/hpcc-opt's side of HPCC) sits on optimized/ (the Makefile's
-#   INC_hpcc); HPCC's own headers are outside the tree.
-# Prints one line per violation (file:line: includes X from LAYER) and exits 1.
+# tests/check_layers.sh ROOT [BUILD] - holds the tree to its layers
+# (layers.mk, the one table; read here through `make layers-table`, so the
+# rules are the Makefile's own, docs/architecture.md draws them):
+#   1. every #include of a file names a header of its own layer or of one
+#      it may use (a one-header grant such as torusmodel's
+#      optimized/ropt_timed.h allows that header only);
+#   2. with BUILD (the objects of a `make` of that flavour): every global
+#      symbol an object references that some layer's objects define is
+#      defined in its own layer or in one its layer links - calls only run
+#      down, so no two folders call each other in a loop;
+#   3. with BUILD: no object under the MPI adapter (the layers its
+#      libtorus_pmpi.so holds) references an MPI_ name the adapter defines
+#      (read from the adapter's own objects): the kit calls the MPI library
+#      by its internal names (kit/kit_mpi.h), never the adapter.
+# Prints one line per violation and exits 1; else one line per check, 0.
 set -u
 root=${1:-.}
+build=${2:-}
 cd "$root" || exit 2
-layers="torus torus/coll torus/pmpi hpcc_ra baseline optimized hpcc sparsest_cut torusmodel tools tools/collbench tools/ra_calibrate tests"
-allowed() {
-    case $1 in
-    torus) echo "torus" ;;
-    torus/coll) echo "torus/coll torus" ;;
-    torus/pmpi) echo "torus/pmpi torus/coll torus" ;;
-    hpcc_ra) echo "hpcc_ra torus" ;;
-    baseline) echo "baseline hpcc_ra torus" ;;
-    optimized) echo "optimized hpcc_ra torus" ;;
-    hpcc) echo "hpcc optimized hpcc_ra torus" ;;
-    sparsest_cut) echo "sparsest_cut torus" ;;
-    torusmodel) echo "torusmodel sparsest_cut torus optimized/ropt_timed.h" ;;
-    tools) echo "tools torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
-    tools/collbench) echo "tools/collbench torus/coll torus" ;;
-    tools/ra_calibrate) echo "tools/ra_calibrate torusmodel sparsest_cut optimized hpcc_ra baseline torus" ;;
-    tests) echo "tests tools tools/collbench tools/ra_calibrate torusmodel sparsest_cut optimized hpcc_ra baseline torus torus/coll" ;;
-    esac
+table=$(make -s --no-print-directory layers-table 2>&1) || {
+    echo "check-layers: make layers-table failed: $table"
+    exit 2
 }
+declare -A allowed chain
+layers=""
+while IFS='|' read -r l inc link; do
+    [ -n "$l" ] || continue
+    layers="$layers $l"
+    allowed[$l]="$l $inc"
+    chain[$l]=$link
+done <<<"$table"
+layers=${layers# }
+
 # the layer folder that holds header H (by file name), empty if none
 where() {
     local h=$1 l
@@ -38,14 +39,21 @@ where() {
         [ -f "$l/$h" ] && echo "$l"
     done
 }
-bad=0
-for layer in $layers; do
-    [ -d "$layer" ] || continue
-    ok=$(allowed "$layer")
-    # every file under the folder, except those of a sub-folder that is a layer of its own
+# the files of a layer's folder, but those of a sub-folder that is a layer of its own
+files_of() {
+    local layer=$1 f sub
+    [ -d "$layer" ] || return 0
     while IFS= read -r f; do
         sub=$(dirname "$f")
         case " $layers " in *" $sub "*) [ "$sub" = "$layer" ] || continue ;; esac
+        echo "$f"
+    done < <(find "$layer" -name "$2" | sort)
+}
+
+bad=0
+for layer in $layers; do
+    ok=${allowed[$layer]}
+    while IFS= read -r f; do
         while IFS=: read -r line inc; do
             h=${inc#*[\"<]}
             h=${h%%[\">]*}
@@ -70,9 +78,74 @@ for layer in $layers; do
                 bad=1
             fi
         done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$f")
-    done < <(find "$layer" -name '*.[ch]' | sort)
+    done < <(files_of "$layer" '*.[ch]')
 done
-if [ $bad = 0 ]; then
-    echo "check-layers: every include points down (layers: $layers)"
+[ $bad = 0 ] && echo "check-layers: every include points down (layers: $layers)"
+[ -n "$build" ] || exit $bad
+
+# The objects: $build/<folder>/*.o, the adapter's in $build/pic/pmpi/.
+objs_of() {
+    local layer=$1 dir=$build/$1
+    [ "$layer" = pmpi ] && dir=$build/pic/pmpi
+    [ -d "$dir" ] || return 0
+    find "$dir" -maxdepth 1 -name '*.o' | sort
+}
+declare -A defined_by
+nobj=0
+for layer in $layers; do
+    while IFS= read -r o; do
+        nobj=$((nobj + 1))
+        while read -r sym; do
+            # the adapter's MPI_ entries are MPI's own interface, which the
+            # MPI library defines too: calling them is every program's right
+            [ "$layer" = pmpi ] && [ "${sym#MPI_}" != "$sym" ] && continue
+            case " ${defined_by[$sym]:-} " in *" $layer "*) ;; *) defined_by[$sym]="${defined_by[$sym]:-} $layer" ;; esac
+        done < <(nm -g --defined-only "$o" 2>/dev/null | awk 'NF == 3 { print $3 }')
+    done < <(objs_of "$layer")
+done
+if [ $nobj = 0 ]; then
+    echo "check-layers: no objects under $build: build first (make), then make check-layers"
+    exit 1
 fi
-exit $bad
+calls_bad=0
+for layer in $layers; do
+    [ "$layer" = tests ] && continue # the top: anything below
+    mine=" ${chain[$layer]} "
+    while IFS= read -r o; do
+        while read -r sym; do
+            owners=${defined_by[$sym]:-}
+            [ -n "$owners" ] || continue # the MPI library, libc, a system library
+            fine=0
+            for w in $owners; do
+                case "$mine" in *" $w "*) fine=1 ;; esac
+            done
+            if [ $fine = 0 ]; then
+                echo "check-layers: ${o#"$build"/}: calls $sym, defined in$owners/, which $layer/ does not link (links: ${chain[$layer]})"
+                calls_bad=1
+            fi
+        done < <(nm -u "$o" 2>/dev/null | awk '{ print $NF }')
+    done < <(objs_of "$layer")
+done
+[ $calls_bad = 0 ] && echo "check-layers: every call of $nobj objects runs down its layer's link chain (no loop between folders)"
+
+# 3: the names the adapter defines, and the objects under it
+adapter=$(objs_of pmpi | xargs -r nm -g --defined-only 2>/dev/null | awk 'NF == 3 && $3 ~ /^MPI_/ { print $3 }' | sort -u)
+mpi_bad=0
+if [ -z "$adapter" ]; then
+    echo "check-layers: no adapter objects under $build/pic/pmpi: build first (make)"
+    mpi_bad=1
+else
+    under=${chain[pmpi]#pmpi }
+    for layer in $under; do
+        while IFS= read -r o; do
+            while read -r sym; do
+                if grep -qxF "$sym" <<<"$adapter"; then
+                    echo "check-layers: ${o#"$build"/}: calls $sym, which libtorus_pmpi.so defines: call it as K$sym (kit/kit_mpi.h)"
+                    mpi_bad=1
+                fi
+            done < <(nm -u "$o" 2>/dev/null | awk '$NF ~ /^MPI_/ { print $NF }')
+        done < <(objs_of "$layer")
+    done
+    [ $mpi_bad = 0 ] && echo "check-layers: nothing under the adapter ($under) calls the $(wc -l <<<"$adapter") MPI_ names it defines"
+fi
+[ $bad = 0 ] && [ $calls_bad = 0 ] && [ $mpi_bad = 0 ]

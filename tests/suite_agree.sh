@@ -1,5 +1,5 @@
 # tests/suite_agree.sh - every MPI binary's ranks agree on their whole
-# configuration before anything else (issue 33, class 1; torus/agree.c).
+# configuration before anything else (issue 33, class 1; kit/agree.c).
 # Generated from each binary's option spec (its --help): for every option,
 # an MPMD launch `mpirun -n 1 BIN ... A : -n 1 BIN ... B` whose two ranks
 # differ in that option alone must stop with exit 2 and rank 0's one line

@@ -19,7 +19,7 @@ fi
 # The checker itself: a copy of the pages with one broken reference of each kind.
 dd=$TMP/docs_check
 mkdir -p "$dd"
-cp -r README.md LICENSE Makefile docs baseline hpcc_ra optimized hpcc torus sparsest_cut torusmodel tools tests run_scripts "$dd/"
+cp -r README.md LICENSE Makefile layers.mk docs kit pmpi baseline hpcc_ra optimized hpcc torus sparsest_cut torusmodel tools tests run_scripts "$dd/"
 for d in bin lib build; do [ -e "$d" ] && ln -s "$PWD/$d" "$dd/$d"; done
 # All six kinds in one page, one run of the checker; each must be named.
 cat >>"$dd/docs/running.md" <<'BROKEN'
@@ -168,3 +168,24 @@ while read -r prog; do
         bad "README table: $prog: exit $rc, $(head -c 200 "$TMP/out")"
     fi
 done < <(grep -oE '^\| `(bin|run_scripts|lib)/[^`]*`(, `[^`]*`)*' README.md | grep -oE '`[^`]*`' | tr -d '`' | grep -v '\*')
+
+# Settings: docs/settings.md's table is the declarations printed
+# (kit/settings.c, build/<mpi>/tests/settings_table), and every setting a
+# page writes as NAME=value is declared there.
+if [ -x "$BUILD/tests/settings_table" ]; then
+    "$BUILD/tests/settings_table" >"$TMP/settings.tbl"
+    sed -n '/^<!-- settings table: begin/,/^<!-- settings table: end/p' docs/settings.md | sed '1d;$d' >"$TMP/settings.doc"
+    if [ -s "$TMP/settings.tbl" ] && cmp -s "$TMP/settings.tbl" "$TMP/settings.doc"; then
+        ok "docs/settings.md's table is kit/settings.c's declarations ($(($(wc -l <"$TMP/settings.tbl") - 2)) settings)"
+    else
+        bad "docs/settings.md's table differs from kit/settings.c (make settings-doc rewrites it): $(diff "$TMP/settings.doc" "$TMP/settings.tbl" | head -5)"
+    fi
+    declared=" $(sed -n 's/^| `\([A-Z_0-9]*\)` |.*/\1/p' "$TMP/settings.tbl" | tr '\n' ' ') "
+    undeclared=""
+    for w in $(grep -ohE '\b(TORUS_[A-Z0-9_]*[A-Z0-9]|OMP_NUM_THREADS)=' README.md docs/*.md | sed 's/=$//' | sort -u); do
+        [[ $declared == *" $w "* ]] || undeclared="$undeclared $w"
+    done
+    if [ -z "$undeclared" ]; then ok "every setting the docs write as NAME=value is declared in kit/settings.c"; else bad "settings the docs use but kit/settings.c does not declare:$undeclared"; fi
+else
+    bad "$BUILD/tests/settings_table not built"
+fi

@@ -1,7 +1,7 @@
 # tests/suite_files.sh - files that are not files (issue 33, class 4):
 # every path the kit reads as a file, given a FIFO with no writer,
 # /dev/zero and a directory, is refused at once, never read or waited on
-# (torus_lines_open: a non-blocking open, fstat, a regular file only).
+# (kit_lines_open: a non-blocking open, fstat, a regular file only).
 # A generated sweep over every file input of every binary x those three:
 #   - refusals: exit 2 within the hang guard (a timeout is a failure), one
 #     line on stderr (under mpirun: one from the tool, the launcher's own

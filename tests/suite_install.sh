@@ -39,7 +39,7 @@ fi
 # pkg-config, and the documented program built against the installed copy
 if command -v pkg-config >/dev/null 2>&1; then
     flags=$(PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --cflags --libs torus 2>&1 | sed 's/ *$//')
-    if [ "$flags" = "-I$inst/include -L$inst/lib -ltorus -lm" ]; then
+    if [ "$flags" = "-I$inst/include -L$inst/lib -ltorus -lkit -lm" ]; then
         ok "pkg-config --cflags --libs torus: $flags"
     else
         bad "pkg-config --cflags --libs torus: '$flags'"

@@ -112,7 +112,7 @@ expect_fail "missing host file" 2 "TORUS_HOSTFILE: cannot read" 2 env TORUS_HOST
 expect_fail "adapter: TORUS_NODES=3 at 2 ranks" 2 "torus_pmpi: TORUS_NODES=3: the 2 ranks do not split evenly" \
     2 env LD_PRELOAD="$PWD/lib/$MPI/libtorus_pmpi.so" TORUS_NODES=3 "$BUILD/tests/pmpi_check" 32
 # ranks that disagree (rank 0 alone sees TORUS_NODES): refused, one line
-# (the ranks' agreement on their settings, torus/agree.c, says it first)
+# (the ranks' agreement on their settings, kit/agree.c, says it first)
 printf '#!/bin/sh\n[ "${PMI_RANK:-$OMPI_COMM_WORLD_RANK}" = 0 ] && export TORUS_NODES=2\nexec "$@"\n' >"$TMP/rank0only"
 chmod +x "$TMP/rank0only"
 run_mpi 2 "$TMP/rank0only" bin/ra_opt --log2-table 10

@@ -446,7 +446,7 @@ else
     fi
 
     # the kit's binaries under the adapter: exact, their own collectives
-    # intercepted, the verification exchange (PMPI_ in ra_verify.c) not
+    # intercepted, the verification exchange (KMPI_ in ra_verify.c) not
     ref=$("$BUILD/tests/ra_seq" 16 lfsr)
     for prog in ra_base ra_opt; do
         run_mpi 4 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 bin/$prog --log2-table 16 --quiet
@@ -456,5 +456,20 @@ else
     done
     run_mpi 3 env LD_PRELOAD="$PM_LIB" bin/ra_opt --log2-table 16 --quiet
     expect_exact "ra_opt n=3 under libtorus_pmpi.so" "$ref" $?
+
+    # The torus library's own collectives never enter the adapter: a
+    # program that calls nothing but the library (set-up, node discovery,
+    # transport, barrier, bcast, allreduce, alltoall(v)) leaves every stats
+    # line of the preloaded adapter at 0 calls (kit/kit_mpi.h's KMPI_ names)
+    for n in 2 3; do
+        run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$BUILD/tests/lib_colls" 3
+        rc=$?
+        if [ $rc = 0 ] && grep -q '^lib_colls: ok' "$TMP/out" && grep -q '^torus_pmpi: summary: calls 0, torus 0, fell_through 0' "$TMP/err" &&
+            ! grep -E '^torus_pmpi: [a-z_]+: calls [1-9]' "$TMP/err" >/dev/null; then
+            ok "lib_colls n=$n under the adapter: $(head -1 "$TMP/out"); the adapter saw none of it: $(grep -m1 summary "$TMP/err")"
+        else
+            bad "lib_colls n=$n under the adapter (exit $rc): $(head -2 "$TMP/out") $(grep -m3 'torus_pmpi\|lib_colls' "$TMP/err")"
+        fi
+    done
 fi
 unset TORUS_COLL_LIBRARY

@@ -4,8 +4,8 @@
  * coordinates per rank in rank order.
  */
 #include "torus.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -71,7 +71,7 @@ int torus_map_nodes(torus_map *m, const torus_shape *s, int nnodes, const int *n
     return 0;
 }
 
-static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *err, size_t errlen)
+static int map_lines(torus_map *m, const torus_shape *s, kit_lines *L, char *err, size_t errlen)
 {
     if (map_alloc(m, s)) {
         snprintf(err, errlen, "out of memory for a mapping of %d ranks", s->n);
@@ -83,7 +83,7 @@ static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *e
     char *line;
     int r = 0, rc = 0, got;
     long lineno = 0;
-    while ((got = torus_lines_next(L, &line, err, errlen)) > 0) {
+    while ((got = kit_lines_next(L, &line, err, errlen)) > 0) {
         lineno = L->lineno;
         char *hash = strchr(line, '#');
         if (hash)
@@ -117,7 +117,7 @@ static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *e
                     q++;
                 char num[32], shown[80];
                 snprintf(num, sizeof num, "%.*s", (int)(end - q < 24 ? end - q : 24), q);
-                torus_cli_escape(num, shown, sizeof shown);
+                kit_cli_escape(num, shown, sizeof shown);
                 snprintf(err, errlen,
                          "mapping file '%s' line %ld: coordinate %s%s of dimension %d out of range: allowed 0..%d",
                          name, lineno, shown, end - q > 24 ? "..." : "", i, s->k[i] - 1);
@@ -166,22 +166,22 @@ static int map_lines(torus_map *m, const torus_shape *s, torus_lines *L, char *e
 
 int torus_map_stream(torus_map *m, const torus_shape *s, FILE *f, const char *name, char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES);
+    kit_lines L;
+    kit_lines_stream(&L, f, name, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES);
     int rc = map_lines(m, s, &L, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }
 
 int torus_map_file(torus_map *m, const torus_shape *s, const char *path, char *err, size_t errlen)
 {
-    torus_lines L;
+    kit_lines L;
     char e2[512];
-    if (torus_lines_open(&L, path, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES, e2, sizeof e2)) {
+    if (kit_lines_open(&L, path, TORUS_MAP_LINE_MAX, TORUS_MAP_MAX_BYTES, e2, sizeof e2)) {
         snprintf(err, errlen, "mapping file '%s' cannot be read: %s", L.name, L.why);
         return -1;
     }
     int rc = map_lines(m, s, &L, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }

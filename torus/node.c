@@ -8,8 +8,9 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "torus_mpi.h"
-#include "torus_io.h"
-#include "torus_mem.h"
+#include "kit_settings.h"
+#include "kit_io.h"
+#include "kit_mem.h"
 
 #include <sched.h>
 #include <stdint.h>
@@ -18,36 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
-void torus_mpi_fail(int rc, const char *call, const char *file, int line)
-{
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0, rank = -1;
-    MPI_Error_string(rc, msg, &len);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "%s: MPI error on rank %d at %s:%d in %s: %s\n", torus_prog(), rank, file, line, call, msg);
-    fflush(stderr);
-    /* the launcher forwards stderr through a pipe it stops reading once
-     * the abort kills the job: give it a moment to pass the line on (an
-     * empty stderr was seen once in CI under MPICH's hydra) */
-    struct timespec pause = {0, 200000000};
-    nanosleep(&pause, NULL);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    exit(3);
-}
-
 int torus_mem_fits(MPI_Comm comm, const torus_node_info *ni, double need, torus_mem_verdict *v)
 {
     int rank, size;
-    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(comm, &size));
+    KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
     /* in doubles: a need of 2^64 bytes or more must not wrap to a small
      * one that "fits" */
     double node_need;
-    uint64_t avail = torus_mem_available();
-    TORUS_MPI_CHECK(MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
+    uint64_t avail = kit_mem_available();
+    KIT_MPI_CHECK(KMPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
     int bad = avail && !(node_need <= (double)(avail / 10 * 9));
     int cand = bad ? rank : size, first;
-    TORUS_MPI_CHECK(MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, comm));
     v->speaker = first == rank;
     v->node_need = node_need;
     v->avail = avail;
@@ -59,7 +43,7 @@ int torus_all_ok(MPI_Comm comm, int ok)
 {
     int all;
     ok = ok != 0;
-    TORUS_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm));
     return all;
 }
 
@@ -82,13 +66,13 @@ static uint64_t layout_hash(int tag, const int *v, int n, const char *err)
 static int agreed_override(MPI_Comm comm, int **node_of, int *kind, char *err, size_t errlen)
 {
     int wn;
-    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &wn));
+    KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &wn));
     int rc = torus_node_override(wn, node_of, err, errlen);
-    const char *k = getenv("TORUS_NODES");
+    const char *k = kit_setting("TORUS_NODES");
     *kind = rc != 1 ? 0 : k && *k ? 1 : 2;
     uint64_t h = rc == 1 ? layout_hash(*kind, *node_of, wn, NULL) : layout_hash(10 + rc, NULL, 0, rc ? err : NULL);
     uint64_t mine[3] = {h, ~h, rc == -3 ? 2 : rc == -2 ? 1 : 0}, all[3];
-    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, comm));
     if (all[2] == 2 || (all[0] == ~all[1] && !all[2]))
         return all[2] ? -1 : 0;
     if (all[0] != ~all[1])
@@ -106,28 +90,28 @@ static int split_emulated(MPI_Comm comm, int rank, const int *node_of, torus_nod
 {
     int wr;
     MPI_Comm real;
-    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &wr));
-    TORUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real));
+    KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &wr));
+    KIT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real));
     int machine = wr;
-    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &machine, 1, MPI_INT, MPI_MIN, real));
-    TORUS_MPI_CHECK(MPI_Comm_free(&real));
-    TORUS_MPI_CHECK(MPI_Comm_split(comm, node_of[wr], rank, &ni->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, &machine, 1, MPI_INT, MPI_MIN, real));
+    KIT_MPI_CHECK(MPI_Comm_free(&real));
+    KIT_MPI_CHECK(MPI_Comm_split(comm, node_of[wr], rank, &ni->comm));
     int mm[2] = {machine, -machine};
-    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, ni->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, ni->comm));
     if (torus_all_ok(comm, mm[0] == -mm[1]))
         return 0;
     snprintf(err, errlen, "%s: an emulated node holds ranks of different machines: allowed nodes that each lie "
                           "within one machine",
              ni->emulated == 1 ? "TORUS_NODES" : "TORUS_HOSTFILE");
-    TORUS_MPI_CHECK(MPI_Comm_free(&ni->comm));
+    KIT_MPI_CHECK(MPI_Comm_free(&ni->comm));
     return -2;
 }
 
 int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t errlen)
 {
     int rank, size;
-    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(comm, &size));
+    KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
     int *node_of = NULL;
     ni->comm = MPI_COMM_NULL;
     int orc = agreed_override(comm, &node_of, &ni->emulated, err, errlen);
@@ -141,22 +125,22 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t er
         if (orc)
             return orc;
     } else {
-        TORUS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm));
+        KIT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm));
     }
-    TORUS_MPI_CHECK(MPI_Comm_rank(ni->comm, &ni->local));
-    TORUS_MPI_CHECK(MPI_Comm_size(ni->comm, &ni->local_size));
+    KIT_MPI_CHECK(MPI_Comm_rank(ni->comm, &ni->local));
+    KIT_MPI_CHECK(MPI_Comm_size(ni->comm, &ni->local_size));
     int leader = rank;
-    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, ni->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, ni->comm));
     /* Node number = how many node leaders have a smaller rank. */
     int is_leader = leader == rank;
     int *flags = malloc((size_t)size * sizeof(int));
     if (!torus_all_ok(comm, flags != NULL)) {
         free(flags);
-        TORUS_MPI_CHECK(MPI_Comm_free(&ni->comm));
+        KIT_MPI_CHECK(MPI_Comm_free(&ni->comm));
         snprintf(err, errlen, "out of memory while finding the node layout");
         return -1;
     }
-    TORUS_MPI_CHECK(MPI_Allgather(&is_leader, 1, MPI_INT, flags, 1, MPI_INT, comm));
+    KIT_MPI_CHECK(MPI_Allgather(&is_leader, 1, MPI_INT, flags, 1, MPI_INT, comm));
     int nn = 0, mine = 0;
     for (int r = 0; r < size; r++) {
         if (r == leader)
@@ -165,8 +149,8 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t er
     }
     free(flags);
     int mn = ni->local_size, mx = ni->local_size;
-    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_INT, MPI_MIN, comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_INT, MPI_MAX, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_INT, MPI_MIN, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_INT, MPI_MAX, comm));
     ni->node = mine;
     ni->nnodes = nn;
     ni->per_node = mn == mx ? mx : -1;
@@ -197,7 +181,7 @@ int torus_node_cores(const torus_node_info *ni)
         for (long c = 0; c < n && c < CPU_SETSIZE; c++)
             mine[c / 64] |= 1ULL << (c % 64);
     }
-    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, W, MPI_UINT64_T, MPI_BOR, ni->comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(mine, all, W, MPI_UINT64_T, MPI_BOR, ni->comm));
     int n = 0;
     for (int i = 0; i < W; i++)
         n += __builtin_popcountll(all[i]);

@@ -7,8 +7,9 @@
  * applies the result and checks that the ranks agree on it.
  */
 #include "torus.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_settings.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static void divisors(int n, char *buf, size_t len)
 static int nodes_layout(const char *v, int nranks, int *node_of, char *err, size_t errlen)
 {
     char shown[100], divs[200];
-    torus_cli_escape(v, shown, sizeof shown);
+    kit_cli_escape(v, shown, sizeof shown);
     divisors(nranks, divs, sizeof divs);
     long k = parse_count(v, nranks);
     if (!k || nranks % k) {
@@ -101,18 +102,18 @@ static int host_ok(const char *h)
 }
 
 /* Every name into one arena (they are small; the file's size bounds it). */
-static int read_hosts(torus_lines *L, int nranks, char *arena, size_t cap, host_slot *slots, char *err, size_t errlen)
+static int read_hosts(kit_lines *L, int nranks, char *arena, size_t cap, host_slot *slots, char *err, size_t errlen)
 {
     char *line;
     int got, n = 0;
     size_t used = 0;
-    while ((got = torus_lines_next(L, &line, err, errlen)) > 0) {
+    while ((got = kit_lines_next(L, &line, err, errlen)) > 0) {
         char *h = host_of(line);
         if (!h)
             continue;
         if (!host_ok(h)) {
             char shown[100];
-            torus_cli_escape(h, shown, sizeof shown);
+            kit_cli_escape(h, shown, sizeof shown);
             snprintf(err, errlen, "%s:%ld: bad host name '%s': allowed letters, digits, '.', '-' and '_', at most %d",
                      L->name, L->lineno, shown, TORUS_HOST_NAME_MAX);
             return -2;
@@ -144,7 +145,7 @@ static int read_hosts(torus_lines *L, int nranks, char *arena, size_t cap, host_
 }
 
 /* Reads L to the end and closes it; node_of as torus_hosts_stream's. */
-static int hosts_lines(torus_lines *L, int *node_of, int nranks, char *err, size_t errlen)
+static int hosts_lines(kit_lines *L, int *node_of, int nranks, char *err, size_t errlen)
 {
     /* at most nranks names are kept, each of at most TORUS_HOST_NAME_MAX
      * bytes, and no more than the file holds */
@@ -158,7 +159,7 @@ static int hosts_lines(torus_lines *L, int *node_of, int nranks, char *err, size
         snprintf(err, errlen, "%s: out of memory", L->name);
     else
         rc = read_hosts(L, nranks, arena, cap, slots, err, errlen);
-    torus_lines_close(L);
+    kit_lines_close(L);
     if (!rc) {
         /* node_of[r] = the lowest rank on r's host, then the node's number:
          * how many nodes have a smaller lowest rank (that rank comes first) */
@@ -178,15 +179,15 @@ static int hosts_lines(torus_lines *L, int *node_of, int nranks, char *err, size
 
 int torus_hosts_stream(int *node_of, int nranks, FILE *f, const char *name, char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, TORUS_HOSTS_LINE_MAX, TORUS_HOSTS_MAX_BYTES);
+    kit_lines L;
+    kit_lines_stream(&L, f, name, TORUS_HOSTS_LINE_MAX, TORUS_HOSTS_MAX_BYTES);
     return hosts_lines(&L, node_of, nranks, err, errlen);
 }
 
 int torus_hosts_file(int *node_of, int nranks, const char *path, char *err, size_t errlen)
 {
-    torus_lines L;
-    if (torus_lines_open(&L, path, TORUS_HOSTS_LINE_MAX, TORUS_HOSTS_MAX_BYTES, err, errlen)) {
+    kit_lines L;
+    if (kit_lines_open(&L, path, TORUS_HOSTS_LINE_MAX, TORUS_HOSTS_MAX_BYTES, err, errlen)) {
         /* a path that is not a regular file already says what is allowed */
         size_t l = strlen(err);
         if (L.open_errno)
@@ -198,7 +199,7 @@ int torus_hosts_file(int *node_of, int nranks, const char *path, char *err, size
 
 int torus_node_override(int nranks, int **node_of, char *err, size_t errlen)
 {
-    const char *k = getenv("TORUS_NODES"), *hf = getenv("TORUS_HOSTFILE");
+    const char *k = kit_setting("TORUS_NODES"), *hf = kit_setting("TORUS_HOSTFILE");
     k = k && *k ? k : NULL;
     hf = hf && *hf ? hf : NULL;
     *node_of = NULL;

@@ -3,7 +3,7 @@
  * choice of dimensionality used by "auto".
  */
 #include "torus.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -79,21 +79,38 @@ double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t
     return torus_expected_hops(s) * (t_hop + t_msg / fill);
 }
 
-void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out)
+void torus_shape_search(int n, double (*cost)(const torus_shape *s, void *ctx), void *ctx, torus_shape *out)
 {
     torus_shape best, cand;
     torus_shape_balanced(n, 1, &best);
-    double bc = torus_shape_cost(&best, budget, t_hop, t_msg);
+    double bc = cost(&best, ctx);
     for (int d = 2; d <= TORUS_MAX_DIMS; d++) {
         if (torus_shape_balanced(n, d, &cand))
             break;
-        double c = torus_shape_cost(&cand, budget, t_hop, t_msg);
+        double c = cost(&cand, ctx);
         if (c < bc) {
             bc = c;
             best = cand;
         }
     }
     *out = best;
+}
+
+typedef struct {
+    int budget;
+    double t_hop, t_msg;
+} auto_costs;
+
+static double auto_cost(const torus_shape *s, void *ctx)
+{
+    const auto_costs *a = ctx;
+    return torus_shape_cost(s, a->budget, a->t_hop, a->t_msg);
+}
+
+void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out)
+{
+    auto_costs a = {budget, t_hop, t_msg};
+    torus_shape_search(n, auto_cost, &a, out);
 }
 
 int torus_shape_append(torus_shape *s, int m)
@@ -157,7 +174,7 @@ static int parse_named(int which, const char *arg, const char *esc, int n, torus
         }
     } else {
         long hi = which == NAMED_HYPERCUBE ? TORUS_MAX_DIMS : MAX_POSITIONS;
-        if (torus_cli_long(arg, 1, hi, &count)) {
+        if (kit_cli_long(arg, 1, hi, &count)) {
             snprintf(err, errlen, "bad %s in shape '%s': allowed %s:%s with %s in 1..%ld",
                      which == NAMED_HYPERCUBE ? "dimension count" : "size", esc, word, letter, letter, hi);
             return -1;
@@ -194,7 +211,7 @@ int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_
         return -1;
     }
     char esc[300];
-    torus_cli_escape(str, esc, sizeof esc);
+    kit_cli_escape(str, esc, sizeof esc);
     const char *colon = strchr(str, ':');
     size_t wl = colon ? (size_t)(colon - str) : strlen(str);
     for (int w = 0; w < (int)(sizeof named_shapes / sizeof *named_shapes); w++)
@@ -238,7 +255,7 @@ int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_
             }
         } else if (*p) {
             char c[2] = {*p, 0}, cesc[16];
-            torus_cli_escape(c, cesc, sizeof cesc);
+            kit_cli_escape(c, cesc, sizeof cesc);
             snprintf(err, errlen, "malformed shape '%s': unexpected '%s'; allowed sizes like 4x4x2 (m suffix = mesh)",
                      esc, cesc);
             return -1;

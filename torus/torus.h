@@ -71,7 +71,15 @@ int torus_shape_balanced(int n, int d, torus_shape *out);
  * t_msg/fill), or a huge value when fill < 1. */
 double torus_shape_cost(const torus_shape *s, int budget, double t_hop, double t_msg);
 
-/* The balanced shape of n minimising torus_shape_cost (ties: fewer dims). */
+/* The one "auto" search: the balanced shapes of n in 1..TORUS_MAX_DIMS
+ * dimensions, the one cost() rates lowest (ties: fewer dims; a shape that
+ * cannot run costs 1e300; none runs: the 1-D shape).  The caller who knows
+ * what a shape costs supplies it: torus_shape_auto the model above,
+ * ra_opt (ropt_auto_shape) the fill its buffers really give. */
+void torus_shape_search(int n, double (*cost)(const torus_shape *s, void *ctx), void *ctx, torus_shape *out);
+
+/* torus_shape_search with torus_shape_cost: the balanced shape of n
+ * minimising it (ties: fewer dims). */
 void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape *out);
 
 /* Appends one extra dimension of size m (the node-local hop); mesh = 0. */

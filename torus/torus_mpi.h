@@ -6,23 +6,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "torus.h"
-
-/* The kit's one MPI check: every MPI call of the library, the harness and
- * the programs goes through it.  On failure it names the program, the
- * rank, file:line, the call and the MPI error in one line on stderr, and
- * ends the whole job with exit code 3 (a resource error).  Needs the
- * communicator's error handler to return (MPI_ERRORS_RETURN), else MPI
- * aborts first with its own message. */
-#define TORUS_MPI_CHECK(call)                                                \
-    do {                                                                     \
-        int torus__rc = (call);                                              \
-        if (torus__rc != MPI_SUCCESS)                                        \
-            torus_mpi_fail(torus__rc, #call, __FILE__, __LINE__);            \
-    } while (0)
-
-/* What TORUS_MPI_CHECK calls: "PROG: MPI error on rank R at FILE:LINE in
- * CALL: MESSAGE", then MPI_Abort(MPI_COMM_WORLD, 3).  Does not return. */
-void torus_mpi_fail(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
+#include "kit_mpi.h"
 
 typedef struct torus_mpi torus_mpi;
 
@@ -107,7 +91,7 @@ void torus_node_free(torus_node_info *ni);
 
 /* The kit's one memory check, before allocating from a size the user
  * chose: every rank will hold `need` bytes; the ranks of each node must
- * fit into 90% of what its kernel reports available (torus_mem.h).
+ * fit into 90% of what its kernel reports available (kit_mem.h).
  * Collective over comm (ni: torus_node_discover's).  Returns 1 when every
  * node fits; else 0 on every rank, with v filled for the one line the
  * caller says (v->speaker on the lowest rank of a node that does not). */

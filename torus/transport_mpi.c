@@ -57,7 +57,7 @@ static int mpi_can_send(void *impl, int d)
         if (ds->sreq[s] == MPI_REQUEST_NULL)
             return 1;
         int done;
-        TORUS_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
+        KIT_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
         if (done) {
             slot_done(ds, s);
             return 1;
@@ -81,9 +81,9 @@ static int mpi_send(void *impl, int d, int to, uint64_t **buf, int n, int last)
             *buf = tmp;
             int tag = last ? TAG_LAST : TAG_DATA;
             if (((torus_mpi *)impl)->sync)
-                TORUS_MPI_CHECK(MPI_Issend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
+                KIT_MPI_CHECK(MPI_Issend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
             else
-                TORUS_MPI_CHECK(MPI_Isend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
+                KIT_MPI_CHECK(MPI_Isend(ds->sbuf[s], n, MPI_UINT64_T, to, tag, ds->comm, &ds->sreq[s]));
             ds->swords[s] = n;
             ds->sending += n;
             return 0;
@@ -99,11 +99,11 @@ static int mpi_poll(void *impl, int d, torus_packet *pkt)
             return 0;
         int done;
         MPI_Status st;
-        TORUS_MPI_CHECK(MPI_Test(&ds->rreq, &done, &st));
+        KIT_MPI_CHECK(MPI_Test(&ds->rreq, &done, &st));
         if (!done)
             return 0;
         int n;
-        TORUS_MPI_CHECK(MPI_Get_count(&st, MPI_UINT64_T, &n));
+        KIT_MPI_CHECK(MPI_Get_count(&st, MPI_UINT64_T, &n));
         ds->pkt.data = ds->rbuf;
         ds->pkt.n = n;
         ds->pkt.last = st.MPI_TAG == TAG_LAST;
@@ -116,7 +116,7 @@ static int mpi_poll(void *impl, int d, torus_packet *pkt)
 static void post_recv(torus_mpi *mp, int d)
 {
     dim_state *ds = &mp->dim[d];
-    TORUS_MPI_CHECK(MPI_Irecv(ds->rbuf, mp->cap, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, ds->comm, &ds->rreq));
+    KIT_MPI_CHECK(MPI_Irecv(ds->rbuf, mp->cap, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, ds->comm, &ds->rreq));
 }
 
 static void mpi_release(void *impl, int d)
@@ -134,7 +134,7 @@ static int mpi_quiescent(void *impl)
         for (int s = 0; s < ds->nslots; s++)
             if (ds->sreq[s] != MPI_REQUEST_NULL) {
                 int done;
-                TORUS_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
+                KIT_MPI_CHECK(MPI_Test(&ds->sreq[s], &done, MPI_STATUS_IGNORE));
                 if (!done)
                     return 0;
                 slot_done(ds, s);
@@ -173,13 +173,13 @@ static MPI_Datatype big_type(size_t bytes)
 {
     const size_t gib = (size_t)1 << 30;
     MPI_Datatype g, t;
-    TORUS_MPI_CHECK(MPI_Type_contiguous((int)gib, MPI_BYTE, &g));
+    KIT_MPI_CHECK(MPI_Type_contiguous((int)gib, MPI_BYTE, &g));
     int bl[2] = {(int)(bytes / gib), (int)(bytes % gib)};
     MPI_Aint disp[2] = {0, (MPI_Aint)(bytes - bytes % gib)};
     MPI_Datatype parts[2] = {g, MPI_BYTE};
-    TORUS_MPI_CHECK(MPI_Type_create_struct(2, bl, disp, parts, &t));
-    TORUS_MPI_CHECK(MPI_Type_commit(&t));
-    TORUS_MPI_CHECK(MPI_Type_free(&g));
+    KIT_MPI_CHECK(MPI_Type_create_struct(2, bl, disp, parts, &t));
+    KIT_MPI_CHECK(MPI_Type_commit(&t));
+    KIT_MPI_CHECK(MPI_Type_free(&g));
     return t;
 }
 
@@ -191,11 +191,11 @@ static int mpi_isend(void *impl, int dest, const void *buf, size_t bytes, int ta
     if (id < 0)
         return -1;
     if (bytes <= INT_MAX) {
-        TORUS_MPI_CHECK(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp->world, &mp->req[id]));
+        KIT_MPI_CHECK(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp->world, &mp->req[id]));
     } else {
         MPI_Datatype t = big_type(bytes);
-        TORUS_MPI_CHECK(MPI_Isend(buf, 1, t, dest, tag, mp->world, &mp->req[id]));
-        TORUS_MPI_CHECK(MPI_Type_free(&t));
+        KIT_MPI_CHECK(MPI_Isend(buf, 1, t, dest, tag, mp->world, &mp->req[id]));
+        KIT_MPI_CHECK(MPI_Type_free(&t));
     }
     return 0;
 }
@@ -208,11 +208,11 @@ static int mpi_irecv(void *impl, int src, void *buf, size_t bytes, int tag, toru
     if (id < 0)
         return -1;
     if (bytes <= INT_MAX) {
-        TORUS_MPI_CHECK(MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, mp->world, &mp->req[id]));
+        KIT_MPI_CHECK(MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, mp->world, &mp->req[id]));
     } else {
         MPI_Datatype t = big_type(bytes);
-        TORUS_MPI_CHECK(MPI_Irecv(buf, 1, t, src, tag, mp->world, &mp->req[id]));
-        TORUS_MPI_CHECK(MPI_Type_free(&t));
+        KIT_MPI_CHECK(MPI_Irecv(buf, 1, t, src, tag, mp->world, &mp->req[id]));
+        KIT_MPI_CHECK(MPI_Type_free(&t));
     }
     return 0;
 }
@@ -229,7 +229,7 @@ static int mpi_test(void *impl, torus_req *r)
         int cls = 0;
         MPI_Error_class(rc, &cls);
         if (cls != MPI_ERR_TRUNCATE)
-            TORUS_MPI_CHECK(rc);
+            KIT_MPI_CHECK(rc);
         done = -1;
     }
     if (!done)
@@ -288,16 +288,16 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         torus_mpi_destroy(mp);
         return -1;
     }
-    TORUS_MPI_CHECK(MPI_Comm_dup(comm, &mp->world));
-    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(mp->world, MPI_ERRORS_RETURN));
+    KIT_MPI_CHECK(MPI_Comm_dup(comm, &mp->world));
+    KIT_MPI_CHECK(MPI_Comm_set_errhandler(mp->world, MPI_ERRORS_RETURN));
     for (int d = 0; d < mp->ndims; d++) {
         /* Colour: my linear position with coordinate d zeroed; key: coordinate d. */
         int cc[TORUS_MAX_DIMS];
         memcpy(cc, c, (size_t)s->ndims * sizeof(int));
         cc[d] = 0;
-        TORUS_MPI_CHECK(MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &mp->dim[d].comm));
-        TORUS_MPI_CHECK(MPI_Comm_set_errhandler(mp->dim[d].comm, MPI_ERRORS_RETURN));
-        TORUS_MPI_CHECK(MPI_Comm_size(mp->dim[d].comm, &mp->dim[d].size));
+        KIT_MPI_CHECK(MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &mp->dim[d].comm));
+        KIT_MPI_CHECK(MPI_Comm_set_errhandler(mp->dim[d].comm, MPI_ERRORS_RETURN));
+        KIT_MPI_CHECK(MPI_Comm_size(mp->dim[d].comm, &mp->dim[d].size));
         if (mp->dim[d].size > 1)
             post_recv(mp, d);
     }
@@ -310,7 +310,7 @@ int torus_mpi_reset(torus_mpi *mp)
     for (int d = 0; d < mp->ndims; d++) {
         dim_state *ds = &mp->dim[d];
         for (int s = 0; s < ds->nslots; s++) {
-            TORUS_MPI_CHECK(MPI_Wait(&ds->sreq[s], MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Wait(&ds->sreq[s], MPI_STATUS_IGNORE));
             slot_done(ds, s);
         }
         if (ds->held) {
@@ -318,8 +318,8 @@ int torus_mpi_reset(torus_mpi *mp)
             post_recv(mp, d);
         }
         if (ds->rreq != MPI_REQUEST_NULL) {
-            TORUS_MPI_CHECK(MPI_Cancel(&ds->rreq));
-            TORUS_MPI_CHECK(MPI_Wait(&ds->rreq, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Cancel(&ds->rreq));
+            KIT_MPI_CHECK(MPI_Wait(&ds->rreq, MPI_STATUS_IGNORE));
         }
         if (ds->size > 1)
             post_recv(mp, d);

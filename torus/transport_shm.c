@@ -182,8 +182,8 @@ int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_
 {
     *out = NULL;
     int n, nn;
-    TORUS_MPI_CHECK(MPI_Comm_size(comm, &n));
-    TORUS_MPI_CHECK(MPI_Comm_size(node, &nn));
+    KIT_MPI_CHECK(MPI_Comm_size(comm, &n));
+    KIT_MPI_CHECK(MPI_Comm_size(node, &nn));
     torus_shm *s = calloc(1, sizeof *s);
     int *all = malloc((size_t)n * sizeof *all);
     int ok = s && all;
@@ -204,26 +204,26 @@ int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_
     MPI_Group g, gn;
     for (int r = 0; r < n; r++)
         all[r] = r;
-    TORUS_MPI_CHECK(MPI_Comm_group(comm, &g));
-    TORUS_MPI_CHECK(MPI_Comm_group(node, &gn));
-    TORUS_MPI_CHECK(MPI_Group_translate_ranks(g, n, all, gn, s->node_rank));
-    TORUS_MPI_CHECK(MPI_Group_free(&g));
-    TORUS_MPI_CHECK(MPI_Group_free(&gn));
+    KIT_MPI_CHECK(MPI_Comm_group(comm, &g));
+    KIT_MPI_CHECK(MPI_Comm_group(node, &gn));
+    KIT_MPI_CHECK(MPI_Group_translate_ranks(g, n, all, gn, s->node_rank));
+    KIT_MPI_CHECK(MPI_Group_free(&g));
+    KIT_MPI_CHECK(MPI_Group_free(&gn));
     free(all);
     node_dims(s, m, me);
     unsigned mask = 0;
     for (int d = 0; d < m->shape.ndims; d++)
         mask |= (unsigned)s->on[d] << d;
-    TORUS_MPI_CHECK(MPI_Allgather(&mask, 1, MPI_UNSIGNED, s->node_mask, 1, MPI_UNSIGNED, node));
+    KIT_MPI_CHECK(MPI_Allgather(&mask, 1, MPI_UNSIGNED, s->node_mask, 1, MPI_UNSIGNED, node));
 
     size_t bytes = torus_shm_area_bytes(&m->shape, s->on, cap, slots);
     MPI_Info info;
-    TORUS_MPI_CHECK(MPI_Info_create(&info));
+    KIT_MPI_CHECK(MPI_Info_create(&info));
     /* each rank's area on pages of its own (first touch near its core) */
-    TORUS_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    KIT_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
     void *base = NULL;
     int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 64, info, node, &base, &s->win);
-    TORUS_MPI_CHECK(MPI_Info_free(&info));
+    KIT_MPI_CHECK(MPI_Info_free(&info));
     s->have_win = rc == MPI_SUCCESS;
     if (!torus_all_ok(comm, s->have_win)) {
         snprintf(err, errlen, "the shared window of %zu bytes per rank could not be made", bytes);
@@ -234,10 +234,10 @@ int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_
     for (int r = 0; r < nn; r++) {
         MPI_Aint sz;
         int disp;
-        TORUS_MPI_CHECK(MPI_Win_shared_query(s->win, r, &sz, &disp, &s->node_area[r]));
+        KIT_MPI_CHECK(MPI_Win_shared_query(s->win, r, &sz, &disp, &s->node_area[r]));
     }
     /* every area zeroed before anyone writes into a peer's */
-    TORUS_MPI_CHECK(MPI_Barrier(node));
+    KIT_MPI_CHECK(KMPI_Barrier(node));
     s->core = torus_shm_core_create(m, me, s->on, cap, slots, area_of, s);
     if (!torus_all_ok(comm, s->core != NULL)) {
         snprintf(err, errlen, "out of memory for the shared-memory rings");

@@ -23,7 +23,7 @@
  * docs/machines.md holds the predictions beside the published results.
  */
 #include "torusmodel.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -45,7 +45,7 @@
  * Cost: O(1) per shape.
  */
 #include "torusmodel.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,7 +104,7 @@ int tm_node_source(tm_params *p, const char *value, char *err, size_t errlen)
             return 0;
         }
     char shown[300];
-    torus_cli_escape(value, shown, sizeof shown);
+    kit_cli_escape(value, shown, sizeof shown);
     snprintf(err, errlen, "bad value '%s' for term_source: allowed 'KEY text' with KEY one of mem_latency_ns, mlp, "
                           "mem_bw, line_bytes, instr_local, instr_hop, instr_test, mpi_latency_ns, inj_bw, msg_rate, "
                           "ipc_scale", shown);

@@ -4,8 +4,8 @@
  */
 #include "torusmodel.h"
 #include "torus.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -152,7 +152,7 @@ static int add_shape(tm_params *p, const char *txt, char *err, size_t errlen)
 static int set_node_gups(tm_params *p, int plain, const char *key, const char *value, char *err, size_t errlen)
 {
     char buf[1024], shown[300];
-    torus_cli_escape(value, shown, sizeof shown);
+    kit_cli_escape(value, shown, sizeof shown);
     if (strlen(value) >= sizeof buf || !*value)
         goto bad;
     snprintf(buf, sizeof buf, "%s", value);
@@ -167,11 +167,11 @@ static int set_node_gups(tm_params *p, int plain, const char *key, const char *v
         double r = 0, g;
         if (colon) {
             *colon = 0;
-            if (torus_cli_double(t, 1, 1e9, &r) || r != floor(r))
+            if (kit_cli_double(t, 1, 1e9, &r) || r != floor(r))
                 goto bad;
             t = colon + 1;
         }
-        if (torus_cli_double(t, TM_PARAM_MIN, TM_PARAM_MAX, &g))
+        if (kit_cli_double(t, TM_PARAM_MIN, TM_PARAM_MAX, &g))
             goto bad;
         if (r == 0 && (q.nnode || strchr(value, ',')))
             goto bad; /* a bare G stands alone */
@@ -207,7 +207,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     canon(key, k, sizeof k);
     if (!strcmp(k, "node_gups") || !strcmp(k, "node_gups_plain")) {
         char kshown[80];
-        torus_cli_escape(key, kshown, sizeof kshown);
+        kit_cli_escape(key, kshown, sizeof kshown);
         return set_node_gups(p, !strcmp(k, "node_gups_plain"), kshown, value, err, errlen);
     }
     if (!strcmp(k, "network")) {
@@ -222,7 +222,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         sc_network net;
         char e2[400], kshown[80];
         if (sc_network_parse(value, &net, e2, sizeof e2)) {
-            torus_cli_escape(key, kshown, sizeof kshown);
+            kit_cli_escape(key, kshown, sizeof kshown);
             snprintf(err, errlen, "%s: %s (or shape, nodes)", kshown, e2);
             return -2;
         }
@@ -238,7 +238,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
             p->algorithm = TM_ROUTED;
         else {
             char shown[300];
-            torus_cli_escape(value, shown, sizeof shown);
+            kit_cli_escape(value, shown, sizeof shown);
             snprintf(err, errlen, "bad value '%s' for %s: allowed direct or routed", shown, key);
             return -2;
         }
@@ -262,7 +262,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         snprintf(buf, sizeof buf, "%s", value);
         if (!strcmp(k, "shape") && strchr(buf, ',')) {
             char shown[300];
-            torus_cli_escape(value, shown, sizeof shown);
+            kit_cli_escape(value, shown, sizeof shown);
             snprintf(err, errlen, "shape '%s': one shape only (use shapes for a list)", shown);
             return -2;
         }
@@ -271,7 +271,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
                 return -2;
         if (!p->nshapes) {
             char shown[300];
-            torus_cli_escape(value, shown, sizeof shown);
+            kit_cli_escape(value, shown, sizeof shown);
             snprintf(err, errlen, "%s '%s' is empty: allowed shapes like 8x8x16 or bgl", k, shown);
             return -2;
         }
@@ -285,18 +285,18 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         int ranks = !strcmp(k, "ranks_per_node");
         double v;
         /* a documented range keeps every figure derived from it finite */
-        if (ranks && (torus_cli_double(value, 1, 1e9, &v) || v != floor(v))) {
+        if (ranks && (kit_cli_double(value, 1, 1e9, &v) || v != floor(v))) {
             char shown[300], kshown[80];
-            torus_cli_escape(value, shown, sizeof shown);
-            torus_cli_escape(key, kshown, sizeof kshown);
+            kit_cli_escape(value, shown, sizeof shown);
+            kit_cli_escape(key, kshown, sizeof kshown);
             snprintf(err, errlen, "bad value '%s' for %s: allowed a whole number of ranks in 1..1e9", shown, kshown);
             return -2;
         }
-        if (torus_cli_double(value, positive ? TM_PARAM_MIN : 0, TM_PARAM_MAX, &v)) {
+        if (kit_cli_double(value, positive ? TM_PARAM_MIN : 0, TM_PARAM_MAX, &v)) {
             /* key as the caller wrote it: "--t-hop" on the command line, "t_hop" in a file */
             char shown[300], kshown[80];
-            torus_cli_escape(value, shown, sizeof shown);
-            torus_cli_escape(key, kshown, sizeof kshown);
+            kit_cli_escape(value, shown, sizeof shown);
+            kit_cli_escape(key, kshown, sizeof kshown);
             snprintf(err, errlen, "bad value '%s' for %s: allowed a number %s", shown, kshown,
                      positive ? "> 0, in 1e-30..1e30" : ">= 0, at most 1e30");
             return -2;
@@ -307,7 +307,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         size_t node0 = offsetof(tm_params, node.v), node1 = node0 + TM_N_KEYS * sizeof(double);
         if (keys[i].offset >= node0 && keys[i].offset < node1) {
             char kshown[80];
-            torus_cli_escape(key, kshown, sizeof kshown);
+            kit_cli_escape(key, kshown, sizeof kshown);
             /* 0 is "not given": no source */
             char *src = p->node.src[(keys[i].offset - node0) / sizeof(double)];
             if (v > 0)
@@ -318,7 +318,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
         return 0;
     }
     char kshown[300];
-    torus_cli_escape(key, kshown, sizeof kshown);
+    kit_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
                           "cores_per_node, node_gups, node_gups_plain, the node model's keys (mem_latency_ns ... "
@@ -327,11 +327,11 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     return -2;
 }
 
-static int params_lines(tm_params *p, torus_lines *L, char *err, size_t errlen)
+static int params_lines(tm_params *p, kit_lines *L, char *err, size_t errlen)
 {
     char *line;
     int got;
-    while ((got = torus_lines_next(L, &line, err, errlen)) > 0) {
+    while ((got = kit_lines_next(L, &line, err, errlen)) > 0) {
         char *h = strchr(line, '#');
         if (h)
             *h = 0;
@@ -367,23 +367,23 @@ static int params_lines(tm_params *p, torus_lines *L, char *err, size_t errlen)
 
 int tm_params_stream(tm_params *p, FILE *f, const char *name, char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES);
+    kit_lines L;
+    kit_lines_stream(&L, f, name, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES);
     int rc = params_lines(p, &L, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }
 
 int tm_params_file(tm_params *p, const char *path, char *err, size_t errlen)
 {
-    torus_lines L;
+    kit_lines L;
     char e2[400];
-    if (torus_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
+    if (kit_lines_open(&L, path, TM_PARAMS_LINE_MAX, TM_PARAMS_MAX_BYTES, e2, sizeof e2)) {
         snprintf(err, errlen, "cannot open params file '%s': %s", L.name, L.why);
         return -2;
     }
     int rc = params_lines(p, &L, err, errlen);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     return rc;
 }
 
@@ -437,7 +437,7 @@ int tm_preset(tm_params *p, const char *name, char *err, size_t errlen)
         q.packet_header_bytes = 24, q.chunk_bytes = 32, q.packet_max_bytes = 256, q.link_overhead_bytes = 14;
     } else {
         char shown[300];
-        torus_cli_escape(name, shown, sizeof shown);
+        kit_cli_escape(name, shown, sizeof shown);
         snprintf(err, errlen, "unknown preset '%s': allowed bgl-mpi, bgl-raw, bgl-routed, %s", shown,
                  tm_machine_names());
         return -2;

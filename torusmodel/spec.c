@@ -8,7 +8,7 @@
  * (the scale term held at its value), as a change in percent.
  */
 #include "torusmodel.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -68,14 +68,14 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
     snprintf(buf, sizeof buf, "%s", spec);
     size_t L = strlen(buf);
     if (!L || buf[0] == ',' || buf[L - 1] == ',' || strstr(buf, ",,")) {
-        torus_cli_escape(spec, shown, sizeof shown);
+        kit_cli_escape(spec, shown, sizeof shown);
         snprintf(err, errlen, "--node: empty item in '%s': allowed KEY=VALUE items separated by single commas", shown);
         return -2;
     }
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(t, '=');
-        torus_cli_escape(t, shown, sizeof shown);
+        kit_cli_escape(t, shown, sizeof shown);
         if (!eq) {
             snprintf(err, errlen, "--node: '%s' is not KEY=VALUE: allowed keys %s", shown, key_list());
             return -2;
@@ -85,7 +85,7 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         for (int i = 0; i < SK_N; i++)
             if (!strcmp(t, skeys[i].name))
                 k = i;
-        torus_cli_escape(t, shown, sizeof shown);
+        kit_cli_escape(t, shown, sizeof shown);
         if (k < 0) {
             snprintf(err, errlen, "--node: unknown key '%s': allowed %s", shown, key_list());
             return -2;
@@ -95,9 +95,9 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
             return -2;
         }
         double x;
-        if (torus_cli_double(eq + 1, skeys[k].lo, skeys[k].hi, &x) || (skeys[k].whole && x != floor(x)) ||
+        if (kit_cli_double(eq + 1, skeys[k].lo, skeys[k].hi, &x) || (skeys[k].whole && x != floor(x)) ||
             (k == SK_LINE && ((long)x & ((long)x - 1)))) {
-            torus_cli_escape(eq + 1, shown, sizeof shown);
+            kit_cli_escape(eq + 1, shown, sizeof shown);
             snprintf(err, errlen, "--node: bad value '%s' for %s: allowed %s", shown, skeys[k].name, skeys[k].allowed);
             return -2;
         }

@@ -5,16 +5,16 @@
  * timed transport with link and CPU costs (through optimized/'s one narrow
  * entry, ropt_timed.h).
  *
- * Order of a run: options (the kit's option spec, torus_opt.h) -> every
+ * Order of a run: options (the kit's option spec, kit_opt.h) -> every
  * input checked (a shape, the network parameters, --simulate's shapes,
  * every row evaluated, --write-params' folder) -> the simulations -> the
  * params file -> the output.  A refused run prints and writes nothing.
  */
 #include "torusmodel.h"
 #include "ropt_timed.h"
-#include "torus_cli.h"
-#include "torus_io.h"
-#include "torus_opt.h"
+#include "kit_cli.h"
+#include "kit_io.h"
+#include "kit_opt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,83 +36,83 @@ enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_B
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static const torus_opt fixed_head[] = {
-    {.type = TORUS_OPT_HEADING, .help = "Parameters, applied left to right (later ones win):"},
-    {.name = "preset", .type = TORUS_OPT_TEXT, .id = OPT_PRESET, .meta = "NAME", .defval = "none",
+static const kit_opt fixed_head[] = {
+    {.type = KIT_OPT_HEADING, .help = "Parameters, applied left to right (later ones win):"},
+    {.name = "preset", .type = KIT_OPT_TEXT, .id = OPT_PRESET, .meta = "NAME", .defval = "none",
      .help = "bgl-mpi (Tables 1, 3), bgl-raw (Tables 4, 5), bgl-routed (Table 7); bgp, bgq, tofu (K computer), "
              "tofu-d (Fugaku), p775 (IBM Power 775), xt3 (Cray XT3 Red Storm), perlmutter-cpu (dragonfly), "
              "hdr-fattree (docs/machines.md; each prints its sources)"},
-    {.name = "params", .type = TORUS_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
+    {.name = "params", .type = KIT_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
      .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one; --probe: the node model's keys)"},
-    {.name = "node", .type = TORUS_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
+    {.name = "node", .type = KIT_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
              "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update "
              "(docs/machines.md); prints both algorithms and a sensitivity line"},
 };
-static const torus_opt fixed_tail[] = {
-    {.type = TORUS_OPT_HEADING, .help = "Models:"},
-    {.name = "bucketed", .type = TORUS_OPT_FLAG, .id = OPT_BUCKETED, .defval = "off",
+static const kit_opt fixed_tail[] = {
+    {.type = KIT_OPT_HEADING, .help = "Models:"},
+    {.name = "bucketed", .type = KIT_OPT_FLAG, .id = OPT_BUCKETED, .defval = "off",
      .help = "direct: m = the simulated mean bucket size at each N"},
-    {.name = "bucket-sim", .type = TORUS_OPT_DOUBLE, .id = OPT_BUCKET_SIM, .meta = "P", .defval = "off",
+    {.name = "bucket-sim", .type = KIT_OPT_DOUBLE, .id = OPT_BUCKET_SIM, .meta = "P", .defval = "off",
      .help = "the baseline's mean bucket size at P processes, Table 6", .lo = 2, .hi = 1 << 24,
      .allowed = "a whole number in 2..16777216"},
-    {.name = "simulate", .type = TORUS_OPT_FLAG, .id = OPT_SIMULATE, .defval = "off",
+    {.name = "simulate", .type = KIT_OPT_FLAG, .id = OPT_SIMULATE, .defval = "off",
      .help = "run the routed algorithm over the simulated transport with link and CPU costs, shapes up to "
              "64x32x32 (--algorithm routed)"},
-    {.name = "sim-updates", .type = TORUS_OPT_DOUBLE, .id = OPT_SIM_UPDATES, .meta = "U",
+    {.name = "sim-updates", .type = KIT_OPT_DOUBLE, .id = OPT_SIM_UPDATES, .meta = "U",
      .defval = "2^22 / N, at least 4096",
      .help = "updates per virtual rank in --simulate: every machine runs long enough to reach its steady rate, "
              "each rank's pipeline of 1024 pending updates filled and drained several times over; 64x32x32 takes "
              "~10 min",
      .lo = 1, .hi = 1e12, .allowed = "a number of updates per rank in 1..1e12"},
-    {.name = "sim-latency", .type = TORUS_OPT_DOUBLE, .id = OPT_SIM_LATENCY, .meta = "S", .defval = "1e-7",
+    {.name = "sim-latency", .type = KIT_OPT_DOUBLE, .id = OPT_SIM_LATENCY, .meta = "S", .defval = "1e-7",
      .help = "per-link latency in seconds", .lo = 0, .hi = 1e3, .allowed = "seconds in 0..1000"},
-    {.name = "sim-outstanding", .type = TORUS_OPT_LONG, .id = OPT_SIM_OUTSTANDING, .meta = "S",
+    {.name = "sim-outstanding", .type = KIT_OPT_LONG, .id = OPT_SIM_OUTSTANDING, .meta = "S",
      .defval = "4: BlueGene/L's model; ra_opt over MPI uses 1", .help = "send slots per dimension in --simulate",
      .lo = 1, .hi = ROPT_TIMED_MAX_OUTSTANDING},
-    {.name = "sim-budget", .type = TORUS_OPT_LONG, .id = OPT_SIM_BUDGET, .meta = "B", .defval = "1024 (HPCC's rule)",
+    {.name = "sim-budget", .type = KIT_OPT_LONG, .id = OPT_SIM_BUDGET, .meta = "B", .defval = "1024 (HPCC's rule)",
      .help = "updates a virtual rank may hold in --simulate: a smaller machine with the packets of a larger one "
              "(--scale-term reduced sets it itself)",
      .lo = 2, .hi = 1024},
-    {.name = "sim-lookahead", .type = TORUS_OPT_CHOICE, .id = OPT_SIM_LOOKAHEAD, .meta = "L",
+    {.name = "sim-lookahead", .type = KIT_OPT_CHOICE, .id = OPT_SIM_LOOKAHEAD, .meta = "L",
      .defval = "0: no memory model, so no pipeline",
      .help = "apply pipeline depth in --simulate, 0 or a power of two 2.." STR(ROPT_TIMED_MAX_LOOKAHEAD) " (ra_opt's "
              "--lookahead; a batch of 32, counted twice, beside it)",
      .choices = "0|2|4|8|16|32|64|128|256|512", .allowed = "0 or a power of two 2..512"},
-    {.name = "sim-links", .type = TORUS_OPT_CHOICE, .id = OPT_SIM_LINKS, .meta = "M", .defval = "free-at",
+    {.name = "sim-links", .type = KIT_OPT_CHOICE, .id = OPT_SIM_LINKS, .meta = "M", .defval = "free-at",
      .help = "free-at: a packet starts when its whole path is free after every earlier booking; gaps: in the "
              "earliest window its whole path is idle, gaps before earlier bookings included",
      .choices = "free-at|gaps", .allowed = "free-at or gaps"},
-    {.name = "header-bytes", .type = TORUS_OPT_DOUBLE, .id = OPT_HEADER_BYTES, .meta = "H",
+    {.name = "header-bytes", .type = KIT_OPT_DOUBLE, .id = OPT_HEADER_BYTES, .meta = "H",
      .defval = "the packet_header_bytes parameter when set, else 32",
      .help = "bytes per packet on the wire beyond 8 per update", .lo = 0, .hi = 1e9,
      .allowed = "a number of bytes >= 0"},
-    {.name = "scale-term", .type = TORUS_OPT_CHOICE, .id = OPT_SCALE_TERM, .meta = "M", .defval = "auto",
+    {.name = "scale-term", .type = KIT_OPT_CHOICE, .id = OPT_SCALE_TERM, .meta = "M", .defval = "auto",
      .help = "the timed simulator's efficiency in the prediction (routed, tori): auto (none up to 512 nodes, "
              "else full or reduced), full, reduced, none (torusmodel/scale.c)",
      .choices = "auto|none|full|reduced", .allowed = "auto, none, full or reduced"},
-    {.name = "scale-nodes", .type = TORUS_OPT_LONG, .id = OPT_SCALE_NODES, .meta = "N", .defval = "4096",
+    {.name = "scale-nodes", .type = KIT_OPT_LONG, .id = OPT_SCALE_NODES, .meta = "N", .defval = "4096",
      .help = "the largest machine the scale term simulates in full; above it a reduced one of at most N nodes",
      .lo = 16, .hi = 65536},
-    {.type = TORUS_OPT_HEADING, .help = "Output:"},
-    {.name = "json", .type = TORUS_OPT_FLAG, .id = OPT_JSON, .defval = "off, a table or key block",
+    {.type = KIT_OPT_HEADING, .help = "Output:"},
+    {.name = "json", .type = KIT_OPT_FLAG, .id = OPT_JSON, .defval = "off, a table or key block",
      .help = "one JSON object"},
-    {.name = "write-params", .type = TORUS_OPT_FILE_OUT, .id = OPT_WRITE_PARAMS, .meta = "FILE", .defval = "none",
+    {.name = "write-params", .type = KIT_OPT_FILE_OUT, .id = OPT_WRITE_PARAMS, .meta = "FILE", .defval = "none",
      .help = "write the effective parameters as a params file (after every input is checked)"},
-    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
+    {.name = "dry-run", .type = KIT_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
      .help = "check every option, input file and shape, then exit 0 without computing, printing or writing"},
-    {.name = "help", .type = TORUS_OPT_FLAG, .id = OPT_HELP, .short_name = 'h', .help = "this help"},
-    {.name = "version", .type = TORUS_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
+    {.name = "help", .type = KIT_OPT_FLAG, .id = OPT_HELP, .short_name = 'h', .help = "this help"},
+    {.name = "version", .type = KIT_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
 };
 
 /* The option spec: the fixed options around every model parameter as
  * --key with dashes (and, hidden, with underscores, as older scripts
  * wrote it); built once. */
-static const torus_opt *spec(void)
+static const kit_opt *spec(void)
 {
     enum { NH = sizeof fixed_head / sizeof *fixed_head, NT = sizeof fixed_tail / sizeof *fixed_tail, NP = 64 };
-    static torus_opt all[NH + 2 * NP + NT + 1];
+    static kit_opt all[NH + 2 * NP + NT + 1];
     static char names[NP][32], defs[NP][96];
     static int built;
     if (built)
@@ -129,14 +129,14 @@ static const torus_opt *spec(void)
                 *c = '-';
         /* an id of its own per parameter: getopt_long would take a prefix
          * shared by entries of one code (--t) as unambiguous */
-        all[n++] = (torus_opt){.name = names[m], .type = TORUS_OPT_TEXT, .id = OPT_PARAM + i, .meta = "X",
+        all[n++] = (kit_opt){.name = names[m], .type = KIT_OPT_TEXT, .id = OPT_PARAM + i, .meta = "X",
                                .defval = defs[m], .help = help};
         if (strchr(k, '_'))
-            all[n++] = (torus_opt){.name = k, .type = TORUS_OPT_TEXT, .id = OPT_PARAM + i, .hidden = 1};
+            all[n++] = (kit_opt){.name = k, .type = KIT_OPT_TEXT, .id = OPT_PARAM + i, .hidden = 1};
     }
     for (int i = 0; i < NT; i++)
         all[n++] = fixed_tail[i];
-    all[n] = (torus_opt){0};
+    all[n] = (kit_opt){0};
     built = 1;
     return all;
 }
@@ -148,7 +148,7 @@ static void usage(FILE *f)
                "sec. 6.2) and a predicted GUPS; the smallest bound is the binding one.\n"
                "Options take their value as --opt VALUE or --opt=VALUE, may be shortened to a unique prefix,\n"
                "and '--' ends them.\n");
-    torus_opt_help(f, spec());
+    kit_opt_help(f, spec());
     fprintf(f, "exit: 0 ok, 2 bad input, 3 out of memory or an output that cannot be written\n");
 }
 
@@ -180,8 +180,8 @@ typedef struct tm_cli {
 
 enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 
-/* One option into c (torus_opt_fn). */
-static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+/* One option into c (kit_opt_fn). */
+static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     tm_cli *c = ctx;
     if (o->id >= OPT_PARAM) {
@@ -221,7 +221,7 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
         break;
     case OPT_BUCKET_SIM:
         if (v->d != floor(v->d)) {
-            torus_cli_bad_value(err, errlen, o->name, v->s, o->allowed);
+            kit_cli_bad_value(err, errlen, o->name, v->s, o->allowed);
             return -1;
         }
         c->bucket_p = (long)v->d;
@@ -264,7 +264,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
     c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = -1; /* -1: see --help */
     ropt_timed_defaults(&c->sim_defaults);
     c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
-    int rc = torus_opt_parse(spec(), argc, argv, 0, take, c, NULL, err, errlen);
+    int rc = kit_opt_parse(spec(), argc, argv, 0, take, c, NULL, err, errlen);
     return rc < 0 ? CLI_BAD : rc;
 }
 
@@ -410,13 +410,13 @@ static int compute(const tm_cli *c, tm_run *run, char *err, size_t errlen)
 static int write_params_file(const tm_params *p, const char *path, char *err, size_t errlen)
 {
     char e2[400];
-    torus_outfile o;
-    if (torus_outfile_open(&o, path, 0, e2, sizeof e2)) {
+    kit_outfile o;
+    if (kit_outfile_open(&o, path, 0, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
         return 3;
     }
     tm_params_write(p, o.f);
-    if (torus_outfile_commit(&o, e2, sizeof e2)) {
+    if (kit_outfile_commit(&o, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
         return 3;
     }
@@ -695,7 +695,7 @@ static void print_results(const tm_cli *c, const tm_run *run)
 
 int main(int argc, char **argv)
 {
-    torus_stdout_begin(argv[0]);
+    kit_stdout_begin(argv[0]);
     static tm_cli cli;
     static tm_run run;
     char err[512] = "";
@@ -703,14 +703,14 @@ int main(int argc, char **argv)
     int pr = parse_cli(argc, argv, &cli, err, sizeof err);
     if (pr == CLI_HELP) {
         usage(stdout);
-        return torus_stdout_end(0);
+        return kit_stdout_end(0);
     }
     if (pr == CLI_VERSION) {
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return torus_stdout_end(0);
+        return kit_stdout_end(0);
     }
     code = pr == CLI_BAD ? 2 : check_all(&cli, &run, err, sizeof err);
-    if (!code && cli.write_params && torus_outfile_probe(cli.write_params, err, sizeof err)) {
+    if (!code && cli.write_params && kit_outfile_probe(cli.write_params, err, sizeof err)) {
         /* bounded by the precision: what fits of the probe's message */
         char e2[sizeof err];
         snprintf(e2, sizeof e2, "--write-params: %.*s", (int)sizeof e2 - 17, err);
@@ -718,7 +718,7 @@ int main(int argc, char **argv)
         code = 2;
     }
     if (!code && cli.dry_run)
-        return torus_stdout_end(0);
+        return kit_stdout_end(0);
     cli.p.scale_progress = isatty(2); /* a scale simulation takes seconds: say so where someone waits */
     if (!code)
         code = compute(&cli, &run, err, sizeof err);
@@ -729,5 +729,5 @@ int main(int argc, char **argv)
         return code;
     }
     print_results(&cli, &run);
-    return torus_stdout_end(0);
+    return kit_stdout_end(0);
 }

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int argc = fuzz_argv(data, size, "collbench", buf, argv, 64);
     static opts o;
     char err[2600] = "";
-    int rc = parse_options(argc, argv, &o, err, sizeof err);
+    int rc = cb_parse_options(argc, argv, &o, err, sizeof err);
     if (rc >= 0)
         fuzz_one_line(err);
     else if (rc == -1 && (o.nsizes < 1 || o.iters < 1 || o.rounds < 1))

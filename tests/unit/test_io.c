@@ -1,11 +1,11 @@
 /*
- * test_io.c - torus_io.h: the bounded line reader (limits, NUL bytes,
+ * test_io.c - kit_io.h: the bounded line reader (limits, NUL bytes,
  * directories, a last line without newline) and the atomic output file
  * (replace, append, a write failing half way leaves the old file whole
  * and no temporary, a device written in place, probing).
  */
 #include "../test.h"
-#include "torus_io.h"
+#include "kit_io.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -44,85 +44,85 @@ static int entries(void)
 static void test_lines(void)
 {
     char path[300], err[512], *line;
-    torus_lines L;
+    kit_lines L;
     snprintf(path, sizeof path, "%s/in.txt", dir);
     put(path, "a b\n\nlast", 9);
-    ASSERT_EQ_INT(torus_lines_open(&L, path, 16, 100, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_open(&L, path, 16, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
     ASSERT_STR_EQ(line, "a b");
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
     ASSERT_STR_EQ(line, "");
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
     ASSERT_STR_EQ(line, "last"); /* no newline at the end: still a line */
     ASSERT_EQ_INT((int)L.lineno, 3);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 0);
-    torus_lines_close(&L);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 0);
+    kit_lines_close(&L);
 
     /* a line of exactly max_line bytes passes, one more is an error */
     put(path, "12345678\n123456789\n", 19);
-    ASSERT_EQ_INT(torus_lines_open(&L, path, 8, 100, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, path, 8, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), -2);
     char want[400];
     snprintf(want, sizeof want, "%s:2: line longer than 8 bytes: allowed at most 8", path);
     ASSERT_STR_EQ(err, want);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
 
     /* the whole input is bounded too */
-    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 10, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, path, 100, 10, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), -2);
     snprintf(want, sizeof want, "%s: larger than 10 bytes: allowed at most 10", path);
     ASSERT_STR_EQ(err, want);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
 
     /* NUL byte, /dev/zero, a directory */
     put(path, "ok\nab\0cd\n", 9);
-    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 100, err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), 1);
-    ASSERT_EQ_INT(torus_lines_next(&L, &line, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, path, 100, 100, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
+    ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), -2);
     snprintf(want, sizeof want, "%s:2: NUL byte in the text: allowed a text file", path);
     ASSERT_STR_EQ(err, want);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     /* only a regular file is read (issue 33): a device, a directory and
      * a FIFO with no writer are refused at once, never read or waited on */
-    ASSERT_EQ_INT(torus_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), -2);
     ASSERT_STR_EQ(err, "'/dev/zero' is a character device, not a regular file: allowed a regular file");
     ASSERT_STR_EQ(L.why, "a character device, not a regular file: allowed a regular file");
     ASSERT_EQ_INT(L.open_errno, 0);
-    ASSERT_EQ_INT(torus_lines_open(&L, dir, 100, 100, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, dir, 100, 100, err, sizeof err), -2);
     snprintf(want, sizeof want, "'%s' is a directory, not a regular file: allowed a regular file", dir);
     ASSERT_STR_EQ(err, want);
     snprintf(path, sizeof path, "%s/fifo", dir);
     ASSERT_EQ_INT(mkfifo(path, 0600), 0);
-    ASSERT_EQ_INT(torus_lines_open(&L, path, 100, 100, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, path, 100, 100, err, sizeof err), -2);
     snprintf(want, sizeof want, "'%s' is a FIFO, not a regular file: allowed a regular file", path);
     ASSERT_STR_EQ(err, want);
     unlink(path);
     /* a name with a newline is escaped: the message stays one line */
-    ASSERT_EQ_INT(torus_lines_open(&L, "no\nsuch", 100, 100, err, sizeof err), -2);
+    ASSERT_EQ_INT(kit_lines_open(&L, "no\nsuch", 100, 100, err, sizeof err), -2);
     ASSERT_STR_EQ(err, "cannot read 'no\\x0asuch': No such file or directory");
 }
 
 static void test_outfile(void)
 {
     char path[300], err[512];
-    torus_outfile o;
+    kit_outfile o;
     snprintf(path, sizeof path, "%s/out.txt", dir);
-    ASSERT_EQ_INT(torus_outfile_probe(path, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_probe(path, err, sizeof err), 0);
     ASSERT_EQ_INT(file_size(path), -1); /* probing creates nothing */
-    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, path, 0, err, sizeof err), 0);
     fputs("first\n", o.f);
     ASSERT_EQ_INT(file_size(path), -1); /* nothing at the target before commit */
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), 0);
     ASSERT_EQ_INT(file_size(path), 6);
-    ASSERT_EQ_INT(torus_outfile_open(&o, path, 1, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, path, 1, err, sizeof err), 0);
     fputs("second\n", o.f);
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), 0);
     ASSERT_EQ_INT(file_size(path), 13); /* appended after a copy of the old content */
-    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, path, 0, err, sizeof err), 0);
     fputs("dropped\n", o.f);
-    torus_outfile_discard(&o);
+    kit_outfile_discard(&o);
     ASSERT_EQ_INT(file_size(path), 13);
     ASSERT_EQ_INT(entries(), 2); /* in.txt, out.txt: no temporary left */
 
@@ -134,10 +134,10 @@ static void test_outfile(void)
     lim.rlim_cur = 4096;
     signal(SIGXFSZ, SIG_IGN);
     ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    ASSERT_EQ_INT(torus_outfile_open(&o, path, 1, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, path, 1, err, sizeof err), 0);
     for (int i = 0; i < 1000; i++)
         fputs("0123456789\n", o.f);
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), -1);
     setrlimit(RLIMIT_FSIZE, &old);
     char want[400];
     snprintf(want, sizeof want, "cannot write '%s': File too large", path);
@@ -146,22 +146,22 @@ static void test_outfile(void)
     ASSERT_EQ_INT(entries(), 2);
 
     /* a device is written in place, and a full one is an error */
-    ASSERT_EQ_INT(torus_outfile_probe("/dev/full", err, sizeof err), 0);
-    ASSERT_EQ_INT(torus_outfile_open(&o, "/dev/full", 0, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_probe("/dev/full", err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, "/dev/full", 0, err, sizeof err), 0);
     fputs("x\n", o.f);
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), -1);
     ASSERT_STR_EQ(err, "cannot write '/dev/full': No space left on device");
-    ASSERT_EQ_INT(torus_outfile_open(&o, "/dev/null", 0, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, "/dev/null", 0, err, sizeof err), 0);
     fputs("x\n", o.f);
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), 0);
 
     /* a directory, a missing folder */
-    ASSERT_EQ_INT(torus_outfile_probe(dir, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_probe(dir, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "Is a directory");
     snprintf(path, sizeof path, "%s/none/x", dir);
-    ASSERT_EQ_INT(torus_outfile_probe(path, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_probe(path, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "No such file or directory");
-    ASSERT_EQ_INT(torus_outfile_open(&o, path, 0, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_open(&o, path, 0, err, sizeof err), -1);
 
     /* a dangling link: its target is made and the link kept, as the
      * shell's > does (issue 28: the link was replaced by a file) */
@@ -169,9 +169,9 @@ static void test_outfile(void)
     snprintf(link, sizeof link, "%s/link.params", dir);
     snprintf(target, sizeof target, "%s/real.params", dir);
     ASSERT_EQ_INT(symlink("real.params", link), 0);
-    ASSERT_EQ_INT(torus_outfile_open(&o, link, 0, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_open(&o, link, 0, err, sizeof err), 0);
     fputs("k = 1\n", o.f);
-    ASSERT_EQ_INT(torus_outfile_commit(&o, err, sizeof err), 0);
+    ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), 0);
     struct stat lst;
     ASSERT_EQ_INT(lstat(link, &lst), 0);
     ASSERT_TRUE(S_ISLNK(lst.st_mode));
@@ -180,20 +180,20 @@ static void test_outfile(void)
      * not there yet; never a device or two different files */
     char other[300], dotted[300];
     snprintf(other, sizeof other, "%s/other.params", dir);
-    ASSERT_EQ_INT(torus_outfile_same(link, target), 1);
-    ASSERT_EQ_INT(torus_outfile_same(target, target), 1);
-    ASSERT_EQ_INT(torus_outfile_same(other, other), 1);
-    ASSERT_EQ_INT(torus_outfile_same(target, other), 0);
-    ASSERT_EQ_INT(torus_outfile_same("/dev/null", "/dev/null"), 0);
+    ASSERT_EQ_INT(kit_outfile_same(link, target), 1);
+    ASSERT_EQ_INT(kit_outfile_same(target, target), 1);
+    ASSERT_EQ_INT(kit_outfile_same(other, other), 1);
+    ASSERT_EQ_INT(kit_outfile_same(target, other), 0);
+    ASSERT_EQ_INT(kit_outfile_same("/dev/null", "/dev/null"), 0);
     snprintf(dotted, sizeof dotted, "%s/./real.params", dir);
-    ASSERT_EQ_INT(torus_outfile_same(dotted, target), 1);
+    ASSERT_EQ_INT(kit_outfile_same(dotted, target), 1);
     unlink(link);
     unlink(target);
     /* a loop of links is one error line */
     ASSERT_EQ_INT(symlink("loop", link), 0);
     snprintf(other, sizeof other, "%s/loop", dir);
     ASSERT_EQ_INT(symlink("link.params", other), 0);
-    ASSERT_EQ_INT(torus_outfile_probe(link, err, sizeof err), -1);
+    ASSERT_EQ_INT(kit_outfile_probe(link, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "Too many levels of symbolic links");
     unlink(link);
     unlink(other);

@@ -2,11 +2,11 @@
  * (--opt=value, --, unique prefixes) and the kit's one-line errors. */
 #include "../test.h"
 #include "ra_options.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
 
-static const torus_opt opts[] = {{.name = "dims", .type = TORUS_OPT_TEXT, .defval = "auto", .help = "shape"},
-                                 {.name = "flag", .type = TORUS_OPT_FLAG, .help = "a flag"},
-                                 {.name = "slots", .type = TORUS_OPT_LONG, .lo = 1, .hi = 64, .help = "slots"},
+static const kit_opt opts[] = {{.name = "dims", .type = KIT_OPT_TEXT, .defval = "auto", .help = "shape"},
+                                 {.name = "flag", .type = KIT_OPT_FLAG, .help = "a flag"},
+                                 {.name = "slots", .type = KIT_OPT_LONG, .lo = 1, .hi = 64, .help = "slots"},
                                  {0}};
 static const ra_algorithm algo = {.name = "t", .options = opts};
 
@@ -27,15 +27,15 @@ int main(void)
     ra_config c;
     char err[256];
     uint64_t u;
-    ASSERT_EQ_INT(torus_cli_bytes("4G", &u), 0);
+    ASSERT_EQ_INT(kit_cli_bytes("4G", &u), 0);
     ASSERT_EQ_U64(u, 4ULL << 30);
-    ASSERT_EQ_INT(torus_cli_bytes("512MiB", &u), 0);
+    ASSERT_EQ_INT(kit_cli_bytes("512MiB", &u), 0);
     ASSERT_EQ_U64(u, 512ULL << 20);
-    ASSERT_EQ_INT(torus_cli_bytes("-5", &u), -1);
-    ASSERT_EQ_INT(torus_cli_bytes("5X", &u), -1);
-    ASSERT_EQ_INT(torus_cli_bytes("99999999999999T", &u), -1);
-    ASSERT_EQ_INT(torus_cli_u64("18446744073709551616", 0, UINT64_MAX, &u), -1);
-    ASSERT_EQ_INT(torus_cli_u64(" 5", 0, UINT64_MAX, &u), -1);
+    ASSERT_EQ_INT(kit_cli_bytes("-5", &u), -1);
+    ASSERT_EQ_INT(kit_cli_bytes("5X", &u), -1);
+    ASSERT_EQ_INT(kit_cli_bytes("99999999999999T", &u), -1);
+    ASSERT_EQ_INT(kit_cli_u64("18446744073709551616", 0, UINT64_MAX, &u), -1);
+    ASSERT_EQ_INT(kit_cli_u64(" 5", 0, UINT64_MAX, &u), -1);
 
     ASSERT_EQ_INT(P("--log2-table", "20", "--lcg", "--updates=1000", "--no-verify"), RA_PARSE_OK);
     ASSERT_EQ_INT(c.log2_table, 20);

@@ -2,7 +2,7 @@
 #include "../test.h"
 #include "ra_local.h"
 #include "ra_table.h"
-#include "torus_mem.h"
+#include "kit_mem.h"
 
 #include <stdlib.h>
 
@@ -47,6 +47,6 @@ int main(void)
     ra_table_init(big, 1 << 20, 5);
     ASSERT_EQ_U64(big[(1 << 20) - 1], 5 + (1 << 20) - 1);
     ra_table_free(big, 1 << 20);
-    ASSERT_TRUE(torus_mem_total() > 0);
+    ASSERT_TRUE(kit_mem_total() > 0);
     TEST_MAIN_END("test_table");
 }

@@ -5,7 +5,7 @@
  * bin/collbench: the collectives of torus/coll raced against the MPI
  * library's own, OSU/IMB style, with an alpha-beta-gamma prediction
  * beside every measurement.  Its files, by job:
- *   options.c    the option table (torus/opt_spec.c), --sizes, --op, --algorithms
+ *   options.c    the option table (kit/opt_spec.c), --sizes, --op, --algorithms
  *   mpi_time.c   MPI mode: the OSU timing loop, calibration, one op over every size
  *   validate.c   --validate: every algorithm against the MPI library's result
  *   multisend.c  the multisend patterns halo4d, transpose, sparse (paper 001) over MPI
@@ -38,13 +38,13 @@
 #define COLLBENCH_H
 
 #include "torus.h"
-#include "torus_agree.h"
-#include "torus_cli.h"
+#include "kit_agree.h"
+#include "kit_cli.h"
 #include "torus_coll.h"
-#include "torus_io.h"
-#include "torus_mem.h"
+#include "kit_io.h"
+#include "kit_mem.h"
 #include "torus_mpi.h"
-#include "torus_opt.h"
+#include "kit_opt.h"
 #include "torus_timed.h"
 
 #include <errno.h>
@@ -61,8 +61,8 @@
 #ifndef HPCC_RA_VERSION
 #define HPCC_RA_VERSION "unknown"
 /* tune.c */
-int tune_begin(const opts *o, char *err, size_t errlen);
-int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
+int cb_tune_begin(const opts *o, char *err, size_t errlen);
+int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
 
 #endif
 
@@ -71,18 +71,18 @@ int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
 /* What --op names: alltoall and alltoallv are one collective of the
  * library (TORUS_COLL_ALLTOALLV) called two ways. */
 enum { K_BARRIER, K_BCAST, K_ALLREDUCE, K_ALLTOALL, K_ALLTOALLV, NKINDS };
-extern const char *const kind_name[NKINDS];
-extern const torus_coll_op kind_op[NKINDS];
+extern const char *const cb_kind_name[NKINDS];
+extern const torus_coll_op cb_kind_op[NKINDS];
 
 /* The multisend patterns of paper 001 (--op halo4d, transpose, sparse):
  * not collectives of the registry but plans of torus_multisend; their rows
  * carry kind NKINDS + index. */
 enum { NPATS = 3 };
-extern const char *const pat_name[NPATS];
+extern const char *const cb_pat_name[NPATS];
 
 static inline const char *op_label(int kind)
 {
-    return kind < NKINDS ? kind_name[kind] : pat_name[kind - NKINDS];
+    return kind < NKINDS ? cb_kind_name[kind] : cb_pat_name[kind - NKINDS];
 }
 
 static inline int is_a2a(int k)
@@ -262,68 +262,68 @@ static inline uint64_t mix64(uint64_t x)
 }
 
 /* options.c */
-int registered(torus_coll_op op, const char *name);
-void print_registry(const char *head);
-void usage(void);
-int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen);
-/* the configuration the ranks agree on (torus_agree_text) */
+int cb_registered(torus_coll_op op, const char *name);
+void cb_print_registry(const char *head);
+void cb_usage(void);
+int cb_parse_options(int argc, char **argv, opts *o, char *err, size_t errlen);
+/* the configuration the ranks agree on (kit_agree_text) */
 void cb_agree_text(int argc, char **argv, char *buf, size_t len);
-int wanted(const opts *o, const char *name);
-int iters_for(const opts *o, size_t bytes);
-int warmup_for(const opts *o, size_t bytes);
+int cb_wanted(const opts *o, const char *name);
+int cb_iters_for(const opts *o, size_t bytes);
+int cb_warmup_for(const opts *o, size_t bytes);
 
 /* output.c */
-int add_row(run_info *ri, const row *r);
-double payload(int kind, size_t bytes, int n);
-void fmt_num(char *buf, size_t len, double v, int prec);
-void print_header(int kind);
-void row_label(const row *r, char *label, size_t len);
-void print_row(const row *r);
-int probe_file(const char *opt, const char *path, char *err, size_t errlen);
-int write_results(const opts *o, const run_info *ri, char *err, size_t errlen);
-void mpi_library(char *lib);
-void now_string(char *buf, size_t len);
-void print_preamble(const opts *o, const run_info *ri, const char *timer);
-void skip_cannot(skips *sk, int a, size_t bytes);
-void skip_fell_back(skips *sk, int a, int print, int kind, const char *name, const char *ran, size_t bytes);
-void print_skips(int kind, const char *const *algs, int nalg, const skips *sk);
+int cb_add_row(run_info *ri, const row *r);
+double cb_payload(int kind, size_t bytes, int n);
+void cb_fmt_num(char *buf, size_t len, double v, int prec);
+void cb_print_header(int kind);
+void cb_row_label(const row *r, char *label, size_t len);
+void cb_print_row(const row *r);
+int cb_probe_file(const char *opt, const char *path, char *err, size_t errlen);
+int cb_write_results(const opts *o, const run_info *ri, char *err, size_t errlen);
+void cb_mpi_library(char *lib);
+void cb_now_string(char *buf, size_t len);
+void cb_print_preamble(const opts *o, const run_info *ri, const char *timer);
+void cb_skip_cannot(skips *sk, int a, size_t bytes);
+void cb_skip_fell_back(skips *sk, int a, int print, int kind, const char *name, const char *ran, size_t bytes);
+void cb_print_skips(int kind, const char *const *algs, int nalg, const skips *sk);
 
 /* mpi_time.c */
-void call_failed(const bench *b, torus_coll *c, int kind, size_t bytes, int rc);
-double median(double *v, int n);
-void calibrate(bench *b);
-double ratio_of(double avg, double mpi_avg);
-void run_op_mpi(bench *b, int kind);
-int setup_mpi(bench *b, char *err, size_t errlen);
-void teardown_mpi(bench *b);
+void cb_call_failed(const bench *b, torus_coll *c, int kind, size_t bytes, int rc);
+double cb_median(double *v, int n);
+void cb_calibrate(bench *b);
+double cb_ratio_of(double avg, double mpi_avg);
+void cb_run_op_mpi(bench *b, int kind);
+int cb_setup_mpi(bench *b, char *err, size_t errlen);
+void cb_teardown_mpi(bench *b);
 
 /* validate.c */
-int check_add(checks *ck, const char *what);
-void decide(bench *b, checks *ck);
-void need_memory(bench *b, int ok, const char *what, size_t bytes);
-void vref_free(vref *v);
-int u64_minmax_broken(void);
-size_t uneven(int from, int to, size_t bytes);
-void validate(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
+int cb_check_add(checks *ck, const char *what);
+void cb_decide(bench *b, checks *ck);
+void cb_need_memory(bench *b, int ok, const char *what, size_t bytes);
+void cb_vref_free(vref *v);
+int cb_u64_minmax_broken(void);
+size_t cb_uneven(int from, int to, size_t bytes);
+void cb_validate(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
               size_t bytes);
 
 /* multisend.c */
-void pgrid_of(pgrid *pg, int n, const torus_shape *sim);
-void pattern_free(pattern *p);
-int pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int n, size_t size,
+void cb_pgrid_of(pgrid *pg, int n, const torus_shape *sim);
+void cb_pattern_free(pattern *p);
+int cb_pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int n, size_t size,
                  int irregular, size_t gap);
-void plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len);
-torus_multisend_spec spec_of(const pstep *s);
-double pattern_payload(const pattern *p, int me);
-void print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim);
-void print_pattern_row(const row *r, int sim);
-void run_pattern_mpi(bench *b, int pi, const pgrid *pg);
+void cb_plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len);
+torus_multisend_spec cb_spec_of(const pstep *s);
+double cb_pattern_payload(const pattern *p, int me);
+void cb_print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim);
+void cb_print_pattern_row(const row *r, int sim);
+void cb_run_pattern_mpi(bench *b, int pi, const pgrid *pg);
 
 /* simulate.c */
-int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen);
+int cb_simulate_main(const opts *o, run_info *ri, char *err, size_t errlen);
 
 /* tune.c */
-int tune_begin(const opts *o, char *err, size_t errlen);
-int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
+int cb_tune_begin(const opts *o, char *err, size_t errlen);
+int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen);
 
 #endif

@@ -16,17 +16,17 @@ static int choose_main(const opts *o, char *err, size_t errlen)
     char e2[300];
     if (torus_shape_parse(o->choose, 0, &s, e2, sizeof e2)) {
         snprintf(err, errlen, "--choose: %s", e2);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->per_node > s.n || s.n % o->per_node) {
         snprintf(err, errlen, "bad value '%ld' for --per-node: allowed a divisor of the shape's %d ranks", o->per_node,
                  s.n);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     torus_map map;
     if (torus_map_xyzt(&map, &s)) {
         snprintf(err, errlen, "out of memory for the map of %d ranks", s.n);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     int *node_of = malloc((size_t)s.n * sizeof *node_of);
     torus_timed_params prm = {.cap = 1, .outstanding = 1, .link_bw = BGL_LINK_BW};
@@ -38,7 +38,7 @@ static int choose_main(const opts *o, char *err, size_t errlen)
     int rc = 0;
     if (!tt) {
         snprintf(err, errlen, "out of memory for %d ranks", s.n);
-        rc = TORUS_EXIT_RESOURCE;
+        rc = KIT_EXIT_RESOURCE;
     } else {
         for (int r = 0; r < s.n; r++)
             node_of[r] = r / (int)o->per_node;
@@ -50,7 +50,7 @@ static int choose_main(const opts *o, char *err, size_t errlen)
         cfgd.tp = &tpd;
         if (torus_coll_create(&c, &cfg, e2, sizeof e2) || torus_coll_create(&cd, &cfgd, e2, sizeof e2)) {
             snprintf(err, errlen, "%s", e2);
-            rc = TORUS_EXIT_USAGE;
+            rc = KIT_EXIT_USAGE;
         }
     }
     if (!rc) {
@@ -70,8 +70,8 @@ static int choose_main(const opts *o, char *err, size_t errlen)
                 size_t bytes = kind == K_BARRIER ? 0 : o->sizes[i];
                 if (kind == K_ALLREDUCE)
                     bytes = bytes < 8 ? 8 : bytes / 8 * 8;
-                printf("  %-9s %10zu  %-20s %s\n", kind == K_ALLTOALL ? "alltoallv" : kind_name[kind], bytes,
-                       torus_coll_choice(c, kind_op[kind], bytes), torus_coll_choice(cd, kind_op[kind], bytes));
+                printf("  %-9s %10zu  %-20s %s\n", kind == K_ALLTOALL ? "alltoallv" : cb_kind_name[kind], bytes,
+                       torus_coll_choice(c, cb_kind_op[kind], bytes), torus_coll_choice(cd, cb_kind_op[kind], bytes));
             }
         }
         if (o->kinds[K_ALLTOALLV] && !o->kinds[K_ALLTOALL])
@@ -93,7 +93,7 @@ static int finish(int me, int code, const char *err)
     if (!me && err && err[0])
         fprintf(stderr, "collbench: %s\n", err);
     if (!me)
-        code = torus_stdout_end(code);
+        code = kit_stdout_end(code);
     MPI_Finalize();
     return code;
 }
@@ -104,8 +104,8 @@ static void run_info_init(run_info *ri, const opts *o, int n)
     ri->ranks = n;
     ri->mode = "mpi";
     ri->rounds = (int)o->rounds;
-    mpi_library(ri->mpi);
-    now_string(ri->date, sizeof ri->date);
+    cb_mpi_library(ri->mpi);
+    cb_now_string(ri->date, sizeof ri->date);
     if (gethostname(ri->host, sizeof ri->host - 1))
         snprintf(ri->host, sizeof ri->host, "unknown");
     for (char *c = ri->host; *c; c++)
@@ -128,48 +128,48 @@ static int mpi_main(const opts *o, run_info *ri, int me, int n, char *err, size_
         snprintf(err, errlen, "--sizes up to %zu bytes: alltoall at %d ranks would move %zu bytes per rank, "
                  "more than MPI's int counts hold: allowed blocks up to %zu bytes at %d ranks",
                  maxs, n, maxs * (size_t)n, (size_t)INT_MAX / (size_t)n, n);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
-    int src = setup_mpi(&b, err, errlen);
+    int src = cb_setup_mpi(&b, err, errlen);
     if (src >= 0) {
-        teardown_mpi(&b);
+        cb_teardown_mpi(&b);
         return src;
     }
-    calibrate(&b);
-    if (o->validate && (b.u64_minmax_broken = u64_minmax_broken()))
+    cb_calibrate(&b);
+    if (o->validate && (b.u64_minmax_broken = cb_u64_minmax_broken()))
         ri->validation_note = "this MPI library's MPI_MIN/MPI_MAX on MPI_UINT64_T compare signed (a known bug "
                              "of MPICH 4.0.2, pmodels/mpich#6083): uint64 min/max checked against MPI_Allgather "
                              "in rank order instead";
     if (!me)
-        print_preamble(o, ri, "MPI_Wtime per call, MPI_Barrier between calls");
+        cb_print_preamble(o, ri, "MPI_Wtime per call, MPI_Barrier between calls");
     if (o->validate && o->kinds[K_BARRIER]) {
-        TORUS_MPI_CHECK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win_base, &b.win));
+        KIT_MPI_CHECK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win_base, &b.win));
         *b.win_base = 0;
     }
     for (int k = 0; k < NKINDS; k++)
         if (o->kinds[k])
-            run_op_mpi(&b, k);
+            cb_run_op_mpi(&b, k);
     pgrid pg;
-    pgrid_of(&pg, n, NULL);
+    cb_pgrid_of(&pg, n, NULL);
     for (int pi = 0; pi < NPATS; pi++)
         if (o->pats[pi])
-            run_pattern_mpi(&b, pi, &pg);
+            cb_run_pattern_mpi(&b, pi, &pg);
     if (o->validate && o->kinds[K_BARRIER])
-        TORUS_MPI_CHECK(MPI_Win_free(&b.win));
-    teardown_mpi(&b);
+        KIT_MPI_CHECK(MPI_Win_free(&b.win));
+    cb_teardown_mpi(&b);
     return -1;
 }
 
 int main(int argc, char **argv)
 {
-    torus_stdout_begin(argv[0]);
+    kit_stdout_begin(argv[0]);
     static opts o;
     char err[2600] = "";
     /* the options before MPI starts: a typo costs no start-up, and every
      * process agrees without communicating; the first of the launch
      * prints */
-    int first = torus_launch_first();
-    int prc = parse_options(argc, argv, &o, err, sizeof err);
+    int first = kit_launch_first();
+    int prc = cb_parse_options(argc, argv, &o, err, sizeof err);
     /* stop: the exit code of an option that ends the run before it starts
      * (-1: none).  Alone, it ends it before MPI starts; launched with others,
      * the process joins MPI all the same, so that ranks given different
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     int stop = -1;
     if (prc == -2 || prc == -3) {
         if (first && prc == -2)
-            usage();
+            cb_usage();
         else if (first)
             printf("collbench (hpcc-ra) %s\n", HPCC_RA_VERSION);
         stop = 0;
@@ -187,32 +187,32 @@ int main(int argc, char **argv)
         stop = prc;
     } else if (o.dry_run) {
         int drc = 0;
-        if (first && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
-                      (o.json && probe_file("json", o.json, err, sizeof err))))
-            drc = TORUS_EXIT_RESOURCE;
+        if (first && ((o.csv && cb_probe_file("csv", o.csv, err, sizeof err)) ||
+                      (o.json && cb_probe_file("json", o.json, err, sizeof err))))
+            drc = KIT_EXIT_RESOURCE;
         if (first && !drc && o.tune)
-            drc = tune_begin(&o, err, sizeof err);
+            drc = cb_tune_begin(&o, err, sizeof err);
         if (drc)
             fprintf(stderr, "collbench: %s\n", err);
         stop = drc;
     }
-    int alone = torus_launch_size() == 1;
+    int alone = kit_launch_size() == 1;
     if (stop >= 0 && alone)
-        return stop == 0 && first ? torus_stdout_end(0) : stop;
+        return stop == 0 && first ? kit_stdout_end(0) : stop;
     /* what the ranks must agree on, from argv as given */
     static char canon[1 << 15];
     cb_agree_text(argc, argv, canon, sizeof canon);
     MPI_Init(&argc, &argv);
-    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int me, n;
-    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
-    /* every rank runs the same configuration or none runs (torus_agree.h) */
-    if (torus_agree(MPI_COMM_WORLD, canon, err, sizeof err))
-        return finish(me, TORUS_EXIT_USAGE, err);
+    KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    /* every rank runs the same configuration or none runs (kit_agree.h) */
+    if (kit_agree(MPI_COMM_WORLD, canon, err, sizeof err))
+        return finish(me, KIT_EXIT_USAGE, err);
     if (stop >= 0) {
         MPI_Finalize();
-        return stop == 0 && first ? torus_stdout_end(0) : stop;
+        return stop == 0 && first ? kit_stdout_end(0) : stop;
     }
 
     static run_info ri;
@@ -221,12 +221,12 @@ int main(int argc, char **argv)
     /* result files must be writable before a long run starts (--tune's
      * table read, to be merged into) */
     int probe_rc = 0;
-    if (!me && ((o.csv && probe_file("csv", o.csv, err, sizeof err)) ||
-                (o.json && probe_file("json", o.json, err, sizeof err))))
-        probe_rc = TORUS_EXIT_RESOURCE;
+    if (!me && ((o.csv && cb_probe_file("csv", o.csv, err, sizeof err)) ||
+                (o.json && cb_probe_file("json", o.json, err, sizeof err))))
+        probe_rc = KIT_EXIT_RESOURCE;
     if (!me && !probe_rc && o.tune)
-        probe_rc = tune_begin(&o, err, sizeof err);
-    TORUS_MPI_CHECK(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        probe_rc = cb_tune_begin(&o, err, sizeof err);
+    KIT_MPI_CHECK(MPI_Bcast(&probe_rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (probe_rc)
         return finish(me, probe_rc, err);
 
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
         if (n > 1) {
             snprintf(err, sizeof err, "--choose runs nothing: start it without mpirun or with -n 1 (got %d processes)",
                      n);
-            return finish(me, TORUS_EXIT_USAGE, err);
+            return finish(me, KIT_EXIT_USAGE, err);
         }
         return finish(me, choose_main(&o, err, sizeof err), err);
     }
@@ -251,9 +251,9 @@ int main(int argc, char **argv)
         if (n > 1) {
             snprintf(err, sizeof err, "--simulate runs every simulated rank in one process: start it without mpirun "
                                       "or with -n 1 (got %d processes)", n);
-            return finish(me, TORUS_EXIT_USAGE, err);
+            return finish(me, KIT_EXIT_USAGE, err);
         }
-        code = simulate_main(&o, &ri, err, sizeof err);
+        code = cb_simulate_main(&o, &ri, err, sizeof err);
         if (code)
             return finish(me, code, err);
     } else {
@@ -265,18 +265,18 @@ int main(int argc, char **argv)
     if (!me) {
         if (o.validate)
             printf("# validation: %d checks, %d failed\n", ri.checks, ri.failures);
-        torus_stdout_flush(); /* the tables are complete: a failure's reason is kept */
-        code = write_results(&o, &ri, err, sizeof err);
+        kit_stdout_flush(); /* the tables are complete: a failure's reason is kept */
+        code = cb_write_results(&o, &ri, err, sizeof err);
         if (!code && o.tune)
-            code = tune_end(&o, &ri, err, sizeof err);
+            code = cb_tune_end(&o, &ri, err, sizeof err);
         if (!code && ri.failures)
-            code = TORUS_EXIT_VERIFY;
-        if (code == TORUS_EXIT_RESOURCE)
+            code = KIT_EXIT_VERIFY;
+        if (code == KIT_EXIT_RESOURCE)
             fprintf(stderr, "collbench: %s\n", err);
         /* the tables went to stdout: a full or closed stdout lost them */
-        code = torus_stdout_end(code);
+        code = kit_stdout_end(code);
     }
-    TORUS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
     free(ri.rows);
     MPI_Finalize();
     return code;

@@ -5,11 +5,11 @@
 
 /* A torus call that failed is a broken algorithm or out of memory: the
  * other ranks may be waiting inside it, so the job ends here. */
-void call_failed(const bench *b, torus_coll *c, int kind, size_t bytes, int rc)
+void cb_call_failed(const bench *b, torus_coll *c, int kind, size_t bytes, int rc)
 {
-    fprintf(stderr, "collbench: %s '%s' failed at %zu bytes on rank %d: %s\n", kind_name[kind],
-            torus_coll_last(c, kind_op[kind]), bytes, b->me, torus_coll_error(c));
-    MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_VERIFY);
+    fprintf(stderr, "collbench: %s '%s' failed at %zu bytes on rank %d: %s\n", cb_kind_name[kind],
+            torus_coll_last(c, cb_kind_op[kind]), bytes, b->me, torus_coll_error(c));
+    MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? KIT_EXIT_RESOURCE : KIT_EXIT_VERIFY);
 }
 
 /* One call of kind at bytes: through context c, or the MPI library's own
@@ -23,35 +23,35 @@ static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
         if (c)
             rc = torus_coll_barrier(c);
         else
-            TORUS_MPI_CHECK(MPI_Barrier(w));
+            KIT_MPI_CHECK(MPI_Barrier(w));
         break;
     case K_BCAST:
         if (c)
             rc = torus_coll_bcast(c, b->sbuf, bytes, 0);
         else
-            TORUS_MPI_CHECK(MPI_Bcast(b->sbuf, (int)bytes, MPI_BYTE, 0, w));
+            KIT_MPI_CHECK(MPI_Bcast(b->sbuf, (int)bytes, MPI_BYTE, 0, w));
         break;
     case K_ALLREDUCE:
         if (c)
             rc = torus_coll_allreduce(c, b->sbuf, b->rbuf, bytes / 8, TORUS_DOUBLE, TORUS_OP_SUM);
         else
-            TORUS_MPI_CHECK(MPI_Allreduce(b->sbuf, b->rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, w));
+            KIT_MPI_CHECK(MPI_Allreduce(b->sbuf, b->rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, w));
         break;
     case K_ALLTOALL:
         if (c)
             rc = torus_coll_alltoall(c, b->sbuf, b->rbuf, bytes);
         else
-            TORUS_MPI_CHECK(MPI_Alltoall(b->sbuf, (int)bytes, MPI_BYTE, b->rbuf, (int)bytes, MPI_BYTE, w));
+            KIT_MPI_CHECK(MPI_Alltoall(b->sbuf, (int)bytes, MPI_BYTE, b->rbuf, (int)bytes, MPI_BYTE, w));
         break;
     default:
         if (c)
             rc = torus_coll_alltoallv(c, b->sbuf, b->cnt, b->dis, b->rbuf, b->cnt, b->dis);
         else
-            TORUS_MPI_CHECK(MPI_Alltoallv(b->sbuf, b->icnt, b->idis, MPI_BYTE, b->rbuf, b->icnt, b->idis, MPI_BYTE, w));
+            KIT_MPI_CHECK(MPI_Alltoallv(b->sbuf, b->icnt, b->idis, MPI_BYTE, b->rbuf, b->icnt, b->idis, MPI_BYTE, w));
         break;
     }
     if (rc)
-        call_failed(b, c, kind, bytes, rc);
+        cb_call_failed(b, c, kind, bytes, rc);
 }
 
 /* The OSU loop; returns this rank's mean seconds per call.  (Without
@@ -59,12 +59,12 @@ static void one_call(bench *b, int kind, torus_coll *c, size_t bytes)
 static double measure(bench *b, int kind, torus_coll *c, size_t bytes, int iters, int warmup)
 {
     if (warmup)
-        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < warmup; i++)
         one_call(b, kind, c, bytes);
     double t = 0;
     for (int i = 0; i < iters; i++) {
-        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = MPI_Wtime();
         one_call(b, kind, c, bytes);
         t += MPI_Wtime() - t0;
@@ -86,7 +86,7 @@ static int alloc_buffers(bench *b, int kind, size_t maxbytes)
     int ok = b->sbuf && b->rbuf && b->cnt && b->icnt;
     if (!torus_all_ok(MPI_COMM_WORLD, ok)) {
         if (!b->me)
-            fprintf(stderr, "collbench: out of memory for %s buffers of 2 x %zu bytes per rank\n", kind_name[kind], per);
+            fprintf(stderr, "collbench: out of memory for %s buffers of 2 x %zu bytes per rank\n", cb_kind_name[kind], per);
         return -1;
     }
     b->dis = b->cnt + b->n;
@@ -127,7 +127,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double median(double *v, int n)
+double cb_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
@@ -140,26 +140,26 @@ static double pingpong(int me, int n, char *buf, int bytes, int reps)
     double *t = calloc((size_t)reps, sizeof *t), res; /* rank 1 times nothing */
     if (!t) {
         fprintf(stderr, "collbench: out of memory for the calibration\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     for (int rep = -5; rep < reps; rep++) {
         double t0 = MPI_Wtime();
         if (n == 1) {
             MPI_Request rq;
-            TORUS_MPI_CHECK(MPI_Irecv(buf + bytes, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rq));
-            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
-            TORUS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Irecv(buf + bytes, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rq));
+            KIT_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         } else if (me == 0) {
-            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
-            TORUS_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         } else {
-            TORUS_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            TORUS_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Recv(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Send(buf, bytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD));
         }
         if (rep >= 0)
             t[rep] = (MPI_Wtime() - t0) / (n == 1 ? 1 : 2);
     }
-    res = median(t, reps);
+    res = cb_median(t, reps);
     free(t);
     return res;
 }
@@ -172,7 +172,7 @@ static double time_reduction(void)
     double *a = malloc(N * sizeof *a), *bb = malloc(N * sizeof *bb), t[REPS], sink = 0;
     if (!a || !bb) {
         fprintf(stderr, "collbench: out of memory for the calibration\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     for (int i = 0; i < N; i++)
         a[i] = i, bb[i] = 1.0;
@@ -188,22 +188,22 @@ static double time_reduction(void)
     volatile double keep = sink; /* the loop's result is used */
     (void)keep;
     free(a), free(bb);
-    return median(t, REPS) / (double)(N * 8);
+    return cb_median(t, REPS) / (double)(N * 8);
 }
 
 /* alpha, beta, gamma on every rank.  Ranks 0 and 1 ping-pong while the
  * others sleep (so that on an oversubscribed machine they do not steal
  * the cores the ping-pong needs); rank 0 then times the reduction. */
-void calibrate(bench *b)
+void cb_calibrate(bench *b)
 {
     run_info *ri = b->ri;
     double cal[3] = {0, 0, 0};
     int active = b->me < 2;
     MPI_Request rq;
     if (!active) {
-        TORUS_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        KIT_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
         for (int done = 0; !done;) {
-            TORUS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
             if (!done) {
                 struct timespec ts = {0, 200000};
                 nanosleep(&ts, NULL);
@@ -214,7 +214,7 @@ void calibrate(bench *b)
         char *buf = calloc(2 * BIG, 1);
         if (!buf) {
             fprintf(stderr, "collbench: out of memory for the calibration\n");
-            MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+            MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
         }
         double t8 = pingpong(b->me, b->n, buf, 8, 200);
         double tb = pingpong(b->me, b->n, buf, BIG, 20);
@@ -223,10 +223,10 @@ void calibrate(bench *b)
         cal[1] = tb > t8 ? (tb - t8) / (BIG - 8) : 0;
         if (!b->me)
             cal[2] = time_reduction();
-        TORUS_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
-        TORUS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        KIT_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        KIT_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     }
-    TORUS_MPI_CHECK(MPI_Bcast(cal, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(cal, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     ri->alpha = cal[0];
     ri->beta = cal[1];
     ri->gamma = cal[2];
@@ -245,7 +245,7 @@ typedef struct entry {
     int idx;           /* index among the op's algorithms, -1 for auto/mpi */
 } entry;
 
-double ratio_of(double avg, double mpi_avg)
+double cb_ratio_of(double avg, double mpi_avg)
 {
     return mpi_avg > 0 ? avg / mpi_avg : -1;
 }
@@ -262,9 +262,9 @@ static void fill_row(const bench *b, row *r, const entry *e, const double *all, 
     r->min_us = mn * 1e6;
     r->max_us = mx * 1e6;
     r->avg_us = sum / b->n * 1e6;
-    double pay = payload(r->kind, bytes, b->n);
+    double pay = cb_payload(r->kind, bytes, b->n);
     r->mbs = pay > 0 && r->avg_us > 0 ? pay / r->avg_us : -1;
-    double pr = e->c ? torus_coll_predict(b->c_auto, kind_op[r->kind], r->chosen, bytes, b->ri->alpha, b->ri->beta,
+    double pr = e->c ? torus_coll_predict(b->c_auto, cb_kind_op[r->kind], r->chosen, bytes, b->ri->alpha, b->ri->beta,
                                           b->ri->gamma)
                      : -1;
     r->pred_us = pr >= 0 ? pr * 1e6 : -1;
@@ -278,7 +278,7 @@ static void report_size(bench *b, const entry *e, int ne, row *rows, const int *
     double mpi_avg = -1, *one = malloc((size_t)b->n * sizeof *one);
     if (!one) {
         fprintf(stderr, "collbench: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     for (int i = 0; i < ne; i++) {
         if (!have[i])
@@ -295,14 +295,14 @@ static void report_size(bench *b, const entry *e, int ne, row *rows, const int *
         for (int i = 0; i < ne; i++) {
             if (!have[i] || (pass == 0) != (e[i].c != NULL))
                 continue;
-            rows[i].ratio = e[i].c ? ratio_of(rows[i].avg_us, mpi_avg) : -1;
-            print_row(&rows[i]);
-            if (add_row(b->ri, &rows[i])) {
+            rows[i].ratio = e[i].c ? cb_ratio_of(rows[i].avg_us, mpi_avg) : -1;
+            cb_print_row(&rows[i]);
+            if (cb_add_row(b->ri, &rows[i])) {
                 fprintf(stderr, "collbench: out of memory for the results\n");
-                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+                MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
             }
         }
-    torus_stdout_flush();
+    kit_stdout_flush();
 }
 
 /* The bytes the torus selection reads for one_call's call at `bytes`. */
@@ -327,10 +327,10 @@ static void run_size_mpi(bench *b, int kind, const entry *e, int ne, size_t byte
                          double *all)
 {
     const opts *o = b->o;
-    torus_coll_op op = kind_op[kind];
+    torus_coll_op op = cb_kind_op[kind];
     if (is_a2a(kind))
         uniform_counts(b, bytes);
-    int it = iters_for(o, bytes), wu = warmup_for(o, bytes);
+    int it = cb_iters_for(o, bytes), wu = cb_warmup_for(o, bytes);
     /* rounds: each visits every algorithm with a share of the calls */
     int nr = (int)o->rounds < it ? (int)o->rounds : it;
     int it_r = (it + nr - 1) / nr;
@@ -356,13 +356,13 @@ static void run_size_mpi(bench *b, int kind, const entry *e, int ne, size_t byte
                 if (round == 0 && sk->fell_back[e[i].idx])
                     continue;
                 if (round == 0 && torus_coll_predict(b->c_auto, op, e[i].name, bytes, 1, 1, 1) < 0) {
-                    skip_cannot(sk, e[i].idx, bytes);
+                    cb_skip_cannot(sk, e[i].idx, bytes);
                     continue;
                 }
                 if (torus_coll_force(b->c_named, op, e[i].name)) {
                     if (!b->me)
                         fprintf(stderr, "collbench: %s\n", torus_coll_error(b->c_named));
-                    MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_USAGE);
+                    MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_USAGE);
                 }
             }
             /* auto under a table row that says mpi runs the library's
@@ -381,12 +381,12 @@ static void run_size_mpi(bench *b, int kind, const entry *e, int ne, size_t byte
             if (c) {
                 const char *last = torus_coll_last(e[i].c, op);
                 if (e[i].idx >= 0 && *last && strcmp(last, e[i].name)) {
-                    skip_fell_back(sk, e[i].idx, !b->me, kind, e[i].name, last, bytes);
+                    cb_skip_fell_back(sk, e[i].idx, !b->me, kind, e[i].name, last, bytes);
                     continue;
                 }
                 snprintf(r->chosen, sizeof r->chosen, "%s", *last ? last : torus_coll_choice(e[i].c, op, bytes));
                 if (o->validate)
-                    validate(b, vr, ck, kind, e[i].c, e[i].idx >= 0 ? e[i].name : NULL, e[i].name, bytes);
+                    cb_validate(b, vr, ck, kind, e[i].c, e[i].idx >= 0 ? e[i].name : NULL, e[i].name, bytes);
             } else {
                 snprintf(r->chosen, sizeof r->chosen, "mpi");
             }
@@ -394,19 +394,19 @@ static void run_size_mpi(bench *b, int kind, const entry *e, int ne, size_t byte
         }
     for (int i = 0; i < ne; i++)
         if (have[i])
-            mean[i] = median(rmean[i], nr);
+            mean[i] = cb_median(rmean[i], nr);
     /* one gather and one verdict for the whole size */
-    TORUS_MPI_CHECK(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Gather(mean, ne, MPI_DOUBLE, all, ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     if (o->validate)
-        decide(b, ck);
+        cb_decide(b, ck);
     if (!b->me)
         report_size(b, e, ne, rows, have, all, bytes);
 }
 
-void run_op_mpi(bench *b, int kind)
+void cb_run_op_mpi(bench *b, int kind)
 {
     const opts *o = b->o;
-    torus_coll_op op = kind_op[kind];
+    torus_coll_op op = cb_kind_op[kind];
     const char *const *algs = torus_coll_algorithms(op);
     int nalg = 0;
     while (algs[nalg])
@@ -414,20 +414,20 @@ void run_op_mpi(bench *b, int kind)
     /* Order of measurement: mpi first, so every row can carry its ratio. */
     entry e[MAX_ALGS + 2];
     int ne = 0;
-    if (wanted(o, "mpi"))
+    if (cb_wanted(o, "mpi"))
         e[ne++] = (entry){"mpi", NULL, -1};
     /* an op with no algorithm registered yet has nothing for auto to run */
-    if (nalg && wanted(o, "auto"))
+    if (nalg && cb_wanted(o, "auto"))
         e[ne++] = (entry){"auto", b->c_auto, -1};
     for (int a = 0; a < nalg && a < MAX_ALGS; a++)
-        if (wanted(o, algs[a]))
+        if (cb_wanted(o, algs[a]))
             e[ne++] = (entry){algs[a], b->c_named, a};
     if (!b->me) {
-        print_header(kind);
+        cb_print_header(kind);
         if (!nalg)
             printf("# (no %s algorithm registered yet: only the MPI library's is timed)\n", torus_coll_op_name(op));
         if (!ne)
-            printf("# (no algorithm of --algorithms applies to %s)\n", kind_name[kind]);
+            printf("# (no algorithm of --algorithms applies to %s)\n", cb_kind_name[kind]);
     }
     if (!ne)
         return;
@@ -439,7 +439,7 @@ void run_op_mpi(bench *b, int kind)
         maxb = 8;
     if (alloc_buffers(b, kind, maxb)) {
         MPI_Finalize();
-        exit(TORUS_EXIT_RESOURCE);
+        exit(KIT_EXIT_RESOURCE);
     }
     skips *sk = calloc(1, sizeof *sk);
     checks *ck = o->validate ? calloc(1, sizeof *ck) : NULL;
@@ -447,11 +447,11 @@ void run_op_mpi(bench *b, int kind)
     if (!torus_all_ok(MPI_COMM_WORLD, sk && (ck || !o->validate) && (all || b->me))) {
         if (!b->me)
             fprintf(stderr, "collbench: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     vref vr;
     memset(&vr, 0, sizeof vr);
-    vref_free(&vr);
+    cb_vref_free(&vr);
     size_t prev_bytes = (size_t)-1;
     for (int si = 0; si < nsizes; si++) {
         size_t bytes = sizes[si];
@@ -464,11 +464,11 @@ void run_op_mpi(bench *b, int kind)
         run_size_mpi(b, kind, e, ne, bytes, sk, ck, &vr, all);
     }
     if (!b->me)
-        print_skips(kind, algs, nalg, sk);
+        cb_print_skips(kind, algs, nalg, sk);
     free(sk);
     free(ck);
     free(all);
-    vref_free(&vr);
+    cb_vref_free(&vr);
     free_buffers(b);
 }
 
@@ -505,7 +505,7 @@ static void agree_table(int me)
     char tmsg[700];
     uint64_t tid = torus_coll_table_use(tmsg, sizeof tmsg);
     uint64_t mine[3] = {tid, ~tid, tmsg[0] ? UINT64_MAX - (uint64_t)me : 0}, all[3];
-    TORUS_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
     if (!all[2] && all[0] == ~all[1])
         return;
     torus_coll_table_off();
@@ -516,27 +516,27 @@ static void agree_table(int me)
                         "between nodes?): the compiled table is used on every rank\n");
 }
 
-int setup_mpi(bench *b, char *err, size_t errlen)
+int cb_setup_mpi(bench *b, char *err, size_t errlen)
 {
     const opts *o = b->o;
     torus_shape s;
     char e2[300];
     if (torus_shape_parse(o->dims, b->n, &s, e2, sizeof e2)) {
         snprintf(err, errlen, "--dims: %s", e2);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (torus_map_xyzt(&b->map, &s)) {
         snprintf(err, errlen, "out of memory for the map of %d ranks", b->n);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     torus_shape_format(&s, b->ri->shape, sizeof b->ri->shape);
     char esc[100];
-    torus_cli_escape(o->dims, esc, sizeof esc);
+    kit_cli_escape(o->dims, esc, sizeof esc);
     snprintf(b->ri->shape_src, sizeof b->ri->shape_src, "--dims %s", esc);
     torus_node_info ni;
     int nrc = torus_node_discover(MPI_COMM_WORLD, &ni, err, errlen);
     if (nrc)
-        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
+        return nrc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
     /* the one memory check, before any buffer is touched */
     torus_mem_verdict v;
     double need = buffer_need(o, b->n);
@@ -549,7 +549,7 @@ int setup_mpi(bench *b, char *err, size_t errlen)
                     v.ranks, (double)v.avail / (double)(1ULL << 30));
         torus_node_free(&ni);
         err[0] = 0;
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     b->ri->nodes = ni.nnodes;
     b->ri->per_node = ni.max_per_node;
@@ -557,15 +557,15 @@ int setup_mpi(bench *b, char *err, size_t errlen)
     b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
     if (!torus_all_ok(MPI_COMM_WORLD, b->node_of != NULL)) {
         snprintf(err, errlen, "out of memory for the node table");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
-    TORUS_MPI_CHECK(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allgather(&ni.node, 1, MPI_INT, b->node_of, 1, MPI_INT, MPI_COMM_WORLD));
     torus_node_free(&ni);
     agree_table(b->me);
     for (int i = 0; i < 2; i++) {
         if (torus_mpi_create(&b->tm[i], MPI_COMM_WORLD, &b->map, b->me, 1, 0, e2, sizeof e2)) {
             snprintf(err, errlen, "%s", e2);
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
         torus_mpi_bind(b->tm[i], &b->tp[i]);
         torus_coll_config cfg = {.map = &b->map, .me = b->me, .tp = &b->tp[i], .node_of = b->node_of,
@@ -574,13 +574,13 @@ int setup_mpi(bench *b, char *err, size_t errlen)
         /* TORUS_COLL_<OP> naming no algorithm fails the same on every rank */
         if (!torus_all_ok(MPI_COMM_WORLD, rc == 0)) {
             snprintf(err, errlen, "%s", e2);
-            return rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_USAGE;
+            return rc == TORUS_COLL_ENOMEM ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
         }
     }
     return -1;
 }
 
-void teardown_mpi(bench *b)
+void cb_teardown_mpi(bench *b)
 {
     torus_coll_destroy(b->c_auto);
     torus_coll_destroy(b->c_named);

@@ -32,7 +32,7 @@ static void grid4_of(int n, int *g)
  * that grid neighbours are torus neighbours (halo4d: the shape's
  * dimensions, a fifth and later merged into the fourth, missing ones 1;
  * transpose: rows along dimension 0, columns the rest). */
-void pgrid_of(pgrid *pg, int n, const torus_shape *sim)
+void cb_pgrid_of(pgrid *pg, int n, const torus_shape *sim)
 {
     if (sim) {
         for (int i = 0; i < 4; i++)
@@ -49,7 +49,7 @@ void pgrid_of(pgrid *pg, int n, const torus_shape *sim)
 }
 
 
-void pattern_free(pattern *p)
+void cb_pattern_free(pattern *p)
 {
     for (int i = 0; i < 2; i++) {
         free(p->st[i].dests), free(p->st[i].sc), free(p->st[i].isc);
@@ -121,7 +121,7 @@ static size_t sparse_size(const opts *o, int r, int i, size_t size, int irregula
 
 /* The pattern of op pi (0 halo4d, 1 transpose, 2 sparse) at rank me of
  * n, blocks of `size` bytes.  0 or -1 (out of memory). */
-int pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int n, size_t size,
+int cb_pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int n, size_t size,
                  int irregular, size_t gap)
 {
     memset(p, 0, sizeof *p);
@@ -187,7 +187,7 @@ int pattern_make(pattern *p, int pi, const opts *o, const pgrid *pg, int me, int
 }
 
 /* What plans ran: "direct", or "direct+routed" when the steps differ. */
-void plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len)
+void cb_plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len)
 {
     const char *a = torus_multisend_algorithm(plan[0]), *b = nsteps > 1 ? torus_multisend_algorithm(plan[1]) : a;
     if (strcmp(a, b))
@@ -196,14 +196,14 @@ void plans_ran(torus_multisend *const *plan, int nsteps, char *buf, size_t len)
         snprintf(buf, len, "%s", a);
 }
 
-torus_multisend_spec spec_of(const pstep *s)
+torus_multisend_spec cb_spec_of(const pstep *s)
 {
     torus_multisend_spec x = {s->ndest, s->dests, s->sc, s->sd, s->nsrc, s->srcs, s->rc, s->rd};
     return x;
 }
 
 /* Remote bytes a rank sends per call (MB/s), summed over steps. */
-double pattern_payload(const pattern *p, int me)
+double cb_pattern_payload(const pattern *p, int me)
 {
     double t = 0;
     for (int k = 0; k < p->nsteps; k++)
@@ -226,11 +226,11 @@ static void pattern_desc(int pi, const opts *o, const pgrid *pg, char *buf, size
                  o->k, (unsigned long long)o->seed);
 }
 
-void print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim)
+void cb_print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim)
 {
     char d[256];
     pattern_desc(pi, o, pg, d, sizeof d);
-    printf("# op: %s (%s)\n", pat_name[pi], d);
+    printf("# op: %s (%s)\n", cb_pat_name[pi], d);
     if (sim)
         printf("#%9s  %-20s %10s %10s %10s %10s %10s %10s %12s\n", "size", "algorithm", "setup_us", "min_us", "avg_us",
                "max_us", "MB/s", "bound_us", "ratio_vs_bnd");
@@ -239,13 +239,13 @@ void print_pattern_header(int pi, const opts *o, const pgrid *pg, int sim)
                "max_us", "MB/s", "ratio_vs_mpi", "breakeven");
 }
 
-void print_pattern_row(const row *r, int sim)
+void cb_print_pattern_row(const row *r, int sim)
 {
     char label[100], mbs[32], x[32], y[32];
-    row_label(r, label, sizeof label);
-    fmt_num(mbs, sizeof mbs, r->mbs, 2);
-    fmt_num(x, sizeof x, sim ? r->bound_us : r->ratio, sim ? 2 : 3);
-    fmt_num(y, sizeof y, sim ? r->ratio_bound : r->breakeven, sim ? 3 : 1);
+    cb_row_label(r, label, sizeof label);
+    cb_fmt_num(mbs, sizeof mbs, r->mbs, 2);
+    cb_fmt_num(x, sizeof x, sim ? r->bound_us : r->ratio, sim ? 2 : 3);
+    cb_fmt_num(y, sizeof y, sim ? r->ratio_bound : r->breakeven, sim ? 3 : 1);
     printf("%10zu  %-20s %10.2f %10.2f %10.2f %10.2f %10s %10s %12s\n", r->size, label, r->setup_us, r->min_us,
            r->avg_us, r->max_us, mbs, x, y);
 }
@@ -271,12 +271,12 @@ static void pentry_setup(bench *b, pentry *e, const pattern *p, size_t half)
     for (int k = 0; k < p->nsteps; k++) {
         const pstep *s = &p->st[k];
         if (e->how == PE_OURS) {
-            torus_multisend_spec sp = spec_of(s);
+            torus_multisend_spec sp = cb_spec_of(s);
             int rc = torus_multisend_init(b->c_auto, &sp, e->alg, &e->plan[k]);
             if (rc) {
                 fprintf(stderr, "collbench: multisend_init '%s' failed on rank %d: %s\n", e->name, b->me,
                         torus_coll_error(b->c_auto));
-                MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? TORUS_EXIT_RESOURCE : TORUS_EXIT_VERIFY);
+                MPI_Abort(MPI_COMM_WORLD, rc == TORUS_COLL_ENOMEM ? KIT_EXIT_RESOURCE : KIT_EXIT_VERIFY);
             }
             continue;
         }
@@ -286,14 +286,14 @@ static void pentry_setup(bench *b, pentry *e, const pattern *p, size_t half)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-        TORUS_MPI_CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, s->nsrc, s->srcs, MPI_UNWEIGHTED, s->ndest, s->dests,
+        KIT_MPI_CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, s->nsrc, s->srcs, MPI_UNWEIGHTED, s->ndest, s->dests,
                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &e->g[k]));
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #pragma GCC diagnostic pop
 #endif
 #if MPI_VERSION >= 4
         if (e->how == PE_MPI_INIT)
-            TORUS_MPI_CHECK(MPI_Neighbor_alltoallv_init(b->sbuf + (size_t)k * half, s->isc, s->isd, MPI_BYTE, b->rbuf + (size_t)k * half, s->irc, s->ird, MPI_BYTE,
+            KIT_MPI_CHECK(MPI_Neighbor_alltoallv_init(b->sbuf + (size_t)k * half, s->isc, s->isd, MPI_BYTE, b->rbuf + (size_t)k * half, s->irc, s->ird, MPI_BYTE,
                                                e->g[k], MPI_INFO_NULL, &e->rq[k]));
 #endif
     }
@@ -311,13 +311,13 @@ static void pentry_call(bench *b, pentry *e, const pattern *p, size_t half)
             if (rc) {
                 fprintf(stderr, "collbench: multisend '%s' failed on rank %d: %s\n", e->name, b->me,
                         torus_coll_error(b->c_auto));
-                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_VERIFY);
+                MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_VERIFY);
             }
         } else if (e->how == PE_MPI) {
-            TORUS_MPI_CHECK(MPI_Neighbor_alltoallv(sb, s->isc, s->isd, MPI_BYTE, rb, s->irc, s->ird, MPI_BYTE, e->g[k]));
+            KIT_MPI_CHECK(MPI_Neighbor_alltoallv(sb, s->isc, s->isd, MPI_BYTE, rb, s->irc, s->ird, MPI_BYTE, e->g[k]));
         } else {
-            TORUS_MPI_CHECK(MPI_Start(&e->rq[k]));
-            TORUS_MPI_CHECK(MPI_Wait(&e->rq[k], MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Start(&e->rq[k]));
+            KIT_MPI_CHECK(MPI_Wait(&e->rq[k], MPI_STATUS_IGNORE));
         }
     }
 }
@@ -330,8 +330,8 @@ static void pentry_free(pentry *e, const pattern *p)
             continue;
         }
         if (e->how == PE_MPI_INIT)
-            TORUS_MPI_CHECK(MPI_Request_free(&e->rq[k]));
-        TORUS_MPI_CHECK(MPI_Comm_free(&e->g[k]));
+            KIT_MPI_CHECK(MPI_Request_free(&e->rq[k]));
+        KIT_MPI_CHECK(MPI_Comm_free(&e->g[k]));
     }
 }
 
@@ -359,7 +359,7 @@ static void pattern_reference(bench *b, const pstep *s, const unsigned char *sb,
         rtot += s->rc[j];
     unsigned char *a = malloc(stot + 1), *r = malloc(rtot + 1);
     size_t *cur = calloc((size_t)n, sizeof *cur);
-    need_memory(b, ic && a && r && cur, "alltoallv", stot + rtot);
+    cb_need_memory(b, ic && a && r && cur, "alltoallv", stot + rtot);
     int *scnt = ic, *sdis = ic + n, *rcnt = ic + 2 * n, *rdis = ic + 3 * n;
     for (int i = 0; i < s->ndest; i++)
         scnt[s->dests[i]] += (int)s->sc[i];
@@ -374,7 +374,7 @@ static void pattern_reference(bench *b, const pstep *s, const unsigned char *sb,
         memcpy(a + sdis[d] + cur[d], sb + s->sd[i], s->sc[i]);
         cur[d] += s->sc[i];
     }
-    TORUS_MPI_CHECK(MPI_Alltoallv(a, scnt, sdis, MPI_BYTE, r, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Alltoallv(a, scnt, sdis, MPI_BYTE, r, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD));
     memset(cur, 0, (size_t)n * sizeof *cur);
     memset(ref, PAT_GAP, s->rlen);
     for (int j = 0; j < s->nsrc; j++) {
@@ -414,7 +414,7 @@ static void patref_make(bench *b, patref *pr, const pattern *p, size_t half)
         pattern_fill(b, p, half, it);
         for (int st = 0; st < p->nsteps; st++) {
             pr->r[it][st] = malloc(p->st[st].rlen);
-            need_memory(b, pr->r[it][st] != NULL, "multisend", p->st[st].rlen);
+            cb_need_memory(b, pr->r[it][st] != NULL, "multisend", p->st[st].rlen);
             pattern_reference(b, &p->st[st], b->sbuf + (size_t)st * half, pr->r[it][st]);
         }
     }
@@ -432,7 +432,7 @@ static void patref_free(patref *pr)
 static void pattern_validate(bench *b, checks *ck, pentry *e, const pattern *p, size_t half, const patref *pr,
                              const char *what)
 {
-    int k = check_add(ck, what);
+    int k = cb_check_add(ck, what);
     for (int it = 0; it < PAT_REPLAYS; it++) {
         pattern_fill(b, p, half, it);
         pentry_call(b, e, p, half);
@@ -486,18 +486,18 @@ static void report_pattern(bench *b, int pi, const pentry *e, int ne, char (*cho
             if ((pass == 0) != (e[i].how == PE_OURS))
                 continue;
             row *r = &rows[i];
-            r->ratio = e[i].how != PE_MPI ? ratio_of(r->avg_us, mpi_avg) : -1;
+            r->ratio = e[i].how != PE_MPI ? cb_ratio_of(r->avg_us, mpi_avg) : -1;
             if (e[i].how != PE_MPI && mpi_avg > 0) {
                 double extra = r->setup_us - mpi_setup, gain = mpi_avg - r->avg_us;
                 r->breakeven = extra <= 0 && gain >= 0 ? 0 : gain > 0 ? ceil(extra / gain) : -1;
             }
-            print_pattern_row(r, 0);
-            if (add_row(b->ri, r)) {
+            cb_print_pattern_row(r, 0);
+            if (cb_add_row(b->ri, r)) {
                 fprintf(stderr, "collbench: out of memory for the results\n");
-                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+                MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
             }
         }
-    torus_stdout_flush();
+    kit_stdout_flush();
 }
 
 /* One pattern at one size, timed: per round and entry, set-up (timed),
@@ -506,14 +506,14 @@ static void time_pattern(bench *b, int pi, pentry *e, int ne, pattern *p, size_t
                          const patref *pr, double *all)
 {
     const opts *o = b->o;
-    int it = iters_for(o, bytes), wu = warmup_for(o, bytes);
+    int it = cb_iters_for(o, bytes), wu = cb_warmup_for(o, bytes);
     int nr = (int)o->rounds < it ? (int)o->rounds : it, it_r = (it + nr - 1) / nr;
     static double rmean[8][MAX_ROUNDS], rsetup[8][MAX_ROUNDS];
     double mine[16];
     char chosen[8][64];
     for (int round = 0; round < nr; round++)
         for (int i = 0; i < ne; i++) {
-            TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             double t0 = MPI_Wtime();
             pentry_setup(b, &e[i], p, half);
             rsetup[i][round] = MPI_Wtime() - t0;
@@ -521,51 +521,51 @@ static void time_pattern(bench *b, int pi, pentry *e, int ne, pattern *p, size_t
                 pentry_call(b, &e[i], p, half);
             double t = 0;
             for (int c = 0; c < it_r; c++) {
-                TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
                 double t1 = MPI_Wtime();
                 pentry_call(b, &e[i], p, half);
                 t += MPI_Wtime() - t1;
             }
             rmean[i][round] = t / it_r;
             if (e[i].how == PE_OURS)
-                plans_ran(e[i].plan, p->nsteps, chosen[i], sizeof chosen[i]);
+                cb_plans_ran(e[i].plan, p->nsteps, chosen[i], sizeof chosen[i]);
             else
                 snprintf(chosen[i], sizeof chosen[i], "%s", e[i].name);
             if (round == 0 && o->validate) {
                 char what[160];
-                snprintf(what, sizeof what, "%s '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
+                snprintf(what, sizeof what, "%s '%s' at %zu bytes", cb_pat_name[pi], e[i].name, bytes);
                 pattern_validate(b, ck, &e[i], p, half, pr, what);
             }
             pentry_free(&e[i], p);
         }
     for (int i = 0; i < ne; i++) {
-        mine[2 * i] = median(rmean[i], nr);
-        mine[2 * i + 1] = median(rsetup[i], nr);
+        mine[2 * i] = cb_median(rmean[i], nr);
+        mine[2 * i + 1] = cb_median(rsetup[i], nr);
     }
-    TORUS_MPI_CHECK(MPI_Gather(mine, 2 * ne, MPI_DOUBLE, all, 2 * ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-    double pay = pattern_payload(p, b->me), paysum = 0;
-    TORUS_MPI_CHECK(MPI_Reduce(&pay, &paysum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Gather(mine, 2 * ne, MPI_DOUBLE, all, 2 * ne, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    double pay = cb_pattern_payload(p, b->me), paysum = 0;
+    KIT_MPI_CHECK(MPI_Reduce(&pay, &paysum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
     if (!b->me)
         report_pattern(b, pi, e, ne, chosen, all, paysum, bytes, it_r * nr, wu);
 }
 
-void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
+void cb_run_pattern_mpi(bench *b, int pi, const pgrid *pg)
 {
     const opts *o = b->o;
     pentry e[6];
     int ne = 0;
-    if (wanted(o, "mpi"))
+    if (cb_wanted(o, "mpi"))
         e[ne++] = (pentry){.name = "mpi", .how = PE_MPI};
 #if MPI_VERSION >= 4
-    if (wanted(o, "mpi_init"))
+    if (cb_wanted(o, "mpi_init"))
         e[ne++] = (pentry){.name = "mpi_init", .how = PE_MPI_INIT};
 #endif
     static const char *const ours[] = {"auto", "direct", "routed"};
     for (int i = 0; i < 3; i++)
-        if (wanted(o, ours[i]))
+        if (cb_wanted(o, ours[i]))
             e[ne++] = (pentry){.name = ours[i], .how = PE_OURS, .alg = ours[i]};
     if (!b->me)
-        print_pattern_header(pi, o, pg, 0);
+        cb_print_pattern_header(pi, o, pg, 0);
     if (!ne)
         return;
     checks *ck = o->validate ? calloc(1, sizeof *ck) : NULL;
@@ -573,7 +573,7 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
     if (!torus_all_ok(MPI_COMM_WORLD, (ck || !o->validate) && (all || b->me))) {
         if (!b->me)
             fprintf(stderr, "collbench: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     /* validation adds an irregular sparse pattern (0..2K blocks, sizes 0..size) */
     int variants = o->validate && pi == 2 ? 2 : 1;
@@ -581,7 +581,7 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
         size_t bytes = o->sizes[si];
         for (int var = 0; var < variants; var++) {
             pattern p;
-            int ok = !pattern_make(&p, pi, o, pg, b->me, b->n, bytes, var, o->validate ? 3 : 0);
+            int ok = !cb_pattern_make(&p, pi, o, pg, b->me, b->n, bytes, var, o->validate ? 3 : 0);
             size_t half = ok ? (p.st[0].slen > p.st[0].rlen ? p.st[0].slen : p.st[0].rlen) : 0;
             if (ok && p.nsteps > 1) {
                 size_t h2 = p.st[1].slen > p.st[1].rlen ? p.st[1].slen : p.st[1].rlen;
@@ -594,8 +594,8 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
             if (!torus_all_ok(MPI_COMM_WORLD, ok && b->sbuf && b->rbuf && !too_big)) {
                 if (!b->me)
                     fprintf(stderr, "collbench: out of memory (or beyond MPI's int counts) for %s at %zu bytes\n",
-                            pat_name[pi], bytes);
-                MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+                            cb_pat_name[pi], bytes);
+                MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
             }
             patref pr;
             memset(&pr, 0, sizeof pr);
@@ -606,7 +606,7 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                 /* the irregular pattern is only validated */
                 for (int i = 0; i < ne; i++) {
                     char what[160];
-                    snprintf(what, sizeof what, "%s (irregular) '%s' at %zu bytes", pat_name[pi], e[i].name, bytes);
+                    snprintf(what, sizeof what, "%s (irregular) '%s' at %zu bytes", cb_pat_name[pi], e[i].name, bytes);
                     pentry_setup(b, &e[i], &p, half);
                     pattern_validate(b, ck, &e[i], &p, half, &pr, what);
                     pentry_free(&e[i], &p);
@@ -615,11 +615,11 @@ void run_pattern_mpi(bench *b, int pi, const pgrid *pg)
                 time_pattern(b, pi, e, ne, &p, half, bytes, ck, &pr, all);
             }
             if (o->validate)
-                decide(b, ck);
+                cb_decide(b, ck);
             patref_free(&pr);
             free(b->sbuf), free(b->rbuf);
             b->sbuf = b->rbuf = NULL;
-            pattern_free(&p);
+            cb_pattern_free(&p);
         }
     }
     free(ck);

@@ -1,11 +1,12 @@
-/* options.c - collbench's options: the table of torus/opt_spec.c, the
+/* options.c - collbench's options: the table of kit/opt_spec.c, the
  * --sizes and --op lists, --algorithms checked against the registry. */
 #include "collbench.h"
+#include "kit_settings.h"
 
-const char *const kind_name[NKINDS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv"};
-const torus_coll_op kind_op[NKINDS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
+const char *const cb_kind_name[NKINDS] = {"barrier", "bcast", "allreduce", "alltoall", "alltoallv"};
+const torus_coll_op cb_kind_op[NKINDS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
                                               TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
-const char *const pat_name[NPATS] = {"halo4d", "transpose", "sparse"};
+const char *const cb_pat_name[NPATS] = {"halo4d", "transpose", "sparse"};
 
 /* One size: digits with an optional K, M or G (binary).  0 or -1. */
 static int parse_one_size(const char *s, size_t len, uint64_t *out)
@@ -26,7 +27,7 @@ static int parse_one_size(const char *s, size_t len, uint64_t *out)
     if (mult > 1)
         buf[--len] = 0;
     uint64_t v;
-    if (torus_cli_u64(buf, 1, MAX_SIZE_BYTES, &v) || v > MAX_SIZE_BYTES / mult)
+    if (kit_cli_u64(buf, 1, MAX_SIZE_BYTES, &v) || v > MAX_SIZE_BYTES / mult)
         return -1;
     *out = v * mult;
     return 0;
@@ -85,7 +86,7 @@ static int parse_ops(const char *arg, opts *o)
         size_t len = end ? (size_t)(end - p) : strlen(p);
         int found = 0;
         for (int k = 0; k < NPATS; k++)
-            if (strlen(pat_name[k]) == len && !strncmp(p, pat_name[k], len))
+            if (strlen(cb_pat_name[k]) == len && !strncmp(p, cb_pat_name[k], len))
                 o->pats[k] = found = 1;
         if (!found && len == 3 && !strncmp(p, "all", 3)) {
             for (int k = 0; k < NKINDS; k++)
@@ -93,7 +94,7 @@ static int parse_ops(const char *arg, opts *o)
             found = 1;
         }
         for (int k = 0; k < NKINDS && !found; k++)
-            if (strlen(kind_name[k]) == len && !strncmp(p, kind_name[k], len))
+            if (strlen(cb_kind_name[k]) == len && !strncmp(p, cb_kind_name[k], len))
                 o->kinds[k] = found = 1;
         if (!found)
             return -1;
@@ -119,7 +120,7 @@ static int in_list(const char *list, const char *name)
 }
 
 /* Whether name is an algorithm of op in the registry. */
-int registered(torus_coll_op op, const char *name)
+int cb_registered(torus_coll_op op, const char *name)
 {
     for (const char *const *a = torus_coll_algorithms(op); *a; a++)
         if (!strcmp(*a, name))
@@ -138,13 +139,13 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
     size_t a = (size_t)snprintf(allowed, sizeof allowed, "all, or a comma list of auto%s", o->simulate ? "" : ", mpi");
     int seen_op[TORUS_COLL_NCOLL] = {0};
     for (int k = 0; k < NKINDS; k++) {
-        if (!o->kinds[k] || seen_op[kind_op[k]]++)
+        if (!o->kinds[k] || seen_op[cb_kind_op[k]]++)
             continue;
-        for (const char *const *n = torus_coll_algorithms(kind_op[k]); *n && a < sizeof allowed; n++) {
+        for (const char *const *n = torus_coll_algorithms(cb_kind_op[k]); *n && a < sizeof allowed; n++) {
             /* a name shared by two ops (dimwise) is listed once */
             int dup = 0;
             for (int j = 0; j < k; j++)
-                if (o->kinds[j] && kind_op[j] != kind_op[k] && registered(kind_op[j], *n))
+                if (o->kinds[j] && cb_kind_op[j] != cb_kind_op[k] && cb_registered(cb_kind_op[j], *n))
                     dup = 1;
             if (!dup)
                 a += (size_t)snprintf(allowed + a, sizeof allowed - a, ", %s", *n);
@@ -166,9 +167,9 @@ static int check_algorithms(const opts *o, char *err, size_t errlen)
             ok = !strcmp(word, *m);
         ok = ok || (any_pat && !o->simulate && !strcmp(word, "mpi_init"));
         for (int k = 0; k < NKINDS && !ok && len > 0 && len < 127; k++)
-            ok = o->kinds[k] && registered(kind_op[k], word);
+            ok = o->kinds[k] && cb_registered(cb_kind_op[k], word);
         if (!ok) {
-            torus_cli_bad_value(err, errlen, "algorithms", o->alg_list, allowed);
+            kit_cli_bad_value(err, errlen, "algorithms", o->alg_list, allowed);
             return -1;
         }
         if (!end)
@@ -185,11 +186,11 @@ enum {
 
 /* The option spec; --simulate's help names the link model's figures, so
  * the table is completed once at run time. */
-static const torus_opt *cb_spec(void)
+static const kit_opt *cb_spec(void)
 {
     static char sim_help[1400];
-    static torus_opt spec[] = {
-        {.name = "op", .type = TORUS_OPT_TEXT, .id = OPT_OP, .meta = "OP", .defval = "all = the collectives",
+    static kit_opt spec[] = {
+        {.name = "op", .type = KIT_OPT_TEXT, .id = OPT_OP, .meta = "OP", .defval = "all = the collectives",
          .help = "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed; alltoall: uniform "
                  "blocks through torus_coll_alltoall, alltoallv: the v call with the same counts); or the multisend "
                  "patterns of paper 001 (torus_multisend plans: auto, direct, routed; mpi = MPI_Neighbor_alltoallv "
@@ -202,65 +203,65 @@ static const torus_opt *cb_spec(void)
                  "per block",
          .allowed = "barrier, bcast, allreduce, alltoall, alltoallv or all (comma list allowed), or the multisend "
                     "patterns halo4d, transpose, sparse"},
-        {.name = "sizes", .type = TORUS_OPT_TEXT, .id = OPT_SIZES, .meta = "A:B", .defval = "8:1M",
+        {.name = "sizes", .type = KIT_OPT_TEXT, .id = OPT_SIZES, .meta = "A:B", .defval = "8:1M",
          .help = "bytes A, 2A, 4A, ... up to B (K/M/G suffixes, binary), or a comma list of sizes and ranges, each "
                  "1..1G; bcast: the message, allreduce: the vector (whole 8-byte doubles), alltoall(v): the block "
                  "per pair",
          .allowed = "A:B (A, 2A, ... up to B bytes, K/M/G suffixes, e.g. 8:1M) or a comma list of sizes and "
                     "ranges, each 1..1G, at most 256 sizes"},
-        {.name = "algorithms", .type = TORUS_OPT_TEXT, .id = OPT_ALGORITHMS, .meta = "LIST",
+        {.name = "algorithms", .type = KIT_OPT_TEXT, .id = OPT_ALGORITHMS, .meta = "LIST",
          .defval = "all = auto, every registered algorithm, mpi",
          .help = "all, or a comma list of algorithm names, auto (the table's choice) and mpi (the MPI library's own)",
          .allowed = "all, or a comma list of names"},
-        {.name = "iters", .type = TORUS_OPT_LONG, .id = OPT_ITERS, .meta = "N", .defval = "100; with --simulate 1",
+        {.name = "iters", .type = KIT_OPT_LONG, .id = OPT_ITERS, .meta = "N", .defval = "100; with --simulate 1",
          .help = "timed calls per size; sizes above 64 KiB run N/5 (at least 1)", .lo = 1, .hi = 10000000},
-        {.name = "warmup", .type = TORUS_OPT_LONG, .id = OPT_WARMUP, .meta = "N", .defval = "10; with --simulate 0",
+        {.name = "warmup", .type = KIT_OPT_LONG, .id = OPT_WARMUP, .meta = "N", .defval = "10; with --simulate 0",
          .help = "untimed calls first; above 64 KiB N/5", .lo = 0, .hi = 1000000},
-        {.name = "rounds", .type = TORUS_OPT_LONG, .id = OPT_ROUNDS, .meta = "R", .defval = "5; with --simulate 1",
+        {.name = "rounds", .type = KIT_OPT_LONG, .id = OPT_ROUNDS, .meta = "R", .defval = "5; with --simulate 1",
          .help = "the timed calls of a size are split into R rounds of ceil(N/R) calls that visit every algorithm "
                  "in turn (a warm-up call each, when --warmup is not 0; R is cut to N when N is smaller); a rank's "
                  "time per call is the median of its R round means, so a burst of load on a shared machine hits all "
                  "algorithms alike and one slow round decides nothing",
          .lo = 1, .hi = MAX_ROUNDS},
-        {.name = "dims", .type = TORUS_OPT_TEXT, .id = OPT_DIMS, .meta = "SHAPE", .defval = "auto",
+        {.name = "dims", .type = KIT_OPT_TEXT, .id = OPT_DIMS, .meta = "SHAPE", .defval = "auto",
          .help = "the collectives' torus over the ranks: auto, flat, hypercube, hypercube:D or sizes like 4x2 (m "
                  "suffix = mesh)"},
-        {.name = "validate", .type = TORUS_OPT_FLAG, .id = OPT_VALIDATE, .defval = "off",
+        {.name = "validate", .type = KIT_OPT_FLAG, .id = OPT_VALIDATE, .defval = "off",
          .help = "check every algorithm against the MPI library: bcast vs MPI_Bcast (roots 0 and P-1), allreduce "
                  "uint64/int64 sum, min, max, bxor vs MPI_Allreduce, doubles (whole numbers) sum, min, max vs a "
                  "rank-order reference from MPI_Allgather, alltoall(v) vs MPI_Alltoallv (alltoallv also with uneven "
                  "counts and gaps); one line per failure, exit 1"},
-        {.name = "csv", .type = TORUS_OPT_FILE_OUT, .id = OPT_CSV, .meta = "FILE", .defval = "none",
+        {.name = "csv", .type = KIT_OPT_FILE_OUT, .id = OPT_CSV, .meta = "FILE", .defval = "none",
          .help = "write the rows as CSV (replaced atomically)"},
-        {.name = "json", .type = TORUS_OPT_FILE_OUT, .id = OPT_JSON, .meta = "FILE", .defval = "none",
+        {.name = "json", .type = KIT_OPT_FILE_OUT, .id = OPT_JSON, .meta = "FILE", .defval = "none",
          .help = "write the run as JSON (replaced atomically)"},
-        {.name = "tune", .type = TORUS_OPT_FILE_OUT, .id = OPT_TUNE, .meta = "FILE", .defval = "none",
+        {.name = "tune", .type = KIT_OPT_FILE_OUT, .id = OPT_TUNE, .meta = "FILE", .defval = "none",
          .help = "time every algorithm of the collectives (--op, --sizes) at this run's rank count and write the "
                  "fastest per op and size (the MPI library's own call, mpi, among them) as a selection table "
                  "for TORUS_COLL_TABLE=FILE (docs/collectives.md, Tuning); a FILE that holds a table keeps its "
                  "rows for other rank counts (this rank count's rows of the ops timed are replaced), so runs at "
                  "2, 4 and 8 ranks build one table; replaced atomically"},
-        {.name = "simulate", .type = TORUS_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
-        {.name = "choose", .type = TORUS_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
+        {.name = "simulate", .type = KIT_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
+        {.name = "choose", .type = KIT_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
          .help = "run nothing: print what the selection table (torus/coll/select.c) picks for every --op and "
                  "--sizes on SHAPE, with TORUS_COLL_<OP> applied and preconditions checked"},
-        {.name = "per-node", .type = TORUS_OPT_LONG, .id = OPT_PER_NODE, .meta = "K", .defval = "1",
+        {.name = "per-node", .type = KIT_OPT_LONG, .id = OPT_PER_NODE, .meta = "K", .defval = "1",
          .help = "--choose: K consecutive ranks share a node", .lo = 1, .hi = 1 << 20},
-        {.name = "k", .type = TORUS_OPT_LONG, .id = OPT_K, .meta = "K", .defval = "6",
+        {.name = "k", .type = KIT_OPT_LONG, .id = OPT_K, .meta = "K", .defval = "6",
          .help = "sparse: destinations per rank, 1..100000", .lo = 1, .hi = 100000},
-        {.name = "seed", .type = TORUS_OPT_U64, .id = OPT_SEED, .meta = "S", .defval = "1",
+        {.name = "seed", .type = KIT_OPT_U64, .id = OPT_SEED, .meta = "S", .defval = "1",
          .help = "sparse: the seed of the destinations", .lo = 0,
          .allowed = "an integer 0..18446744073709551615"},
-        {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "B", .defval = "154e6",
+        {.name = "link-bw", .type = KIT_OPT_DOUBLE, .id = OPT_LINK_BW, .meta = "B", .defval = "154e6",
          .help = "--simulate: link bandwidth, bytes/s per direction", .lo = 1, .hi = 1e15,
          .allowed = "bytes per second in 1..1e15"},
-        {.name = "latency", .type = TORUS_OPT_DOUBLE, .id = OPT_LATENCY, .meta = "S", .defval = "1e-07",
+        {.name = "latency", .type = KIT_OPT_DOUBLE, .id = OPT_LATENCY, .meta = "S", .defval = "1e-07",
          .help = "--simulate: seconds per link crossed", .lo = 0, .hi = 1, .allowed = "seconds in 0..1"},
-        {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
+        {.name = "dry-run", .type = KIT_OPT_FLAG, .id = OPT_DRY_RUN, .defval = "off",
          .help = "check every option and the result files' folders, then exit 0 without running, printing or "
                  "writing (the ranks and their memory are checked when a run starts)"},
-        {.name = "help", .type = TORUS_OPT_FLAG, .id = OPT_HELP, .help = "this help"},
-        {.name = "version", .type = TORUS_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
+        {.name = "help", .type = KIT_OPT_FLAG, .id = OPT_HELP, .help = "this help"},
+        {.name = "version", .type = KIT_OPT_FLAG, .id = OPT_VERSION, .help = "the version"},
         {0},
     };
     if (!sim_help[0]) {
@@ -280,7 +281,7 @@ static const torus_opt *cb_spec(void)
                  "latency; ratio_vs_bnd = max_us / bound_us",
                  BGL_LINK_BW, BGL_PACKET_BYTES, BGL_HEADER_BYTES, BGL_HZ / 1e6, BGL_SEND_PKT_CYCLES,
                  BGL_RECV_PKT_CYCLES, BGL_MSG_CYCLES, BGL_GAMMA_CYCLES);
-        for (torus_opt *o = spec; o->name; o++)
+        for (kit_opt *o = spec; o->name; o++)
             if (o->id == OPT_SIMULATE)
                 o->help = sim_help;
     }
@@ -289,7 +290,7 @@ static const torus_opt *cb_spec(void)
 
 /* head, then every registered algorithm by op and multisend's (--help and
  * the preamble; suite_coll.sh reads the registry from --help). */
-void print_registry(const char *head)
+void cb_print_registry(const char *head)
 {
     printf("%s", head);
     for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
@@ -305,7 +306,7 @@ void print_registry(const char *head)
         printf(" %s", *a);
 }
 
-void usage(void)
+void cb_usage(void)
 {
     printf("usage: mpirun -n P bin/collbench [options]\n"
            "       bin/collbench --simulate SHAPE [options]\n"
@@ -313,15 +314,16 @@ void usage(void)
            "against the MPI library's own, OSU-style: per size and algorithm min/avg/max over ranks\n"
            "of each rank's mean time per call, MB/s, the alpha-beta-gamma prediction (calibrated in\n"
            "the same run) and the ratio to the MPI library's time.\n");
-    torus_opt_help(stdout, cb_spec());
-    print_registry("algorithms registered:");
-    printf("\nenvironment: TORUS_COLL_<OP>=name forces what auto runs (library)\n"
-           "options are checked before MPI starts; a bad one is one line and exit 2\n"
+    kit_opt_help(stdout, cb_spec());
+    cb_print_registry("algorithms registered:");
+    printf("\n");
+    kit_settings_help(stdout, KIT_READ_LIBRARY);
+    printf("options are checked before MPI starts; a bad one is one line and exit 2\n"
            "exit: 0 ok, 1 validation failed, 2 usage, 3 resource (memory, files)\n");
 }
 
-/* One option into the opts ctx (torus_opt_fn); 1 --help, 2 --version. */
-static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *err, size_t errlen)
+/* One option into the opts ctx (kit_opt_fn); 1 --help, 2 --version. */
+static int take(void *ctx, const kit_opt *opt, const kit_opt_val *v, char *err, size_t errlen)
 {
     opts *o = ctx;
     const char *optarg_ = v->s;
@@ -332,15 +334,15 @@ static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *e
         return 2;
     case OPT_OP:
         if (parse_ops(optarg_, o))
-            torus_cli_bad_value(err, errlen, "op", optarg_, opt->allowed);
+            kit_cli_bad_value(err, errlen, "op", optarg_, opt->allowed);
         break;
     case OPT_SIZES:
         if (parse_sizes(optarg_, o))
-            torus_cli_bad_value(err, errlen, "sizes", optarg_, opt->allowed);
+            kit_cli_bad_value(err, errlen, "sizes", optarg_, opt->allowed);
         break;
     case OPT_ALGORITHMS:
         if (!*optarg_)
-            torus_cli_bad_value(err, errlen, "algorithms", optarg_, opt->allowed);
+            kit_cli_bad_value(err, errlen, "algorithms", optarg_, opt->allowed);
         o->alg_list = strcmp(optarg_, "all") ? optarg_ : NULL;
         break;
     case OPT_ITERS:
@@ -405,10 +407,10 @@ static int take(void *ctx, const torus_opt *opt, const torus_opt_val *v, char *e
  * exit code (-2 --help, -3 --version); err holds the one error line. */
 void cb_agree_text(int argc, char **argv, char *buf, size_t len)
 {
-    torus_agree_text(cb_spec(), argc, argv, buf, len);
+    kit_agree_text(cb_spec(), argc, argv, buf, len);
 }
 
-int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
+int cb_parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     for (int k = 0; k < NKINDS; k++)
@@ -423,41 +425,41 @@ int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
     o->latency = BGL_LATENCY_S;
     o->k = 6;
     o->seed = 1;
-    int rc = torus_opt_parse(cb_spec(), argc, argv, 0, take, o, NULL, err, errlen);
+    int rc = kit_opt_parse(cb_spec(), argc, argv, 0, take, o, NULL, err, errlen);
     if (rc == 1 || rc == 2)
         return -1 - rc;
     if (rc)
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     if (o->choose && (o->simulate || o->validate || o->csv || o->json)) {
         snprintf(err, errlen, "--choose prints the table's choices and runs nothing: drop --%s",
                  o->simulate ? "simulate" : o->validate ? "validate" : o->csv ? "csv" : "json");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->tune && (o->simulate || o->choose)) {
         snprintf(err, errlen, "--tune times the algorithms over MPI at this run's ranks: drop --%s",
                  o->simulate ? "simulate" : "choose");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->tune && !o->kinds[K_BARRIER] && !o->kinds[K_BCAST] && !o->kinds[K_ALLREDUCE] && !o->kinds[K_ALLTOALL] &&
         !o->kinds[K_ALLTOALLV]) {
         snprintf(err, errlen, "--tune makes rows for the collectives: --op must name barrier, bcast, allreduce, "
                               "alltoall or alltoallv");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->per_node_set && !o->choose) {
         snprintf(err, errlen, "--per-node describes the nodes of --choose's shape (over MPI the nodes are found): add "
                               "--choose SHAPE");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (o->simulate) {
         if (o->validate) {
             snprintf(err, errlen, "--validate compares with the MPI library's collectives, which --simulate does not "
                                   "run: use one of them (tests/unit/test_coll checks the simulated results)");
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
         if (strcmp(o->dims, "auto")) {
             snprintf(err, errlen, "--dims shapes the MPI ranks; with --simulate the shape is --simulate's: use one of them");
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
         /* the simulator is deterministic: one call tells what many would */
         if (!o->iters_set)
@@ -469,10 +471,10 @@ int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
     } else if (o->link_bw_set || o->latency_set) {
         snprintf(err, errlen, "--%s sets the simulated link model: add --simulate SHAPE",
                  o->link_bw_set ? "link-bw" : "latency");
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (check_algorithms(o, err, errlen))
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     /* the shapes' grammar now, before MPI starts (--dims against the ranks
      * when the run starts; bare auto, flat and hypercube take the count
      * from them) */
@@ -483,26 +485,26 @@ int parse_options(int argc, char **argv, opts *o, char *err, size_t errlen)
         if (shapes[i] && strcmp(shapes[i], "auto") && strcmp(shapes[i], "flat") && strcmp(shapes[i], "hypercube") &&
             torus_shape_parse(shapes[i], 0, &sh, e2, sizeof e2)) {
             snprintf(err, errlen, "--%s: %s", names[i], e2);
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
     }
     return -1;
 }
 
 /* Whether algorithm `name` (auto, mpi or registered) is to be run. */
-int wanted(const opts *o, const char *name)
+int cb_wanted(const opts *o, const char *name)
 {
     if (!strcmp(name, "mpi") && o->simulate)
         return 0;
     return !o->alg_list || in_list(o->alg_list, name);
 }
 
-int iters_for(const opts *o, size_t bytes)
+int cb_iters_for(const opts *o, size_t bytes)
 {
     return (int)(bytes > BIG_SIZE ? (o->iters + 4) / 5 : o->iters);
 }
 
-int warmup_for(const opts *o, size_t bytes)
+int cb_warmup_for(const opts *o, size_t bytes)
 {
     return (int)(bytes > BIG_SIZE ? (o->warmup + 4) / 5 : o->warmup);
 }

@@ -2,7 +2,7 @@
  * the skipped rows' notices, and --csv/--json written atomically. */
 #include "collbench.h"
 
-int add_row(run_info *ri, const row *r)
+int cb_add_row(run_info *ri, const row *r)
 {
     if (ri->nrows == ri->caprows) {
         int n = ri->caprows ? 2 * ri->caprows : 64;
@@ -18,7 +18,7 @@ int add_row(run_info *ri, const row *r)
 
 /* Bytes a rank moves per call, for MB/s: the message or vector, and for
  * alltoall(v) its blocks to the other ranks. */
-double payload(int kind, size_t bytes, int n)
+double cb_payload(int kind, size_t bytes, int n)
 {
     if (kind == K_BARRIER)
         return 0;
@@ -26,7 +26,7 @@ double payload(int kind, size_t bytes, int n)
 }
 
 /* v with `prec` decimals, "-" for none (negative) */
-void fmt_num(char *buf, size_t len, double v, int prec)
+void cb_fmt_num(char *buf, size_t len, double v, int prec)
 {
     if (v < 0 || !isfinite(v))
         snprintf(buf, len, "-");
@@ -34,15 +34,15 @@ void fmt_num(char *buf, size_t len, double v, int prec)
         snprintf(buf, len, "%.*f", prec, v);
 }
 
-void print_header(int kind)
+void cb_print_header(int kind)
 {
-    printf("# op: %s\n", kind_name[kind]);
+    printf("# op: %s\n", cb_kind_name[kind]);
     printf("#%9s  %-28s %10s %10s %10s %10s %10s %12s\n", "size", "algorithm", "min_us", "avg_us", "max_us", "MB/s",
            "pred_us", "ratio_vs_mpi");
 }
 
 /* A row's algorithm column: "auto(what it ran)" for auto rows. */
-void row_label(const row *r, char *label, size_t len)
+void cb_row_label(const row *r, char *label, size_t len)
 {
     if (!strcmp(r->alg, "auto") && r->chosen[0])
         snprintf(label, len, "auto(%s)", r->chosen);
@@ -50,13 +50,13 @@ void row_label(const row *r, char *label, size_t len)
         snprintf(label, len, "%s", r->alg);
 }
 
-void print_row(const row *r)
+void cb_print_row(const row *r)
 {
     char label[100], mbs[32], pred[32], ratio[32];
-    row_label(r, label, sizeof label);
-    fmt_num(mbs, sizeof mbs, r->mbs, 2);
-    fmt_num(pred, sizeof pred, r->pred_us, 2);
-    fmt_num(ratio, sizeof ratio, r->ratio, 3);
+    cb_row_label(r, label, sizeof label);
+    cb_fmt_num(mbs, sizeof mbs, r->mbs, 2);
+    cb_fmt_num(pred, sizeof pred, r->pred_us, 2);
+    cb_fmt_num(ratio, sizeof ratio, r->ratio, 3);
     printf("%10zu  %-28s %10.2f %10.2f %10.2f %10s %10s %12s\n", r->size, label, r->min_us, r->avg_us, r->max_us, mbs,
            pred, ratio);
 }
@@ -83,7 +83,7 @@ static void wput(writer *w, const char *fmt, ...)
 
 /* The file a write to path lands in: a symbolic link's target (so the
  * rename replaces the file and keeps the link), else path. */
-/* torus_outfile's error line ("cannot write 'PATH': REASON") with the
+/* kit_outfile's error line ("cannot write 'PATH': REASON") with the
  * option named: "cannot write --csv 'PATH': REASON". */
 static int file_fail(char *err, size_t errlen, const char *opt, const char *line)
 {
@@ -95,14 +95,14 @@ static int file_fail(char *err, size_t errlen, const char *opt, const char *line
     return -1;
 }
 
-/* Before the run: will writing path work (torus_outfile_probe)? */
-int probe_file(const char *opt, const char *path, char *err, size_t errlen)
+/* Before the run: will writing path work (kit_outfile_probe)? */
+int cb_probe_file(const char *opt, const char *path, char *err, size_t errlen)
 {
     char e2[512];
-    return torus_outfile_probe(path, e2, sizeof e2) ? file_fail(err, errlen, opt, e2) : 0;
+    return kit_outfile_probe(path, e2, sizeof e2) ? file_fail(err, errlen, opt, e2) : 0;
 }
 
-/* Writes path through emit with torus_outfile: a temporary in the same
+/* Writes path through emit with kit_outfile: a temporary in the same
  * folder, every write checked, fsync, close, rename over path (a device
  * or pipe such as /dev/stdout is written in place with the same checks),
  * so a full disk or a crash never leaves half a file.  0, or -1 with one
@@ -110,20 +110,20 @@ int probe_file(const char *opt, const char *path, char *err, size_t errlen)
 static int write_file(const char *opt, const char *path, void (*emit)(writer *, const run_info *),
                       const run_info *ri, char *err, size_t errlen)
 {
-    torus_outfile of;
+    kit_outfile of;
     char e2[512];
-    if (torus_outfile_open(&of, path, 0, e2, sizeof e2))
+    if (kit_outfile_open(&of, path, 0, e2, sizeof e2))
         return file_fail(err, errlen, opt, e2);
     writer w = {of.f, 0};
     emit(&w, ri);
     if (w.err) {
-        torus_outfile_discard(&of);
+        kit_outfile_discard(&of);
         char esc[300];
-        torus_cli_escape(path, esc, sizeof esc);
+        kit_cli_escape(path, esc, sizeof esc);
         snprintf(e2, sizeof e2, "cannot write '%s': %s", esc, strerror(w.err));
         return file_fail(err, errlen, opt, e2);
     }
-    if (torus_outfile_commit(&of, e2, sizeof e2))
+    if (kit_outfile_commit(&of, e2, sizeof e2))
         return file_fail(err, errlen, opt, e2);
     return 0;
 }
@@ -226,31 +226,27 @@ static void emit_json(writer *w, const run_info *ri)
 }
 
 /* Writes --csv and --json (rank 0).  0, or the exit code with err set. */
-int write_results(const opts *o, const run_info *ri, char *err, size_t errlen)
+int cb_write_results(const opts *o, const run_info *ri, char *err, size_t errlen)
 {
     if (o->csv && write_file("csv", o->csv, emit_csv, ri, err, errlen))
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     if (o->json && write_file("json", o->json, emit_json, ri, err, errlen))
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     return 0;
 }
 
 /* ---- the preamble ----------------------------------------------------------- */
 
-void mpi_library(char *lib)
+void cb_mpi_library(char *lib)
 {
-    int len = 0;
-    lib[0] = 0;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl)
-        *nl = 0;
+    kit_mpi_library(lib);
+    /* one field of the table and the CSV: MPICH's tab becomes a blank */
     for (char *c = lib; *c; c++)
         if (*c == '\t')
             *c = ' ';
 }
 
-void now_string(char *buf, size_t len)
+void cb_now_string(char *buf, size_t len)
 {
     time_t t = time(NULL);
     struct tm tmv;
@@ -258,7 +254,7 @@ void now_string(char *buf, size_t len)
         snprintf(buf, len, "unknown");
 }
 
-void print_preamble(const opts *o, const run_info *ri, const char *timer)
+void cb_print_preamble(const opts *o, const run_info *ri, const char *timer)
 {
     printf("# collbench (hpcc-ra) %s: torus/coll collectives against the MPI library's own, OSU-style\n",
            HPCC_RA_VERSION);
@@ -278,7 +274,7 @@ void print_preamble(const opts *o, const run_info *ri, const char *timer)
     printf("# data: bcast from root 0; allreduce: doubles, sum; alltoall(v): size = bytes per pair; MB/s = bytes "
            "per rank / avg_us (alltoall(v): size x (ranks - 1)); auto(X): the table chose X; pred_us: "
            "torus_coll_predict of the algorithm that ran\n");
-    print_registry("# algorithms:");
+    cb_print_registry("# algorithms:");
     if (o->pats[0] || o->pats[1] || o->pats[2])
         printf("\n# multisend patterns: mpi = MPI_Neighbor_alltoallv; %s; time per call = all steps "
                "(transpose: rows then columns); setup_us: avg over ranks of one set-up (plans, or the graph "
@@ -288,11 +284,11 @@ void print_preamble(const opts *o, const run_info *ri, const char *timer)
                MPI_VERSION >= 4 ? " and persistent requests" : "");
     printf("\n# validation: %s%s%s\n", o->validate ? "on (every result against the MPI library's own)" : "off",
            ri->validation_note ? "; " : "", ri->validation_note ? ri->validation_note : "");
-    torus_stdout_flush();
+    kit_stdout_flush();
 }
 
 
-void skip_cannot(skips *sk, int a, size_t bytes)
+void cb_skip_cannot(skips *sk, int a, size_t bytes)
 {
     char *l = sk->cannot[a];
     size_t len = strlen(l);
@@ -302,20 +298,20 @@ void skip_cannot(skips *sk, int a, size_t bytes)
         snprintf(l + len, sizeof sk->cannot[a] - len, ", ...");
 }
 
-void skip_fell_back(skips *sk, int a, int print, int kind, const char *name, const char *ran, size_t bytes)
+void cb_skip_fell_back(skips *sk, int a, int print, int kind, const char *name, const char *ran, size_t bytes)
 {
     sk->fell_back[a] = bytes ? bytes : 1;
     if (print)
         fprintf(stderr, "collbench: notice: %s algorithm '%s' fell back to '%s' at %zu bytes (its precondition fails "
                         "for this call): its rows from %zu bytes on are left out\n",
-                kind_name[kind], name, ran, bytes, bytes);
+                cb_kind_name[kind], name, ran, bytes, bytes);
 }
 
-void print_skips(int kind, const char *const *algs, int nalg, const skips *sk)
+void cb_print_skips(int kind, const char *const *algs, int nalg, const skips *sk)
 {
     for (int a = 0; a < nalg && a < MAX_ALGS; a++)
         if (sk->cannot[a][0])
             fprintf(stderr, "collbench: notice: %s algorithm '%s' cannot run on this shape at %s bytes: those rows "
                             "are left out\n",
-                    kind_name[kind], algs[a], sk->cannot[a]);
+                    cb_kind_name[kind], algs[a], sk->cannot[a]);
 }

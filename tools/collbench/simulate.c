@@ -37,7 +37,7 @@ static double pattern_bound(const opts *o, int pi, const pgrid *pg, const torus_
         int maxhops = 0;
         for (int r = 0; r < n; r++) {
             pattern p;
-            if (pattern_make(&p, pi, o, pg, r, n, size, 0, 0)) {
+            if (cb_pattern_make(&p, pi, o, pg, r, n, size, 0, 0)) {
                 free(load), free(out);
                 return -1;
             }
@@ -72,7 +72,7 @@ static double pattern_bound(const opts *o, int pi, const pgrid *pg, const torus_
                 }
                 maxhops = hops > maxhops ? hops : maxhops;
             }
-            pattern_free(&p);
+            cb_pattern_free(&p);
         }
         double link = 0, cpu = 0;
         for (size_t i = 0; i < (size_t)n * (size_t)nd * 2; i++)
@@ -106,7 +106,7 @@ static int patsim_body(torus_coll *c, int r, void *arg)
 {
     patsim *s = arg;
     pattern p;
-    if (pattern_make(&p, s->pi, s->o, s->pg, r, s->n, s->bytes, 0, 0)) {
+    if (cb_pattern_make(&p, s->pi, s->o, s->pg, r, s->n, s->bytes, 0, 0)) {
         s->oom = 1;
         return TORUS_COLL_ENOMEM;
     }
@@ -121,7 +121,7 @@ static int patsim_body(torus_coll *c, int r, void *arg)
     s->oom |= rc == TORUS_COLL_ENOMEM;
     double t0 = torus_coll_vtime(c);
     for (int k = 0; k < p.nsteps && !rc; k++) {
-        torus_multisend_spec sp = spec_of(&p.st[k]);
+        torus_multisend_spec sp = cb_spec_of(&p.st[k]);
         rc = torus_multisend_init(c, &sp, s->alg, &plan[k]);
     }
     s->setup[r] = torus_coll_vtime(c) - t0;
@@ -138,11 +138,11 @@ static int patsim_body(torus_coll *c, int r, void *arg)
             s->mean[r] += (torus_coll_vtime(c) - t1) / s->iters;
     }
     if (r == 0)
-        plans_ran(plan, p.nsteps, s->ran, sizeof s->ran);
+        cb_plans_ran(plan, p.nsteps, s->ran, sizeof s->ran);
     torus_multisend_free(&plan[0]);
     torus_multisend_free(&plan[1]);
     free(sb), free(rb);
-    pattern_free(&p);
+    cb_pattern_free(&p);
     return rc;
 }
 
@@ -153,36 +153,36 @@ static int simulate_patterns(const opts *o, run_info *ri, const torus_map *map, 
 {
     int n = map->shape.n;
     pgrid pg;
-    pgrid_of(&pg, n, &map->shape);
+    cb_pgrid_of(&pg, n, &map->shape);
     double *mean = malloc(2 * (size_t)n * sizeof *mean);
     if (!mean) {
         snprintf(err, errlen, "out of memory for %d simulated ranks", n);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     static const char *const names[] = {"auto", "direct", "routed"};
     int rc = 0;
     for (int pi = 0; pi < 3 && !rc; pi++) {
         if (!o->pats[pi])
             continue;
-        print_pattern_header(pi, o, &pg, 1);
+        cb_print_pattern_header(pi, o, &pg, 1);
         for (int si = 0; si < o->nsizes && !rc; si++) {
             size_t bytes = o->sizes[si];
             double bound = pattern_bound(o, pi, &pg, map, prm, bytes);
             for (int a = 0; a < 3 && !rc; a++) {
-                if (!wanted(o, names[a]))
+                if (!cb_wanted(o, names[a]))
                     continue;
                 patsim s = {.o = o, .pi = pi, .pg = &pg, .bytes = bytes, .alg = names[a], .n = n,
-                            .iters = iters_for(o, bytes), .warmup = warmup_for(o, bytes), .mean = mean,
+                            .iters = cb_iters_for(o, bytes), .warmup = cb_warmup_for(o, bytes), .mean = mean,
                             .setup = mean + n};
                 torus_coll_vrun_result res;
                 if (torus_coll_vrun_timed(map, prm, NULL, patsim_body, &s, &res) || s.oom || bound < 0) {
-                    snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks", pat_name[pi],
+                    snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks", cb_pat_name[pi],
                              names[a], bytes, n);
-                    rc = TORUS_EXIT_RESOURCE;
+                    rc = KIT_EXIT_RESOURCE;
                     break;
                 }
                 if (res.deadlock || res.failed_rank >= 0) {
-                    fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", pat_name[pi], names[a],
+                    fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", cb_pat_name[pi], names[a],
                             bytes, res.failed_rank >= 0 ? res.err : "deadlock: ranks left waiting that nothing could wake");
                     ri->failures++;
                     continue;
@@ -204,19 +204,19 @@ static int simulate_patterns(const opts *o, run_info *ri, const torus_map *map, 
                 r.setup_us = ssum / n * 1e6;
                 pattern p;
                 double pay = 0;
-                if (!pattern_make(&p, pi, o, &pg, 0, n, bytes, 0, 0)) {
-                    pay = pattern_payload(&p, 0);
-                    pattern_free(&p);
+                if (!cb_pattern_make(&p, pi, o, &pg, 0, n, bytes, 0, 0)) {
+                    pay = cb_pattern_payload(&p, 0);
+                    cb_pattern_free(&p);
                 }
                 r.mbs = pay > 0 && r.avg_us > 0 ? pay / r.avg_us : -1;
                 r.pred_us = -1, r.ratio = -1, r.breakeven = -1;
                 r.bound_us = bound * 1e6;
                 r.ratio_bound = bound > 0 ? r.max_us / r.bound_us : -1;
-                print_pattern_row(&r, 1);
-                torus_stdout_flush();
-                if (add_row(ri, &r)) {
+                cb_print_pattern_row(&r, 1);
+                kit_stdout_flush();
+                if (cb_add_row(ri, &r)) {
                     snprintf(err, errlen, "out of memory for the results");
-                    rc = TORUS_EXIT_RESOURCE;
+                    rc = KIT_EXIT_RESOURCE;
                 }
             }
         }
@@ -346,7 +346,7 @@ static int sim_call(torus_coll *c, const simcase *s, unsigned char *sb, unsigned
 static int sim_body(torus_coll *c, int r, void *arg)
 {
     simcase *s = arg;
-    int rc = s->alg ? torus_coll_force(c, kind_op[s->kind], s->alg) : 0;
+    int rc = s->alg ? torus_coll_force(c, cb_kind_op[s->kind], s->alg) : 0;
     if (rc)
         return rc;
     size_t nb = is_a2a(s->kind) ? s->bytes * (size_t)s->n : s->bytes;
@@ -368,7 +368,7 @@ static int sim_body(torus_coll *c, int r, void *arg)
     }
     s->mean[r] = t / s->iters;
     if (r == 0)
-        snprintf(s->ran, sizeof s->ran, "%s", torus_coll_last(c, kind_op[s->kind]));
+        snprintf(s->ran, sizeof s->ran, "%s", torus_coll_last(c, cb_kind_op[s->kind]));
     free(sb), free(rb);
     return rc;
 }
@@ -427,7 +427,7 @@ static int sim_calibrate(simrun *sr, char *err, size_t errlen)
         double t8 = sim_pingpong(&sr->map, &sr->prm, 8), tb = sim_pingpong(&sr->map, &sr->prm, BIG);
         if (t8 < 0 || tb < 0) {
             snprintf(err, errlen, "the simulated ping-pong failed (out of memory?)");
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
         ri->alpha = t8;
         ri->beta = tb > t8 ? (tb - t8) / (BIG - 8) : 0;
@@ -460,10 +460,10 @@ static void sim_cut_sizes(simrun *sr)
         if (sr->maxsize[k] == o->sizes[o->nsizes - 1] || co >= sizeof cut)
             continue;
         if (sr->maxsize[k])
-            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s up to %zu bytes", co ? "," : "", kind_name[k],
+            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s up to %zu bytes", co ? "," : "", cb_kind_name[k],
                                    sr->maxsize[k]);
         else
-            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s none", co ? "," : "", kind_name[k]);
+            co += (size_t)snprintf(cut + co, sizeof cut - co, "%s %s none", co ? "," : "", cb_kind_name[k]);
     }
     if (cut[0])
         fprintf(stderr, "collbench: notice: sizes cut to fit %d simulated ranks in %.1f GiB (half the free memory):%s\n",
@@ -476,7 +476,7 @@ static int sim_row(simrun *sr, const simcase *sc, const char *name, char *err, s
 {
     int n = sr->n, kind = sc->kind;
     const double *mean = sr->mean;
-    torus_coll_op op = kind_op[kind];
+    torus_coll_op op = cb_kind_op[kind];
     row r;
     memset(&r, 0, sizeof r);
     r.kind = kind;
@@ -494,16 +494,16 @@ static int sim_row(simrun *sr, const simcase *sc, const char *name, char *err, s
     r.min_us = mn * 1e6;
     r.max_us = mx * 1e6;
     r.avg_us = sum / n * 1e6;
-    double pay = payload(kind, sc->bytes, n);
+    double pay = cb_payload(kind, sc->bytes, n);
     r.mbs = pay > 0 && r.avg_us > 0 ? pay / r.avg_us : -1;
     double pr = torus_coll_predict(sr->probe, op, r.chosen, sc->bytes, sr->ri->alpha, sr->ri->beta, sr->ri->gamma);
     r.pred_us = pr >= 0 ? pr * 1e6 : -1;
     r.ratio = -1; /* no MPI library in the simulator */
-    print_row(&r);
-    torus_stdout_flush();
-    if (add_row(sr->ri, &r)) {
+    cb_print_row(&r);
+    kit_stdout_flush();
+    if (cb_add_row(sr->ri, &r)) {
         snprintf(err, errlen, "out of memory for the results");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     return 0;
 }
@@ -514,12 +514,12 @@ static int simulate_op(simrun *sr, int kind, char *err, size_t errlen)
 {
     const opts *o = sr->o;
     int n = sr->n;
-    torus_coll_op op = kind_op[kind];
+    torus_coll_op op = cb_kind_op[kind];
     const char *const *algs = torus_coll_algorithms(op);
     int nalg = 0;
     while (algs[nalg])
         nalg++;
-    print_header(kind);
+    cb_print_header(kind);
     if (!nalg) {
         printf("# (no %s algorithm registered yet)\n", torus_coll_op_name(op));
         return 0;
@@ -530,7 +530,7 @@ static int simulate_op(simrun *sr, int kind, char *err, size_t errlen)
     skips *sk = calloc(1, sizeof *sk);
     if (!sk) {
         snprintf(err, errlen, "out of memory");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     int rc = 0;
     size_t prev_bytes = (size_t)-1;
@@ -547,36 +547,36 @@ static int simulate_op(simrun *sr, int kind, char *err, size_t errlen)
             sr->cnt[j] = bytes, sr->cnt[n + j] = (size_t)j * bytes;
         for (int a = -1; a < nalg && a < MAX_ALGS && !rc; a++) {
             const char *name = a < 0 ? "auto" : algs[a];
-            if (!wanted(o, name) || (a >= 0 && sk->fell_back[a]))
+            if (!cb_wanted(o, name) || (a >= 0 && sk->fell_back[a]))
                 continue;
             if (a >= 0 && torus_coll_predict(sr->probe, op, name, bytes, 1, 1, 1) < 0) {
-                skip_cannot(sk, a, bytes);
+                cb_skip_cannot(sk, a, bytes);
                 continue;
             }
             simcase sc = {.kind = kind, .alg = a < 0 ? NULL : name, .bytes = bytes, .n = n,
-                          .iters = iters_for(o, bytes), .warmup = warmup_for(o, bytes), .cnt = sr->cnt,
+                          .iters = cb_iters_for(o, bytes), .warmup = cb_warmup_for(o, bytes), .cnt = sr->cnt,
                           .dis = sr->cnt + n, .mean = sr->mean};
             torus_coll_vrun_result res;
             if (torus_coll_vrun_timed(&sr->map, &sr->prm, NULL, sim_body, &sc, &res) || sc.oom) {
-                snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks", kind_name[kind],
+                snprintf(err, errlen, "out of memory simulating %s '%s' at %zu bytes on %d ranks", cb_kind_name[kind],
                          name, bytes, n);
-                rc = TORUS_EXIT_RESOURCE;
+                rc = KIT_EXIT_RESOURCE;
                 break;
             }
             if (res.deadlock || res.failed_rank >= 0) {
-                fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", kind_name[kind], name,
+                fprintf(stderr, "collbench: FAILED simulated %s '%s' at %zu bytes: %s\n", cb_kind_name[kind], name,
                         bytes, res.failed_rank >= 0 ? res.err : "deadlock: ranks left waiting that nothing could wake");
                 sr->ri->failures++;
                 continue;
             }
             if (a >= 0 && sc.ran[0] && strcmp(sc.ran, name)) {
-                skip_fell_back(sk, a, 1, kind, name, sc.ran, bytes);
+                cb_skip_fell_back(sk, a, 1, kind, name, sc.ran, bytes);
                 continue;
             }
             rc = sim_row(sr, &sc, name, err, errlen);
         }
     }
-    print_skips(kind, algs, nalg, sk);
+    cb_print_skips(kind, algs, nalg, sk);
     free(sk);
     return rc;
 }
@@ -590,25 +590,25 @@ static void sim_close(simrun *sr, torus_timed *probe_tt)
     torus_map_free(&sr->map);
 }
 
-int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
+int cb_simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
 {
     torus_shape s;
     char e2[300];
     if (torus_shape_parse(o->simulate, 0, &s, e2, sizeof e2)) {
         snprintf(err, errlen, "--simulate: %s", e2);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (s.n > 64 * 32 * 32) {
         snprintf(err, errlen, "--simulate: shape '%s' has %d positions: allowed at most 65536 (64x32x32)",
                  o->simulate, s.n);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     static simrun sr;
     memset(&sr, 0, sizeof sr);
     sr.o = o, sr.ri = ri;
     if (torus_map_xyzt(&sr.map, &s)) {
         snprintf(err, errlen, "out of memory for the map of %d simulated ranks", s.n);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     int n = sr.n = s.n;
     ri->ranks = n;
@@ -628,7 +628,7 @@ int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
         torus_map_free(&sr.map);
         return rc;
     }
-    print_preamble(o, ri, "the timed simulator's clock (torus_coll_vtime), barrier between calls");
+    cb_print_preamble(o, ri, "the timed simulator's clock (torus_coll_vtime), barrier between calls");
 
     /* a context on the map for choices and predictions (never sends) */
     torus_timed *probe_tt = torus_timed_create(&sr.map, &sr.prm);
@@ -640,7 +640,7 @@ int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
             torus_timed_destroy(probe_tt);
             torus_map_free(&sr.map);
             snprintf(err, errlen, "%s", e2);
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
     }
     sr.mean = malloc((size_t)n * sizeof *sr.mean);
@@ -648,7 +648,7 @@ int simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
     if (!sr.probe || !sr.mean || !sr.cnt) {
         sim_close(&sr, probe_tt);
         snprintf(err, errlen, "out of memory for %d simulated ranks", n);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     sim_cut_sizes(&sr);
     for (int kind = 0; kind < NKINDS && !rc; kind++)

@@ -33,7 +33,7 @@ static torus_coll_table *tune_tab; /* rank 0: FILE's rows, then the merge */
 
 /* Rank 0, before the run: FILE's table (a file that does not exist or is
  * empty: none yet).  0, or an exit code with the one line in err. */
-int tune_begin(const opts *o, char *err, size_t errlen)
+int cb_tune_begin(const opts *o, char *err, size_t errlen)
 {
     struct stat st;
     char e2[600];
@@ -41,16 +41,16 @@ int tune_begin(const opts *o, char *err, size_t errlen)
         tune_tab = torus_coll_table_new();
         if (!tune_tab) {
             snprintf(err, errlen, "out of memory");
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
-        return probe_file("tune", o->tune, err, errlen) ? TORUS_EXIT_RESOURCE : 0;
+        return cb_probe_file("tune", o->tune, err, errlen) ? KIT_EXIT_RESOURCE : 0;
     }
     if (torus_coll_table_read(&tune_tab, o->tune, e2, sizeof e2)) {
         snprintf(err, errlen, "--tune: %s (a file that holds a table is merged into, any other is left alone)",
                  e2);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
-    return probe_file("tune", o->tune, err, errlen) ? TORUS_EXIT_RESOURCE : 0;
+    return cb_probe_file("tune", o->tune, err, errlen) ? KIT_EXIT_RESOURCE : 0;
 }
 
 /* The rows of kind in ri, winner per size, appended to t as ranges.
@@ -59,7 +59,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
 {
     torus_coll_table_row tr;
     memset(&tr, 0, sizeof tr);
-    tr.op = kind_op[kind];
+    tr.op = cb_kind_op[kind];
     tr.min_ranks = tr.max_ranks = ri->ranks;
     tr.min_dims = 0;
     tr.pow2 = -1;
@@ -111,24 +111,24 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
 /* Rank 0, after the run: the merge, written atomically: this run's rows
  * first, then FILE's rows that stay, in their order (the precedence
  * above).  0, or an exit code with the one line in err. */
-int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
+int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
 {
     char e2[600];
     int kinds[4] = {K_BARRIER, K_BCAST, K_ALLREDUCE, o->kinds[K_ALLTOALL] ? K_ALLTOALL : K_ALLTOALLV}, added = 0;
     torus_coll_table *merged = torus_coll_table_new();
     if (!merged) {
         snprintf(err, errlen, "--tune: out of memory");
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     for (int k = 0; k < 4; k++) {
         if (!o->kinds[kinds[k]])
             continue;
-        torus_coll_table_drop(tune_tab, kind_op[kinds[k]], ri->ranks);
+        torus_coll_table_drop(tune_tab, cb_kind_op[kinds[k]], ri->ranks);
         int a = tune_kind(merged, ri, kinds[k], e2, sizeof e2);
         if (a < 0) {
             snprintf(err, errlen, "--tune: %s", e2);
             torus_coll_table_free(merged);
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
         added += a;
     }
@@ -136,25 +136,25 @@ int tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
         if (torus_coll_table_add(merged, torus_coll_table_row_at(tune_tab, i), e2, sizeof e2)) {
             snprintf(err, errlen, "--tune: %s", e2);
             torus_coll_table_free(merged);
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
     torus_coll_table_free(tune_tab);
     tune_tab = merged;
-    torus_outfile f;
-    if (torus_outfile_open(&f, o->tune, 0, e2, sizeof e2)) {
+    kit_outfile f;
+    if (kit_outfile_open(&f, o->tune, 0, e2, sizeof e2)) {
         snprintf(err, errlen, "--tune: %s", e2);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     fprintf(f.f, "# collbench --tune (hpcc-ra %s): the fastest algorithm per op and size; TORUS_COLL_TABLE=FILE "
                  "uses it (docs/collectives.md, Tuning).  Last run: %d ranks, at most %d per node\n",
             HPCC_RA_VERSION, ri->ranks, ri->per_node);
     torus_coll_table_write(tune_tab, f.f);
-    if (torus_outfile_commit(&f, e2, sizeof e2)) {
+    if (kit_outfile_commit(&f, e2, sizeof e2)) {
         snprintf(err, errlen, "--tune: %s", e2);
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     char shown[300];
-    torus_cli_escape(o->tune, shown, sizeof shown);
+    kit_cli_escape(o->tune, shown, sizeof shown);
     printf("# tune: %d rows for %d ranks written to %s, before its other rows (%d rows in all)\n", added, ri->ranks,
            shown, torus_coll_table_rows(tune_tab));
     torus_coll_table_free(tune_tab);

@@ -3,7 +3,7 @@
  * collective. */
 #include "collbench.h"
 
-int check_add(checks *ck, const char *what)
+int cb_check_add(checks *ck, const char *what)
 {
     int k = ck->n < SIZE_CHECKS - 1 ? ck->n++ : ck->n - 1;
     snprintf(ck->what[k], sizeof ck->what[k], "%s", what);
@@ -14,14 +14,14 @@ int check_add(checks *ck, const char *what)
 
 /* Rank 0 prints one line per failed check, naming the first wrong rank
  * and how many ranks were wrong.  Empties ck. */
-void decide(bench *b, checks *ck)
+void cb_decide(bench *b, checks *ck)
 {
     if (!ck->n)
         return;
     int *bad = ck->bad, *nbad = ck->nbad;
     for (int k = 0; k < ck->n; k++)
         bad[k] = !ck->skip[k] && ck->why[k][0];
-    TORUS_MPI_CHECK(MPI_Allreduce(bad, nbad, ck->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(bad, nbad, ck->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     for (int k = 0; k < ck->n; k++) {
         if (ck->skip[k])
             continue;
@@ -30,14 +30,14 @@ void decide(bench *b, checks *ck)
             continue;
         b->ri->failures++;
         int first = bad[k] ? b->me : b->n;
-        TORUS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
         char line[256];
         snprintf(line, sizeof line, "%s", ck->why[k]);
         if (first != 0) {
             if (b->me == first)
-                TORUS_MPI_CHECK(MPI_Send(line, (int)sizeof line, MPI_CHAR, 0, 77, MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Send(line, (int)sizeof line, MPI_CHAR, 0, 77, MPI_COMM_WORLD));
             else if (!b->me)
-                TORUS_MPI_CHECK(MPI_Recv(line, (int)sizeof line, MPI_CHAR, first, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                KIT_MPI_CHECK(MPI_Recv(line, (int)sizeof line, MPI_CHAR, first, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         if (!b->me)
             fprintf(stderr, "collbench: FAILED %s: %s (%d of %d ranks wrong)\n", ck->what[k], line, nbad[k], b->n);
@@ -49,18 +49,18 @@ void decide(bench *b, checks *ck)
  * nothing to move, which is right for any algorithm). */
 static int ran_as_asked(torus_coll *c, int kind, const char *alg)
 {
-    const char *last = torus_coll_last(c, kind_op[kind]);
+    const char *last = torus_coll_last(c, cb_kind_op[kind]);
     return !alg || !*last || !strcmp(last, alg);
 }
 
 /* A reference made with the MPI library must fit: on failure every rank
  * leaves with exit 3, rank 0 saying what did not fit. */
-void need_memory(bench *b, int ok, const char *what, size_t bytes)
+void cb_need_memory(bench *b, int ok, const char *what, size_t bytes)
 {
     if (!torus_all_ok(MPI_COMM_WORLD, ok)) {
         if (!b->me)
             fprintf(stderr, "collbench: out of memory for the %s reference at %zu bytes\n", what, bytes);
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
 }
 
@@ -76,38 +76,38 @@ static void validate_barrier(bench *b, checks *ck, torus_coll *c, const char *al
     uint64_t one = 1, zero = 0, old = 0, got = 0;
     char what[160];
     snprintf(what, sizeof what, "barrier '%s'", label);
-    int k = check_add(ck, what);
-    TORUS_MPI_CHECK(MPI_Win_lock_all(0, b->win));
+    int k = cb_check_add(ck, what);
+    KIT_MPI_CHECK(MPI_Win_lock_all(0, b->win));
     if (!b->me) {
-        TORUS_MPI_CHECK(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, 0, 0, MPI_REPLACE, b->win));
-        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
+        KIT_MPI_CHECK(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, 0, 0, MPI_REPLACE, b->win));
+        KIT_MPI_CHECK(MPI_Win_flush(0, b->win));
     }
-    TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const int late[3] = {n - 1, 0, n / 2};
     for (int round = 1; round <= 3; round++) {
         if (b->me == late[round - 1]) {
             struct timespec ts = {0, 2000000}; /* 2 ms */
             nanosleep(&ts, NULL);
         }
-        TORUS_MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 0, 0, MPI_SUM, b->win));
-        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
+        KIT_MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 0, 0, MPI_SUM, b->win));
+        KIT_MPI_CHECK(MPI_Win_flush(0, b->win));
         int rc = torus_coll_barrier(c);
         if (rc)
-            call_failed(b, c, K_BARRIER, 0, rc);
-        TORUS_MPI_CHECK(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_NO_OP, b->win)); /* an atomic read */
-        TORUS_MPI_CHECK(MPI_Win_flush(0, b->win));
+            cb_call_failed(b, c, K_BARRIER, 0, rc);
+        KIT_MPI_CHECK(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_NO_OP, b->win)); /* an atomic read */
+        KIT_MPI_CHECK(MPI_Win_flush(0, b->win));
         if (got < (uint64_t)round * (uint64_t)n && !ck->why[k][0])
             snprintf(ck->why[k], sizeof ck->why[k],
                      "rank %d left barrier %d when %llu of %d ranks had entered (rank %d late)", b->me, round,
                      (unsigned long long)(got - (uint64_t)(round - 1) * (uint64_t)n), n, late[round - 1]);
         ck->skip[k] |= !ran_as_asked(c, K_BARRIER, alg);
-        TORUS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the next round adds */
+        KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the next round adds */
     }
-    TORUS_MPI_CHECK(MPI_Win_unlock_all(b->win));
+    KIT_MPI_CHECK(MPI_Win_unlock_all(b->win));
 }
 
 
-void vref_free(vref *v)
+void cb_vref_free(vref *v)
 {
     free(v->bc[0]), free(v->bc[1]), free(v->a2a[0]), free(v->a2a[1]);
     for (int i = 0; i < AR_CASES; i++)
@@ -126,26 +126,26 @@ static void validate_bcast(bench *b, vref *v, checks *ck, torus_coll *c, const c
 {
     int roots[2] = {0, b->n - 1}, nroots = b->n > 1 ? 2 : 1;
     if (v->bytes != bytes) {
-        vref_free(v);
+        cb_vref_free(v);
         v->bytes = bytes;
         for (int r = 0; r < nroots; r++) {
             v->bc[r] = malloc(bytes);
-            need_memory(b, v->bc[r] != NULL, "bcast", bytes);
+            cb_need_memory(b, v->bc[r] != NULL, "bcast", bytes);
             for (size_t i = 0; i < bytes; i++)
                 v->bc[r][i] = b->me == roots[r] ? bcast_byte(bytes, roots[r], i) : 0;
-            TORUS_MPI_CHECK(MPI_Bcast(v->bc[r], (int)bytes, MPI_BYTE, roots[r], MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Bcast(v->bc[r], (int)bytes, MPI_BYTE, roots[r], MPI_COMM_WORLD));
         }
     }
     unsigned char *got = b->rbuf;
     for (int r = 0; r < nroots; r++) {
         char what[160];
         snprintf(what, sizeof what, "bcast '%s' %zu bytes root %d", label, bytes, roots[r]);
-        int k = check_add(ck, what);
+        int k = cb_check_add(ck, what);
         for (size_t i = 0; i < bytes; i++)
             got[i] = b->me == roots[r] ? bcast_byte(bytes, roots[r], i) : 0xEE;
         int rc = torus_coll_bcast(c, got, bytes, roots[r]);
         if (rc)
-            call_failed(b, c, K_BCAST, bytes, rc);
+            cb_call_failed(b, c, K_BCAST, bytes, rc);
         ck->skip[k] = !ran_as_asked(c, K_BCAST, alg);
         for (size_t i = 0; i < bytes; i++)
             if (got[i] != v->bc[r][i]) {
@@ -193,15 +193,15 @@ static void fold(uint64_t *acc, uint64_t x, torus_dtype t, torus_op op)
  * signed numbers (MPICH 4.0.2: pmodels/mpich#6083): then those references
  * come from MPI_Allgather instead, so that collbench does not blame the
  * algorithms for the library's error.  Collective. */
-int u64_minmax_broken(void)
+int cb_u64_minmax_broken(void)
 {
     int me;
-    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     uint64_t v[2] = {me ? UINT64_MAX : 0, me ? 0 : UINT64_MAX}, mn[2], mx[2];
-    TORUS_MPI_CHECK(MPI_Allreduce(v, mn, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
-    TORUS_MPI_CHECK(MPI_Allreduce(v, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(v, mn, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(v, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD));
     int n;
-    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     return n > 1 && (mn[0] != 0 || mn[1] != 0 || mx[0] != UINT64_MAX || mx[1] != UINT64_MAX);
 }
 
@@ -232,7 +232,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
     size_t count = bytes / 8;
     uint64_t *in = (uint64_t *)(void *)b->sbuf, *got = (uint64_t *)(void *)b->rbuf;
     if (v->bytes != bytes) {
-        vref_free(v);
+        cb_vref_free(v);
         v->bytes = bytes;
         /* the rank-order cases: every rank's inputs of all of them in one
          * MPI_Allgather, rank r's at all + r * ng * count */
@@ -245,7 +245,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
         }
         size_t per = (size_t)ng * count;
         uint64_t *mine = malloc(per * 8 + 8), *all = malloc(per * 8 * (size_t)b->n + 8);
-        need_memory(b, mine && all, "allreduce", bytes);
+        cb_need_memory(b, mine && all, "allreduce", bytes);
         for (int cs = 0; cs < AR_CASES; cs++) {
             torus_dtype t;
             torus_op op;
@@ -253,13 +253,13 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
             for (size_t i = 0; gi[cs] >= 0 && i < count; i++)
                 mine[(size_t)gi[cs] * count + i] = ar_elem(b->me, i, t, cs);
         }
-        TORUS_MPI_CHECK(MPI_Allgather(mine, (int)per, MPI_UINT64_T, all, (int)per, MPI_UINT64_T, MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Allgather(mine, (int)per, MPI_UINT64_T, all, (int)per, MPI_UINT64_T, MPI_COMM_WORLD));
         for (int cs = 0; cs < AR_CASES; cs++) {
             torus_dtype t;
             torus_op op;
             ar_case(cs, &t, &op);
             v->ar[cs] = malloc(count * 8 + 8);
-            need_memory(b, v->ar[cs] != NULL, "allreduce", bytes);
+            cb_need_memory(b, v->ar[cs] != NULL, "allreduce", bytes);
             if (gi[cs] >= 0) {
                 /* the fixed order: ranks 0, 1, ..., P-1 */
                 const uint64_t *x = all + (size_t)gi[cs] * count;
@@ -271,7 +271,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
             } else {
                 for (size_t i = 0; i < count; i++)
                     in[i] = ar_elem(b->me, i, t, cs);
-                TORUS_MPI_CHECK(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
+                KIT_MPI_CHECK(MPI_Allreduce(in, v->ar[cs], (int)count, t == TORUS_UINT64 ? MPI_UINT64_T : MPI_INT64_T,
                                      mop[op], MPI_COMM_WORLD));
             }
         }
@@ -284,7 +284,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
         ar_case(cs, &t, &op);
         char what[160];
         snprintf(what, sizeof what, "allreduce '%s' %zu bytes %s %s", label, bytes, tname[t], oname[op]);
-        int k = check_add(ck, what);
+        int k = cb_check_add(ck, what);
         for (size_t i = 0; i < count; i++)
             in[i] = ar_elem(b->me, i, t, cs);
         /* bxor in place, as applications call it too */
@@ -295,7 +295,7 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
             memset(got, 0xA5, count * 8);
         int rc = torus_coll_allreduce(c, in_place ? got : in, got, count, t, op);
         if (rc)
-            call_failed(b, c, K_ALLREDUCE, bytes, rc);
+            cb_call_failed(b, c, K_ALLREDUCE, bytes, rc);
         ck->skip[k] = !ran_as_asked(c, K_ALLREDUCE, alg);
         for (size_t i = 0; i < count; i++)
             if (got[i] != v->ar[cs][i]) {
@@ -319,7 +319,7 @@ static unsigned char a2a_byte(int from, int to, size_t i, size_t bytes)
 }
 
 /* Uneven counts for the v call: 0 .. bytes, some zero. */
-size_t uneven(int from, int to, size_t bytes)
+size_t cb_uneven(int from, int to, size_t bytes)
 {
     uint64_t h = mix64((uint64_t)from * 131u + (uint64_t)to);
     return h % 5 == 0 ? 0 : (size_t)(h % (bytes + 1));
@@ -333,8 +333,8 @@ static size_t a2a_layout(int me, int n, size_t bytes, int uneven_counts, size_t 
 {
     size_t stot = 0, rtot = 0;
     for (int j = 0; j < n; j++) {
-        sc[j] = uneven_counts ? uneven(me, j, bytes) : bytes;
-        rc[j] = uneven_counts ? uneven(j, me, bytes) : bytes;
+        sc[j] = uneven_counts ? cb_uneven(me, j, bytes) : bytes;
+        rc[j] = uneven_counts ? cb_uneven(j, me, bytes) : bytes;
         sd[j] = stot;
         rd[j] = rtot;
         stot += sc[j] + (uneven_counts ? (size_t)(j % 3) : 0);
@@ -361,34 +361,34 @@ static void validate_a2a(bench *b, vref *v, checks *ck, int kind, torus_coll *c,
     int n = b->n, variants = kind == K_ALLTOALLV ? 2 : 1;
     size_t *sc = malloc(4 * (size_t)n * sizeof *sc);
     int *isc = malloc(4 * (size_t)n * sizeof *isc);
-    need_memory(b, sc && isc, "alltoall counts", bytes);
+    cb_need_memory(b, sc && isc, "alltoall counts", bytes);
     size_t *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
     if (v->bytes != bytes || v->kind != kind) {
-        vref_free(v);
+        cb_vref_free(v);
         v->bytes = bytes;
         v->kind = kind;
         for (int u = 0; u < variants; u++) {
             size_t rtot = a2a_layout(b->me, n, bytes, u, sc, sd, rc, rd, isc);
             v->a2a[u] = malloc(rtot + 1);
-            need_memory(b, v->a2a[u] != NULL, kind_name[kind], bytes);
+            cb_need_memory(b, v->a2a[u] != NULL, cb_kind_name[kind], bytes);
             memset(v->a2a[u], 0xCD, rtot + 1);
             a2a_fill(b, sc, sd, bytes);
-            TORUS_MPI_CHECK(MPI_Alltoallv(b->sbuf, isc, isc + n, MPI_BYTE, v->a2a[u], isc + 2 * n, isc + 3 * n, MPI_BYTE,
+            KIT_MPI_CHECK(MPI_Alltoallv(b->sbuf, isc, isc + n, MPI_BYTE, v->a2a[u], isc + 2 * n, isc + 3 * n, MPI_BYTE,
                                  MPI_COMM_WORLD));
         }
     }
     for (int u = 0; u < variants; u++) {
         size_t rtot = a2a_layout(b->me, n, bytes, u, sc, sd, rc, rd, isc);
         char what[160];
-        snprintf(what, sizeof what, "%s '%s' %zu bytes%s", kind_name[kind], label, bytes, u ? " uneven counts" : "");
-        int k = check_add(ck, what);
+        snprintf(what, sizeof what, "%s '%s' %zu bytes%s", cb_kind_name[kind], label, bytes, u ? " uneven counts" : "");
+        int k = cb_check_add(ck, what);
         a2a_fill(b, sc, sd, bytes);
         unsigned char *got = b->rbuf;
         memset(got, 0xCD, rtot + 1);
         int rcode = kind == K_ALLTOALL ? torus_coll_alltoall(c, b->sbuf, got, bytes)
                                        : torus_coll_alltoallv(c, b->sbuf, sc, sd, got, rc, rd);
         if (rcode)
-            call_failed(b, c, kind, bytes, rcode);
+            cb_call_failed(b, c, kind, bytes, rcode);
         ck->skip[k] = !ran_as_asked(c, kind, alg);
         for (size_t i = 0; i < rtot; i++)
             if (got[i] != v->a2a[u][i]) {
@@ -408,7 +408,7 @@ static void validate_a2a(bench *b, vref *v, checks *ck, int kind, torus_coll *c,
 /* Checks algorithm `label` (context c; alg = the forced name, NULL for
  * auto) at one size against the MPI library's references in v; the
  * verdicts are added to ck (decided once per size). */
-void validate(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
+void cb_validate(bench *b, vref *v, checks *ck, int kind, torus_coll *c, const char *alg, const char *label,
               size_t bytes)
 {
     switch (kind) {

@@ -47,7 +47,7 @@ static void fit_waits(const cal *c, cal_figs *f, tm_params *prm)
     prm->t_wait_direct = f->spent_direct - f->cyc_direct > 0.01 ? f->spent_direct - f->cyc_direct : 0.01;
 }
 
-void fit_params(const cal *c, cal_figs *f, tm_params *prm)
+void cal_fit_params(const cal *c, cal_figs *f, tm_params *prm)
 {
     /* the baseline's mean bucket: its message's payload */
     f->bucket = c->P >= 2 ? tm_bucket_sim(c->P, 1024, 100000, 1) : 1;
@@ -68,8 +68,8 @@ void fit_params(const cal *c, cal_figs *f, tm_params *prm)
     prm->t_local_plain = 0;
     prm->t_test = f->t_test;
     prm->t_exposed = f->t_exposed;
-    prm->t_send = at_payload(f->ts, 8 * f->bucket);
-    prm->t_recv = at_payload(f->tr, 8 * f->bucket);
+    prm->t_send = cal_at_payload(f->ts, 8 * f->bucket);
+    prm->t_recv = cal_at_payload(f->tr, 8 * f->bucket);
     prm->updates_per_message = f->bucket;
     prm->t_overhead = 0;
     prm->t_hop = f->t_hop;

@@ -14,13 +14,13 @@ static void spin(double s)
 
 /* A barrier the waiting ranks sleep in, so a rank measured alone has its
  * core (MPI_Barrier polls, which on an oversubscribed node steals it). */
-void sleepy_barrier(MPI_Comm comm)
+void cal_sleepy_barrier(MPI_Comm comm)
 {
     MPI_Request rq;
     int done = 0;
-    TORUS_MPI_CHECK(MPI_Ibarrier(comm, &rq));
+    KIT_MPI_CHECK(MPI_Ibarrier(comm, &rq));
     for (;;) {
-        TORUS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+        KIT_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
         if (done)
             break;
         struct timespec ts = {0, 200000};
@@ -28,13 +28,13 @@ void sleepy_barrier(MPI_Comm comm)
     }
 }
 
-uint64_t *alloc_table(MPI_Comm comm, uint64_t words)
+uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words)
 {
     int huge;
     uint64_t *t = ra_table_alloc(words ? words : 1, &huge);
     if (!torus_all_ok(comm, t != NULL)) {
         fprintf(stderr, "ra_calibrate: cannot allocate %llu words\n", (unsigned long long)words);
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     return t;
 }
@@ -46,17 +46,17 @@ uint64_t *alloc_table(MPI_Comm comm, uint64_t words)
  * `given`: the caller's table of this rank's block (re-initialised here),
  * so that a node never holds two copies of its share; NULL: one of its own.
  * Returns this rank's seconds (the slowest of comm's); fills *cap, *shape. */
-double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
+double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
                   torus_shape *shape, uint64_t *given)
 {
     int rank, P;
-    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(comm, &P));
+    KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    KIT_MPI_CHECK(MPI_Comm_size(comm, &P));
     uint64_t TS = 1ULL << log2;
     ra_dist td, ud;
     ra_dist_init(&td, TS, P);
     ra_dist_init(&ud, updates, P);
-    uint64_t *tab = given ? given : alloc_table(comm, ra_dist_count(&td, rank));
+    uint64_t *tab = given ? given : cal_alloc_table(comm, ra_dist_count(&td, rank));
     ra_table_init(tab, ra_dist_count(&td, rank), ra_dist_start(&td, rank));
     ropt_mpi_options o;
     ropt_mpi_options_defaults(&o);
@@ -73,12 +73,12 @@ double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint
     *shape = s.shape;
     /* sleeping barriers: a rank done early must not poll away the core of
      * one still working (oversubscribed nodes) */
-    sleepy_barrier(sync);
+    cal_sleepy_barrier(sync);
     double t0 = MPI_Wtime();
     ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
     double mine = MPI_Wtime() - t0, dt;
-    sleepy_barrier(sync);
-    TORUS_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
+    cal_sleepy_barrier(sync);
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
     ropt_mpi_free(&s);
     if (!given)
         ra_table_free(tab, ra_dist_count(&td, rank) ? ra_dist_count(&td, rank) : 1);
@@ -87,19 +87,19 @@ double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint
 
 /* A node's rate from each rank's own count and time: its ranks' updates
  * over its slowest rank's time; the mean over nodes, in updates per ns. */
-double node_rate(const torus_node_info *ni, double updates, double secs)
+double cal_node_rate(const torus_node_info *ni, double updates, double secs)
 {
     double sum = 0, tmax = 0, rate, total;
-    TORUS_MPI_CHECK(MPI_Allreduce(&updates, &sum, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
-    TORUS_MPI_CHECK(MPI_Allreduce(&secs, &tmax, 1, MPI_DOUBLE, MPI_MAX, ni->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&updates, &sum, 1, MPI_DOUBLE, MPI_SUM, ni->comm));
+    KIT_MPI_CHECK(MPI_Allreduce(&secs, &tmax, 1, MPI_DOUBLE, MPI_MAX, ni->comm));
     rate = ni->local == 0 ? sum / tmax / 1e9 : 0;
-    TORUS_MPI_CHECK(MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     return total / ni->nnodes;
 }
 
 /* The baseline's local path (base_algo.c): generate, update, and (tests)
  * one MPI_Testany over its posted receives per update. */
-void base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests)
+void cal_base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests)
 {
     uint64_t ran = 1;
     int flag = 0, idx;
@@ -107,13 +107,13 @@ void base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *re
         ran = ra_gen_next(RA_GEN_LFSR, ran);
         t[ra_gen_index(RA_GEN_LFSR, ran, lk)] ^= ran;
         if (tests)
-            TORUS_MPI_CHECK(MPI_Testany(nrecv, req, &idx, &flag, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Testany(nrecv, req, &idx, &flag, MPI_STATUS_IGNORE));
     }
 }
 
 /* ns per update of the Star kernel (hpcc_ra/ra_local.c, one thread) on a
  * table of 2^lk words: the sequential benchmark's t_g + t_u + t_o^s. */
-double star_ns(uint64_t *t, int lk, uint64_t n)
+double cal_star_ns(uint64_t *t, int lk, uint64_t n)
 {
     double t0 = MPI_Wtime();
     ra_local_run(t, lk, RA_GEN_LFSR, n);
@@ -122,11 +122,11 @@ double star_ns(uint64_t *t, int lk, uint64_t n)
 
 /* The same for the ceiling kernel (hpcc_ra/ra_ceiling.c) at the kind and
  * depth its trials chose. */
-int ceil_kind, ceil_depth;
-double ceiling_ns(uint64_t *t, int lk, uint64_t n)
+int cal_ceil_kind, cal_ceil_depth;
+double cal_ceiling_ns(uint64_t *t, int lk, uint64_t n)
 {
     double t0 = MPI_Wtime();
-    ra_ceiling_run(t, lk, RA_GEN_LFSR, n, (ra_ceil_kind)ceil_kind, ceil_depth);
+    ra_ceiling_run(t, lk, RA_GEN_LFSR, n, (ra_ceil_kind)cal_ceil_kind, cal_ceil_depth);
     return (MPI_Wtime() - t0) / (double)n * 1e9;
 }
 
@@ -135,7 +135,7 @@ double ceiling_ns(uint64_t *t, int lk, uint64_t n)
  * 2^10 words so that no table access leaves the cache and no network
  * waits: ns per update there less the same on one rank, over H.  This is
  * the CPU work of routing alone (what MPI adds is measured, not bounded). */
-double sim_ns_per_update(const torus_shape *shape, uint64_t updates)
+double cal_sim_ns_per_update(const torus_shape *shape, uint64_t updates)
 {
     int lg = 10;
     while ((1 << (lg - 10)) < shape->n)
@@ -158,82 +158,82 @@ double sim_ns_per_update(const torus_shape *shape, uint64_t updates)
     return rc || r.deadlock ? -1 : dt / (double)updates * 1e9;
 }
 
-const int msg_sizes[NS] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+const int cal_msg_sizes[NS] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
 
 /* Table 1's method, ranks in pairs (2i, 2i+1) at once: the even rank
  * times MPI_Send into a posted receive, the odd one MPI_Recv of a message
  * already there.  The least over the repetitions (a bound's figure: other
  * load only adds), the mean over the pairs, wall ns per call. */
-void message_costs(int rank, int P, int reps, int warm, double *ts, double *tr)
+void cal_message_costs(int rank, int P, int reps, int warm, double *ts, double *tr)
 {
     char *buf = calloc(8192, 1);
     if (!torus_all_ok(MPI_COMM_WORLD, buf != NULL)) {
         fprintf(stderr, "ra_calibrate: cannot allocate 8 KiB\n");
-        MPI_Abort(MPI_COMM_WORLD, TORUS_EXIT_RESOURCE);
+        MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     int pairs = P / 2, peer = rank ^ 1, in_pair = rank < 2 * pairs, even = !(rank & 1);
     for (int k = 0; k < NS; k++) {
         double sum_s = 1e30, sum_r = 1e30; /* the least: load only adds */
         for (int rep = 0; rep < reps; rep++) {
-            sleepy_barrier(MPI_COMM_WORLD);
+            cal_sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && !even) {
-                TORUS_MPI_CHECK(MPI_Recv(buf, msg_sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                KIT_MPI_CHECK(MPI_Recv(buf, cal_msg_sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             } else if (in_pair) {
                 spin(WAIT_S);
                 double t0 = MPI_Wtime();
-                TORUS_MPI_CHECK(MPI_Send(buf, msg_sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Send(buf, cal_msg_sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD));
                 if (rep >= warm && MPI_Wtime() - t0 < sum_s)
                     sum_s = MPI_Wtime() - t0;
             }
             if (in_pair && even)
-                TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
             else if (in_pair)
-                TORUS_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            sleepy_barrier(MPI_COMM_WORLD);
+                KIT_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            cal_sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && even) {
-                TORUS_MPI_CHECK(MPI_Send(buf, msg_sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Send(buf, cal_msg_sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
             } else if (in_pair) {
                 /* until the message is here (the sender may wake late
                  * from the barrier), then a while for it to land */
                 int here = 0;
                 while (!here)
-                    TORUS_MPI_CHECK(MPI_Iprobe(peer, 2, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE));
+                    KIT_MPI_CHECK(MPI_Iprobe(peer, 2, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE));
                 spin(WAIT_S);
                 double t0 = MPI_Wtime();
-                TORUS_MPI_CHECK(MPI_Recv(buf, msg_sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                KIT_MPI_CHECK(MPI_Recv(buf, cal_msg_sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 if (rep >= warm && MPI_Wtime() - t0 < sum_r)
                     sum_r = MPI_Wtime() - t0;
             }
             /* the sender stays in MPI until its receiver is done: asleep in
              * the barrier it could not progress a large message */
             if (in_pair && !even)
-                TORUS_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
+                KIT_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
             else if (in_pair)
-                TORUS_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                KIT_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         double s = in_pair && even ? sum_s * 1e9 : 0;
         double r = in_pair && !even ? sum_r * 1e9 : 0;
-        TORUS_MPI_CHECK(MPI_Allreduce(&s, &ts[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-        TORUS_MPI_CHECK(MPI_Allreduce(&r, &tr[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Allreduce(&s, &ts[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Allreduce(&r, &tr[k], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         ts[k] /= pairs, tr[k] /= pairs;
     }
     free(buf);
 }
 
 /* A cost per payload of `bytes`, linear in log(bytes) between the sizes. */
-double at_payload(const double *c, double bytes)
+double cal_at_payload(const double *c, double bytes)
 {
-    if (bytes <= msg_sizes[0])
+    if (bytes <= cal_msg_sizes[0])
         return c[0];
     for (int k = 1; k < NS; k++)
-        if (bytes <= msg_sizes[k]) {
-            double w = log(bytes / msg_sizes[k - 1]) / log((double)msg_sizes[k] / msg_sizes[k - 1]);
+        if (bytes <= cal_msg_sizes[k]) {
+            double w = log(bytes / cal_msg_sizes[k - 1]) / log((double)cal_msg_sizes[k] / cal_msg_sizes[k - 1]);
             return c[k - 1] + w * (c[k] - c[k - 1]);
         }
     return c[NS - 1];
 }
 
-int cores_online(void)
+int cal_cores_online(void)
 {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c >= 1 ? (int)c : 1;

@@ -5,7 +5,7 @@
 #include "ra_calibrate.h"
 
 /* MPI up, the output checked (written at the end through a temporary,
- * torus_io.h), the nodes found, each rank's share of the run's table and
+ * kit_io.h), the nodes found, each rank's share of the run's table and
  * the memory it needs.  Returns -1 to go on, else the exit code (MPI
  * finalized). */
 static int cal_setup(cal *c, int *argc, char ***argv, int stop)
@@ -14,17 +14,17 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
     static char canon[1 << 14];
     cal_agree_text(*argc, *argv, canon, sizeof canon);
     MPI_Init(argc, argv);
-    TORUS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    TORUS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &c->P));
+    KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));
+    KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &c->P));
     int rank = c->rank, P = c->P;
-    /* every rank runs the same configuration or none runs (torus_agree.h) */
+    /* every rank runs the same configuration or none runs (kit_agree.h) */
     char aerr[600];
-    if (torus_agree(MPI_COMM_WORLD, canon, aerr, sizeof aerr)) {
+    if (kit_agree(MPI_COMM_WORLD, canon, aerr, sizeof aerr)) {
         if (!rank)
             fprintf(stderr, "ra_calibrate: error: %s\n", aerr);
         MPI_Finalize();
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     if (stop >= 0) {
         /* an option that ends the run, the same on every rank */
@@ -32,13 +32,13 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
         return stop;
     }
     char ferr[400] = "";
-    int out_ok = rank || !torus_outfile_probe(c->op.out, ferr, sizeof ferr);
-    TORUS_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    int out_ok = rank || !kit_outfile_probe(c->op.out, ferr, sizeof ferr);
+    KIT_MPI_CHECK(MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (!out_ok) {
         if (!rank)
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
         MPI_Finalize();
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     char nerr[600];
     int nrc = torus_node_discover(MPI_COMM_WORLD, &c->ni, nerr, sizeof nerr);
@@ -46,10 +46,10 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
         if (!rank)
             fprintf(stderr, "ra_calibrate: %s\n", nerr);
         MPI_Finalize();
-        return nrc == -2 ? TORUS_EXIT_USAGE : TORUS_EXIT_RESOURCE;
+        return nrc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
     }
-    int cores = cores_online(), cmin;
-    TORUS_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    int cores = cal_cores_online(), cmin;
+    KIT_MPI_CHECK(MPI_Allreduce(&cores, &cmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     c->cores = cmin;
     c->rpn = (double)P / c->ni.nnodes;
     c->used = c->rpn < c->cores ? c->rpn : c->cores;
@@ -72,7 +72,7 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
                     c->op.log2, v.node_need / (double)(1ULL << 30), v.ranks, (double)v.avail / (double)(1ULL << 30));
         torus_node_free(&c->ni);
         MPI_Finalize();
-        return TORUS_EXIT_RESOURCE;
+        return KIT_EXIT_RESOURCE;
     }
     c->per_rank = c->op.quick ? 1ULL << 21 : 1ULL << 23;
     if (c->per_rank > 4 * c->LS)
@@ -91,16 +91,16 @@ static void measure_all(cal *c, cal_figs *f)
 #ifdef _OPENMP
     omp_set_num_threads(1); /* one thread per rank, as the runs */
 #endif
-    c->tab = alloc_table(MPI_COMM_WORLD, c->LS);
+    c->tab = cal_alloc_table(MPI_COMM_WORLD, c->LS);
     ra_table_init(c->tab, c->LS, 0);
     /* the ceiling kernel's kind and depth: every setting tried on every
      * rank at once, as the run will share the memory */
     double trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS];
-    ra_ceiling_pick(MPI_COMM_WORLD, c->tab, c->lk, RA_GEN_LFSR, c->kern, trials, &ceil_kind, &ceil_depth);
-    f->t_local = measure_t_local(c);
-    f->node_gups = measure_node_gups(c);
-    f->star_gups = measure_star_gups(c);
-    measure_local_path(c, &f->t_test, &f->local_path, &f->nrecv);
+    ra_ceiling_pick(MPI_COMM_WORLD, c->tab, c->lk, RA_GEN_LFSR, c->kern, trials, &cal_ceil_kind, &cal_ceil_depth);
+    f->t_local = cal_measure_t_local(c);
+    f->node_gups = cal_measure_node_gups(c);
+    f->star_gups = cal_measure_star_gups(c);
+    cal_measure_local_path(c, &f->t_test, &f->local_path, &f->nrecv);
     ra_table_free(c->tab, c->LS);
     c->tab = NULL;
 
@@ -113,14 +113,14 @@ static void measure_all(cal *c, cal_figs *f)
     /* message costs per payload, and the link, with two ranks or more */
     f->link_bw = c->op.link_bw;
     if (c->P >= 2) {
-        measure_message_costs(c, f->ts, f->tr);
+        cal_measure_message_costs(c, f->ts, f->tr);
         if (f->link_bw <= 0)
-            f->link_bw = measure_link_bw(c);
+            f->link_bw = cal_measure_link_bw(c);
     }
     if (f->link_bw <= 0)
         f->link_bw = 1e12; /* one rank: nothing crosses a link; a figure the file can hold */
 
-    f->routed_gups = measure_routed_gups(c, &f->cap, &f->shape);
+    f->routed_gups = cal_measure_routed_gups(c, &f->cap, &f->shape);
     f->H = torus_expected_hops(&f->shape);
     /* what the node's memory did in that run bounds it too: the memory
      * bound is the best rate seen, and on one rank (no hop) the run is the
@@ -133,8 +133,8 @@ static void measure_all(cal *c, cal_figs *f)
     if (f->t_local > c->used / f->node_gups)
         f->t_local = c->used / f->node_gups;
 
-    f->t_hop = measure_t_hop(c, &f->shape, f->H);
-    f->base_gups = measure_base_gups(c);
+    f->t_hop = cal_measure_t_hop(c, &f->shape, f->H);
+    f->base_gups = cal_measure_base_gups(c);
 }
 
 static void print_report(const cal *c, const cal_figs *f, const tm_params *prm, const char *shown)
@@ -145,7 +145,7 @@ static void print_report(const cal *c, const cal_figs *f, const tm_params *prm, 
            c->ni.nnodes, c->rpn, c->cores, c->used, c->lk, (unsigned long long)c->per_rank);
     printf("node_gups: %.6g (the better of the ceiling kernel, %s at depth %d, and ra_opt's loop on all %g ranks "
            "of a node at once: the memory bound)\n",
-           f->node_gups, ra_ceil_kind_name((ra_ceil_kind)ceil_kind), ceil_depth, c->rpn);
+           f->node_gups, ra_ceil_kind_name((ra_ceil_kind)cal_ceil_kind), cal_ceil_depth, c->rpn);
     printf("node_gups_star: %.6g (HPCC's Star kernel on all %g ranks of a node at once: reported, not a bound)\n",
            f->star_gups, c->rpn);
     printf("t_local: %.2f ns per update (the best of the three, rank 0 alone)\n", f->t_local);
@@ -155,7 +155,7 @@ static void print_report(const cal *c, const cal_figs *f, const tm_params *prm, 
     if (P >= 2) {
         printf("t_send/t_recv (ns per core, least of %d) per payload, %d pair(s) at once:", c->reps - c->warm, P / 2);
         for (int k = 0; k < NS; k++)
-            printf(" %d:%.0f/%.0f", msg_sizes[k], f->ts[k], f->tr[k]);
+            printf(" %d:%.0f/%.0f", cal_msg_sizes[k], f->ts[k], f->tr[k]);
         printf("\nbaseline mean bucket %.2f updates (%.0f bytes): t_send %.0f, t_recv %.0f ns\n", f->bucket,
                8 * f->bucket, prm->t_send, prm->t_recv);
     }
@@ -174,26 +174,26 @@ static void print_report(const cal *c, const cal_figs *f, const tm_params *prm, 
 static int write_params(const cal *c, const cal_figs *f, const tm_params *prm, const char *shown, char *ferr,
                         size_t errlen)
 {
-    torus_outfile o;
+    kit_outfile o;
     ferr[0] = 0;
-    if (torus_outfile_open(&o, c->op.out, 0, ferr, errlen) == 0) {
+    if (kit_outfile_open(&o, c->op.out, 0, ferr, errlen) == 0) {
         FILE *fp = o.f;
         fprintf(fp, "# hpcc-ra %s ra_calibrate%s: %d ranks on %d node(s), %d cores per node, table 2^%d, "
                     "every figure in ns (clock_hz = 1e9)\n",
                 RA_VERSION, c->op.quick ? " --quick" : "", c->P, c->ni.nnodes, c->cores, c->op.log2);
         fprintf(fp, "# node_gups is the ceiling kernel's (%s, depth %d); node_gups_star: %.6g (HPCC's Star "
                     "kernel, reported, not a bound)\n",
-                ra_ceil_kind_name((ra_ceil_kind)ceil_kind), ceil_depth, f->star_gups);
+                ra_ceil_kind_name((ra_ceil_kind)cal_ceil_kind), cal_ceil_depth, f->star_gups);
         if (c->P >= 2) {
             fprintf(fp, "# t_send/t_recv per payload (bytes: send/recv ns per core), Table 1's method:\n#");
             for (int k = 0; k < NS; k++)
-                fprintf(fp, " %d:%.0f/%.0f", msg_sizes[k], f->ts[k], f->tr[k]);
+                fprintf(fp, " %d:%.0f/%.0f", cal_msg_sizes[k], f->ts[k], f->tr[k]);
             fprintf(fp, "\n");
         }
         fprintf(fp, "# routed run: ra_opt's shape %s, %.6f GUPS measured; baseline run %.6f GUPS measured\n",
                 shown, f->routed_gups, f->base_gups);
         tm_params_write(prm, fp);
-        if (torus_outfile_commit(&o, ferr, errlen) == 0)
+        if (kit_outfile_commit(&o, ferr, errlen) == 0)
             ferr[0] = 0;
     }
     return ferr[0] != 0;
@@ -203,13 +203,13 @@ static int write_params(const cal *c, const cal_figs *f, const tm_params *prm, c
 static int probe_main(cal *c)
 {
     static probe_figs pf;
-    probe_all(c, &pf);
+    cal_probe_all(c, &pf);
     tm_params prm;
-    probe_params(c, &pf, &prm);
+    cal_probe_params(c, &pf, &prm);
     int rc = 0;
     if (!c->rank) {
         char cpu[256], ferr[400] = "";
-        probe_cpu_name(cpu, sizeof cpu);
+        cal_probe_cpu_name(cpu, sizeof cpu);
         printf("cpu: %s, clock %.4g GHz, %d cores, %g ranks per node\n", cpu, pf.clock_hz / 1e9, c->cores, c->rpn);
         printf("mem_latency_ns: %.1f (pointer chase over 2^%d words, rank 0 alone)\n", pf.mem_latency_ns, c->lk);
         printf("mlp: %.1f misses in flight (concurrent chases, updates per ns at 2..64:", pf.mlp);
@@ -224,40 +224,40 @@ static int probe_main(cal *c)
         printf("instr_test: %.1f cycles (MPI_Testany between updates)\n", pf.instr_test);
         if (pf.mpi_latency_ns > 0)
             printf("mpi_latency_ns: %.0f (8-byte ping-pong, half the least round trip)\n", pf.mpi_latency_ns);
-        torus_stdout_flush();
-        torus_outfile o;
-        if (torus_outfile_open(&o, c->op.out, 0, ferr, sizeof ferr) == 0) {
+        kit_stdout_flush();
+        kit_outfile o;
+        if (kit_outfile_open(&o, c->op.out, 0, ferr, sizeof ferr) == 0) {
             fprintf(o.f, "# hpcc-ra %s ra_calibrate --probe: %d ranks on %d node(s), %s; no GUPS run in "
                          "these figures\n",
                     RA_VERSION, c->P, c->ni.nnodes, cpu);
             tm_params_write(&prm, o.f);
-            if (torus_outfile_commit(&o, ferr, sizeof ferr) == 0)
+            if (kit_outfile_commit(&o, ferr, sizeof ferr) == 0)
                 ferr[0] = 0;
         }
         if (ferr[0]) {
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
-            rc = TORUS_EXIT_RESOURCE;
+            rc = KIT_EXIT_RESOURCE;
         } else {
             char oshown[300];
-            torus_cli_escape(c->op.out, oshown, sizeof oshown);
+            kit_cli_escape(c->op.out, oshown, sizeof oshown);
             printf("wrote %s\n", oshown);
         }
     }
     torus_node_free(&c->ni);
     MPI_Finalize();
-    return c->rank ? 0 : (rc ? rc : torus_stdout_end(0));
+    return c->rank ? 0 : (rc ? rc : kit_stdout_end(0));
 }
 
 int main(int argc, char **argv)
 {
-    torus_stdout_begin(argv[0]);
+    kit_stdout_begin(argv[0]);
     static cal c;
     c.op = (cal_opts){.log2 = 25, .out = "calibration.params"};
-    int prc = parse_options(argc, argv, torus_launch_first(), &c.op);
+    int prc = cal_parse_options(argc, argv, kit_launch_first(), &c.op);
     /* alone, an option that ends the run ends it before MPI starts;
      * launched with others, the process joins the ranks' agreement all the
      * same, so that none is left waiting in MPI_Init */
-    if (prc >= 0 && torus_launch_size() == 1)
+    if (prc >= 0 && kit_launch_size() == 1)
         return prc;
     prc = cal_setup(&c, &argc, &argv, prc);
     if (prc >= 0)
@@ -267,27 +267,27 @@ int main(int argc, char **argv)
     static cal_figs f;
     measure_all(&c, &f);
     tm_params prm;
-    fit_params(&c, &f, &prm);
+    cal_fit_params(&c, &f, &prm);
 
     if (!c.rank) {
         char shown[128], ferr[400];
         torus_shape_format(&f.shape, shown, sizeof shown);
         print_report(&c, &f, &prm, shown);
-        torus_stdout_flush(); /* the report is complete: a failure's reason is kept */
+        kit_stdout_flush(); /* the report is complete: a failure's reason is kept */
         if (write_params(&c, &f, &prm, shown, ferr, sizeof ferr)) {
             /* the last step: every other rank is finishing, no abort needed */
             fprintf(stderr, "ra_calibrate: --output: %s\n", ferr);
             torus_node_free(&c.ni);
             MPI_Finalize();
-            return TORUS_EXIT_RESOURCE;
+            return KIT_EXIT_RESOURCE;
         }
         char oshown[300];
-        torus_cli_escape(c.op.out, oshown, sizeof oshown);
+        kit_cli_escape(c.op.out, oshown, sizeof oshown);
         printf("wrote %s\n", oshown);
     }
     torus_node_free(&c.ni);
     MPI_Finalize();
     /* the report went to stdout: a full or closed stdout lost it (the
      * params file is written all the same) */
-    return c.rank ? 0 : torus_stdout_end(0);
+    return c.rank ? 0 : kit_stdout_end(0);
 }

@@ -1,27 +1,28 @@
-/* options.c - ra_calibrate's options: the table of torus/opt_spec.c, parsed
+/* options.c - ra_calibrate's options: the table of kit/opt_spec.c, parsed
  * before MPI starts, the same on every process. */
 #include "ra_calibrate.h"
+#include "kit_settings.h"
 
 enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
 
-static const torus_opt cal_spec[] = {
-    {.name = "log2-table", .type = TORUS_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
+static const kit_opt cal_spec[] = {
+    {.name = "log2-table", .type = KIT_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
      .help = "the run's global table of 2^K words, K in 10..40; each rank holds 2^K / P words", .lo = 10, .hi = 40},
-    {.name = "quick", .type = TORUS_OPT_FLAG, .id = CAL_QUICK, .defval = "off",
+    {.name = "quick", .type = KIT_OPT_FLAG, .id = CAL_QUICK, .defval = "off",
      .help = "2^21 updates per rank per phase, fewer repetitions: 7-20 s"},
-    {.name = "probe", .type = TORUS_OPT_FLAG, .id = CAL_PROBE, .defval = "off",
+    {.name = "probe", .type = KIT_OPT_FLAG, .id = CAL_PROBE, .defval = "off",
      .help = "the hardware alone, no GUPS run: memory latency (pointer chase), misses in flight (concurrent "
              "chases), the node's bandwidth, the kit's instruction costs in cache, MPI latency; writes "
              "torusmodel's node model keys (docs/machines.md)"},
-    {.name = "output", .type = TORUS_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
+    {.name = "output", .type = KIT_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
      .help = "params file to write"},
-    {.name = "link-bw", .type = TORUS_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
+    {.name = "link-bw", .type = KIT_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
      .defval = "measured 64 KiB ping-pong, 1e12 on one rank", .help = "link bandwidth to record, bytes/s",
      .lo = TM_PARAM_MIN, .hi = TM_PARAM_MAX, .allowed = "a number > 0, in 1e-30..1e30"},
-    {.name = "dry-run", .type = TORUS_OPT_FLAG, .id = CAL_DRY_RUN, .defval = "off",
+    {.name = "dry-run", .type = KIT_OPT_FLAG, .id = CAL_DRY_RUN, .defval = "off",
      .help = "check the options and the output's folder, then exit 0 without measuring or writing"},
-    {.name = "help", .type = TORUS_OPT_FLAG, .id = CAL_HELP, .help = "this help"},
-    {.name = "version", .type = TORUS_OPT_FLAG, .id = CAL_VERSION, .help = "the version"},
+    {.name = "help", .type = KIT_OPT_FLAG, .id = CAL_HELP, .help = "this help"},
+    {.name = "version", .type = KIT_OPT_FLAG, .id = CAL_VERSION, .help = "the version"},
     {0},
 };
 
@@ -34,13 +35,14 @@ static void usage(void)
            "Table 1's method, ranks in pairs at once), t_hop (the routing work alone), and the waits\n"
            "runs of ra_opt (at the run's own update count) and the baseline show beyond those;\n"
            "writes a params file for bin/torusmodel --params.\n");
-    torus_opt_help(stdout, cal_spec);
+    kit_opt_help(stdout, cal_spec);
+    kit_settings_help(stdout, KIT_READ_LIBRARY | KIT_READ_HARNESS);
     printf("options are checked before MPI starts; a bad one is one line and exit 2\n"
            "exit: 0 ok, 2 bad input, 3 resource error (memory, files, MPI)\n");
 }
 
-/* One option into the cal_opts ctx (torus_opt_fn): 1 --help, 2 --version. */
-static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+/* One option into the cal_opts ctx (kit_opt_fn): 1 --help, 2 --version. */
+static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     cal_opts *c = ctx;
@@ -73,35 +75,35 @@ static int take(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err
 
 void cal_agree_text(int argc, char **argv, char *buf, size_t len)
 {
-    torus_agree_text(cal_spec, argc, argv, buf, len);
+    kit_agree_text(cal_spec, argc, argv, buf, len);
 }
 
 /* Options, before MPI starts, the same on every process; the first of the
- * launch (torus_launch_first) prints --help, --version or the one error
+ * launch (kit_launch_first) prints --help, --version or the one error
  * line.  Returns -1 to go on, else the exit code. */
-int parse_options(int argc, char **argv, int first, cal_opts *o)
+int cal_parse_options(int argc, char **argv, int first, cal_opts *o)
 {
     char err[400] = "";
-    int rc = torus_opt_parse(cal_spec, argc, argv, 0, take, o, NULL, err, sizeof err);
+    int rc = kit_opt_parse(cal_spec, argc, argv, 0, take, o, NULL, err, sizeof err);
     if (rc == 1 || rc == 2) {
         if (first && rc == 1)
             usage();
         else if (first)
             printf("ra_calibrate (hpcc-ra) %s\n", RA_VERSION);
-        return first ? torus_stdout_end(TORUS_EXIT_OK) : TORUS_EXIT_OK;
+        return first ? kit_stdout_end(KIT_EXIT_OK) : KIT_EXIT_OK;
     }
     if (rc) {
         if (first)
             fprintf(stderr, "ra_calibrate: %s\n", err);
-        return TORUS_EXIT_USAGE;
+        return KIT_EXIT_USAGE;
     }
     /* --dry-run: the output's folder, as rank 0 checks it before measuring */
     if (o->dry_run) {
-        if (first && torus_outfile_probe(o->out, err, sizeof err)) {
+        if (first && kit_outfile_probe(o->out, err, sizeof err)) {
             fprintf(stderr, "ra_calibrate: --output: %s\n", err);
-            return TORUS_EXIT_USAGE;
+            return KIT_EXIT_USAGE;
         }
-        return first ? torus_stdout_end(TORUS_EXIT_OK) : TORUS_EXIT_OK;
+        return first ? kit_stdout_end(KIT_EXIT_OK) : KIT_EXIT_OK;
     }
     return -1;
 }

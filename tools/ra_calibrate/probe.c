@@ -96,7 +96,7 @@ static double cpu_clock_hz(void)
     return mhz > 0 ? mhz * 1e6 : 1e9;
 }
 
-void probe_cpu_name(char *buf, size_t len)
+void cal_probe_cpu_name(char *buf, size_t len)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[512];
@@ -138,9 +138,9 @@ static void probe_memory(cal *c, probe_figs *pf)
         }
         pf->mlp = best * lat;
     }
-    sleepy_barrier(MPI_COMM_WORLD);
-    TORUS_MPI_CHECK(MPI_Bcast(&pf->mem_latency_ns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-    TORUS_MPI_CHECK(MPI_Bcast(&pf->mlp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    cal_sleepy_barrier(MPI_COMM_WORLD);
+    KIT_MPI_CHECK(MPI_Bcast(&pf->mem_latency_ns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&pf->mlp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
 
 /* the node's bandwidth: every rank at once, cores / ranks threads each */
@@ -152,7 +152,7 @@ static void probe_bandwidth(cal *c, probe_figs *pf)
     uint64_t n = c->LS, *t = c->tab;
     double best = 0;
     for (int r = 0; r < 3; r++) {
-        sleepy_barrier(MPI_COMM_WORLD);
+        cal_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -160,7 +160,7 @@ static void probe_bandwidth(cal *c, probe_figs *pf)
         for (uint64_t i = 0; i < n; i++)
             t[i] += i;
         double dt = MPI_Wtime() - t0, tmax;
-        TORUS_MPI_CHECK(MPI_Allreduce(&dt, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        KIT_MPI_CHECK(MPI_Allreduce(&dt, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
         double bw = 16.0 * (double)n * c->rpn / tmax;
         best = bw > best ? bw : best;
     }
@@ -178,7 +178,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
         torus_shape sh1, sh;
         double best = 1e30;
         for (int r = 0; r < 3; r++) {
-            double s = routed_run(MPI_COMM_SELF, MPI_COMM_SELF, "1", 12, n, &cap1, &sh1, small);
+            double s = cal_routed_run(MPI_COMM_SELF, MPI_COMM_SELF, "1", 12, n, &cap1, &sh1, small);
             best = s < best ? s : best;
         }
         pf->instr_local = best / (double)n * f;
@@ -190,7 +190,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
             uint64_t su = c->op.quick ? 1ULL << 20 : 1ULL << 22;
             double b4 = 1e30, b1 = 1e30;
             for (int r = 0; r < 2; r++) {
-                double a = sim_ns_per_update(&sh, su), b = sim_ns_per_update(&sh1, su);
+                double a = cal_sim_ns_per_update(&sh, su), b = cal_sim_ns_per_update(&sh1, su);
                 b4 = a > 0 && a < b4 ? a : b4;
                 b1 = b > 0 && b < b1 ? b : b1;
             }
@@ -198,7 +198,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
             pf->hop_shape[0] = 0;
         }
     }
-    sleepy_barrier(MPI_COMM_WORLD); /* the others asleep while rank 0 measured alone */
+    cal_sleepy_barrier(MPI_COMM_WORLD); /* the others asleep while rank 0 measured alone */
     if (c->P > 1) {
         /* the run's own ranks and shape on tables that never leave the
          * cache (2^12 words a rank): the routing, the node's transport, its
@@ -212,7 +212,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
         torus_shape shP;
         double best = 1e30;
         for (int r = 0; r < 3; r++) {
-            double dt = routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, lg, U, &capP, &shP, NULL);
+            double dt = cal_routed_run(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL, lg, U, &capP, &shP, NULL);
             best = dt < best ? dt : best;
         }
         double core_cycles = best * c->used * c->ni.nnodes / (double)U * f;
@@ -226,11 +226,11 @@ static void probe_instructions(cal *c, probe_figs *pf)
      * baseline keeps posted (measure.c's t_test, without its run-table loop) */
     double t_test;
     int nrecv;
-    measure_local_path(c, &t_test, NULL, &nrecv);
+    cal_measure_local_path(c, &t_test, NULL, &nrecv);
     pf->instr_test = t_test * f / 1e9;
-    sleepy_barrier(MPI_COMM_WORLD);
-    TORUS_MPI_CHECK(MPI_Bcast(&pf->instr_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-    TORUS_MPI_CHECK(MPI_Bcast(&pf->instr_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    cal_sleepy_barrier(MPI_COMM_WORLD);
+    KIT_MPI_CHECK(MPI_Bcast(&pf->instr_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&pf->instr_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
 
 /* half the least 8-byte round trip between ranks 0 and 1 */
@@ -243,34 +243,34 @@ static void probe_latency(cal *c, probe_figs *pf)
     double best = 1e30;
     for (int r = 0; r < 1000; r++) {
         if (r % 100 == 0)
-            sleepy_barrier(MPI_COMM_WORLD);
+            cal_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (c->rank == 0) {
-            TORUS_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD));
-            TORUS_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         } else if (c->rank == 1) {
-            TORUS_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            TORUS_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD));
+            KIT_MPI_CHECK(MPI_Recv(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            KIT_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 0, 9, MPI_COMM_WORLD));
         }
         double dt = (MPI_Wtime() - t0) / 2 * 1e9;
         best = dt < best ? dt : best;
     }
-    TORUS_MPI_CHECK(MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     pf->mpi_latency_ns = best;
 }
 
-void probe_all(cal *c, probe_figs *pf)
+void cal_probe_all(cal *c, probe_figs *pf)
 {
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif
     memset(pf, 0, sizeof *pf);
     double hz = cpu_clock_hz();
-    TORUS_MPI_CHECK(MPI_Bcast(&hz, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&hz, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     pf->clock_hz = hz;
     long lb = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
     pf->line_bytes = lb >= 8 && lb <= 4096 ? (double)lb : 64;
-    c->tab = alloc_table(MPI_COMM_WORLD, c->LS);
+    c->tab = cal_alloc_table(MPI_COMM_WORLD, c->LS);
     ra_table_init(c->tab, c->LS, 0);
     probe_bandwidth(c, pf);
     probe_memory(c, pf);
@@ -282,7 +282,7 @@ void probe_all(cal *c, probe_figs *pf)
 
 /* The figures as torusmodel node parameters (node.c's keys), each with
  * where it came from. */
-void probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
+void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
 {
     tm_params_defaults(prm);
     prm->clock_hz = pf->clock_hz;

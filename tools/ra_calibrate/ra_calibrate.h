@@ -71,11 +71,11 @@
 #include "ra_tests_local.h"
 #include "ropt_mpi.h"
 #include "ropt_sim.h"
-#include "torus_agree.h"
-#include "torus_cli.h"
-#include "torus_io.h"
-#include "torus_mem.h"
-#include "torus_opt.h"
+#include "kit_agree.h"
+#include "kit_cli.h"
+#include "kit_io.h"
+#include "kit_mem.h"
+#include "kit_opt.h"
 #include "torusmodel.h"
 
 #include <math.h>
@@ -95,8 +95,8 @@ typedef struct cal_opts {
     double link_bw;
 } cal_opts;
 
-int parse_options(int argc, char **argv, int first, cal_opts *o);
-/* the configuration the ranks agree on (torus_agree_text) */
+int cal_parse_options(int argc, char **argv, int first, cal_opts *o);
+/* the configuration the ranks agree on (kit_agree_text) */
 void cal_agree_text(int argc, char **argv, char *buf, size_t len);
 
 /* The run being calibrated: its options, ranks and nodes, and each rank's
@@ -112,7 +112,7 @@ typedef struct cal {
 } cal;
 
 /* The payloads of Table 1's method. */
-extern const int msg_sizes[];
+extern const int cal_msg_sizes[];
 enum { NS = 11 };
 
 /* Every figure measured, and what the fit derives from them. */
@@ -127,30 +127,30 @@ typedef struct cal_figs {
 } cal_figs;
 
 /* kernels.c */
-extern int ceil_kind, ceil_depth;
-void sleepy_barrier(MPI_Comm comm);
-uint64_t *alloc_table(MPI_Comm comm, uint64_t words);
-double routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
+extern int cal_ceil_kind, cal_ceil_depth;
+void cal_sleepy_barrier(MPI_Comm comm);
+uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words);
+double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
                   torus_shape *shape, uint64_t *given);
-double node_rate(const torus_node_info *ni, double updates, double secs);
-void base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests);
-double star_ns(uint64_t *t, int lk, uint64_t n);
-double ceiling_ns(uint64_t *t, int lk, uint64_t n);
-double sim_ns_per_update(const torus_shape *shape, uint64_t updates);
-void message_costs(int rank, int P, int reps, int warm, double *ts, double *tr);
-double at_payload(const double *c, double bytes);
-int cores_online(void);
+double cal_node_rate(const torus_node_info *ni, double updates, double secs);
+void cal_base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests);
+double cal_star_ns(uint64_t *t, int lk, uint64_t n);
+double cal_ceiling_ns(uint64_t *t, int lk, uint64_t n);
+double cal_sim_ns_per_update(const torus_shape *shape, uint64_t updates);
+void cal_message_costs(int rank, int P, int reps, int warm, double *ts, double *tr);
+double cal_at_payload(const double *c, double bytes);
+int cal_cores_online(void);
 
 /* measure.c */
-double measure_t_local(cal *c);
-double measure_node_gups(cal *c);
-double measure_star_gups(cal *c);
-void measure_local_path(cal *c, double *t_test, double *local_path, int *nrecv);
-void measure_message_costs(cal *c, double *ts, double *tr);
-double measure_link_bw(cal *c);
-double measure_routed_gups(cal *c, int *cap, torus_shape *shape);
-double measure_t_hop(cal *c, const torus_shape *shape, double H);
-double measure_base_gups(cal *c);
+double cal_measure_t_local(cal *c);
+double cal_measure_node_gups(cal *c);
+double cal_measure_star_gups(cal *c);
+void cal_measure_local_path(cal *c, double *t_test, double *local_path, int *nrecv);
+void cal_measure_message_costs(cal *c, double *ts, double *tr);
+double cal_measure_link_bw(cal *c);
+double cal_measure_routed_gups(cal *c, int *cap, torus_shape *shape);
+double cal_measure_t_hop(cal *c, const torus_shape *shape, double H);
+double cal_measure_base_gups(cal *c);
 
 /* probe.c: --probe, the hardware figures alone (no GUPS run) */
 typedef struct probe_figs {
@@ -159,11 +159,11 @@ typedef struct probe_figs {
     double mlp_rate[9]; /* updates per ns with 2, 4, 8, 12, 16, 24, 32, 48, 64 chases */
     char hop_shape[64];  /* the shape instr_hop was measured on ("" = 4x4 in-process) */
 } probe_figs;
-void probe_all(cal *c, probe_figs *pf);
-void probe_params(const cal *c, const probe_figs *pf, tm_params *prm);
-void probe_cpu_name(char *buf, size_t len);
+void cal_probe_all(cal *c, probe_figs *pf);
+void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm);
+void cal_probe_cpu_name(char *buf, size_t len);
 
 /* fit.c */
-void fit_params(const cal *c, cal_figs *f, tm_params *prm);
+void cal_fit_params(const cal *c, cal_figs *f, tm_params *prm);
 
 #endif

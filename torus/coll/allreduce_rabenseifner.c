@@ -2,7 +2,7 @@
  * allreduce_rabenseifner.c - reduce-scatter + allgather allreduce.
  *
  * Algorithm: Rabenseifner (ICCS 2004), MPICH's long-message
- *   MPI_Allreduce (paper 000 sec. 3.1).  Let p = the largest power of two
+ *   MPI_Allreduce paper 000 sec. 3.1).  Let p = the largest power of two
  *   <= N and r = N - p; the vector is cut into p blocks, block b holding
  *   count/p elements plus one for b < count mod p (some empty when
  *   count < p).

@@ -1,7 +1,7 @@
 /*
  * allreduce_recursive_doubling.c - recursive-doubling allreduce.
  *
- * Algorithm: MPICH's short-message MPI_Allreduce (paper 000 sec. 3.2
+ * Algorithm: MPICH's short-message MPI_Allreduce paper 000 sec. 3.2
  *   names it as the baseline; Thakur, Rabenseifner and Gropp 2005).
  *   Let p = the largest power of two <= N and r = N - p.
  *   1. Pre-step: among the first 2r ranks, each odd rank sends its vector

@@ -1,7 +1,7 @@
 /*
  * bcast_binomial.c - binomial-tree broadcast.
  *
- * Algorithm: MPICH's short-message MPI_Bcast (paper 000 sec. 3.1).  With
+ * Algorithm: MPICH's short-message MPI_Bcast paper 000 sec. 3.1).  With
  *   ranks renumbered relative to the root (v = (i - root) mod N), rank v
  *   receives the whole message from v - lowbit(v), then sends it to
  *   v + 2^j for every 2^j below lowbit(v) (largest first) that is < N,

@@ -1,7 +1,7 @@
 /*
  * bcast_scatter_allgather.c - scatter + ring allgather broadcast.
  *
- * Algorithm: MPICH's long-message MPI_Bcast (paper 000 sec. 3.1: "a
+ * Algorithm: MPICH's long-message MPI_Bcast paper 000 sec. 3.1: "a
  *   binomial tree scatter followed by an allgather"; Van de Geijn's
  *   scheme, Thakur, Rabenseifner and Gropp 2005).  With ranks renumbered
  *   relative to the root (v = (i - root) mod N) the message is cut into N

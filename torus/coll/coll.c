@@ -5,7 +5,8 @@
  * and run it.
  */
 #include "coll_impl.h"
-#include "torus_cli.h"
+#include "kit_settings.h"
+#include "kit_cli.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -134,7 +135,7 @@ int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err,
     static const char *const env[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
                                                       "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
     for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *v = getenv(env[op]);
+        const char *v = kit_setting(env[op]);
         if (v && *v && torus_coll_force(c, (torus_coll_op)op, v)) {
             snprintf(err, errlen, "%s=%s: %s", env[op], v, c->err);
             free(c);
@@ -395,7 +396,7 @@ int torus_coll_force(torus_coll *c, torus_coll_op op, const char *name)
         for (const char *const *n = torus_coll_algorithms(op); *n && o < sizeof list; n++)
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", *n);
         char shown[80];
-        torus_cli_escape(name, shown, sizeof shown);
+        kit_cli_escape(name, shown, sizeof shown);
         return torus__fail(c, TORUS_COLL_EARG, "unknown %s algorithm '%s': allowed auto, %s", torus_coll_op_name(op),
                            shown, list);
     }

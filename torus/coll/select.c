@@ -60,21 +60,13 @@
 #include <stdint.h>
 
 #define ANY (-1)
-#define NOLIMIT SIZE_MAX
+#define NOLIMIT UINT64_MAX
 
-typedef struct rule {
-    torus_coll_op op;
-    int min_ranks, max_ranks; /* ANY: no bound */
-    int min_dims;             /* dimensions of size > 1 at least */
-    int pow2;                 /* 1: rank count a power of two, 0: not, ANY */
-    int shared_nodes;         /* 1: some node holds several ranks (node_of given), ANY */
-    int uniform;              /* alltoall: 1 uniform blocks only, ANY */
-    int deposit;              /* 1: the transport has line_send (deposit bit), 0: not, ANY */
-    size_t min_bytes, max_bytes;
-    const char *algorithm;
-} rule;
-
-static const rule table[] = {
+/* The rows are the table file's own row type (torus_coll_table_row: the
+ * columns and their "any" are documented there and in docs/collectives.md,
+ * a file writes the same rows), matched by the same code
+ * (torus__coll_table_fit). */
+static const torus_coll_table_row rows[] = {
     /* op                   ranks      dims pow2 nodes unif  dep  bytes              algorithm */
     {TORUS_COLL_BARRIER,    ANY, 3,     0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "dissemination"},
     {TORUS_COLL_BARRIER,    ANY, ANY,   2, ANY, ANY, ANY, 1,   0, NOLIMIT,          "dimwise"},
@@ -113,14 +105,21 @@ int torus__coll_dims_over_one(const torus_shape *s)
     return d;
 }
 
-enum { NROWS = sizeof table / sizeof *table };
-static const torus__coll_alg *row_alg[NROWS];
-static pthread_once_t row_once = PTHREAD_ONCE_INIT;
+enum { NROWS = sizeof rows / sizeof *rows };
+static torus_coll_table *compiled;
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
 
-static void resolve_rows(void)
+/* The rows as a table, their algorithms looked up by name once (a small
+ * collective costs well under a microsecond), once per process, since
+ * threads may select at once on different contexts (the MPI adapter under
+ * MPI_THREAD_MULTIPLE).  A row naming an algorithm this build lacks is
+ * left out; out of memory leaves the fallback below. */
+static void build_rows(void)
 {
-    for (size_t i = 0; i < NROWS; i++)
-        row_alg[i] = torus__coll_find(table[i].op, table[i].algorithm);
+    compiled = torus_coll_table_new();
+    char e[600];
+    for (size_t i = 0; compiled && i < NROWS; i++)
+        (void)torus_coll_table_add(compiled, &rows[i], e, sizeof e);
 }
 
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a)
@@ -129,31 +128,10 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
     const torus__coll_alg *from_file = torus__coll_table_pick(c, a);
     if (from_file)
         return from_file;
-    int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = torus__coll_dims_over_one(&c->map->shape);
-    int deposit = c->tp->line_send != NULL;
-    /* the rows' algorithms looked up by name once, not on every call: a
-     * small collective costs well under a microsecond; once per process,
-     * since threads may select at once on different contexts (the MPI
-     * adapter under MPI_THREAD_MULTIPLE) */
-    pthread_once(&row_once, resolve_rows);
-    const torus__coll_alg *last = NULL;
-    for (size_t i = 0; i < NROWS; i++) {
-        const rule *r = &table[i];
-        if (r->op != a->op)
-            continue;
-        const torus__coll_alg *alg = row_alg[i];
-        if (!alg)
-            continue;
-        last = alg;
-        if ((r->min_ranks != ANY && n < r->min_ranks) || (r->max_ranks != ANY && n > r->max_ranks) ||
-            dims < r->min_dims || (r->pow2 != ANY && r->pow2 != pow2) ||
-            (r->shared_nodes != ANY && r->shared_nodes != c->shared_nodes) || (r->uniform != ANY && r->uniform != a->uniform) ||
-            (r->deposit != ANY && r->deposit != deposit) ||
-            a->bytes < r->min_bytes || a->bytes > r->max_bytes)
-            continue;
-        if (alg->ok(c, a))
-            return alg;
-    }
+    pthread_once(&rows_once, build_rows);
+    int i = torus__coll_table_fit(compiled, c, a);
+    if (i >= 0)
+        return torus__coll_table_alg(compiled, i);
     /* no row fits (a table row names an algorithm whose preconditions fail
      * here): the first registered algorithm of the op that can run */
     for (int i = 0; i < torus__coll_nlisted; i++) {
@@ -161,5 +139,10 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
         if (alg->op == a->op && alg->ok(c, a))
             return alg;
     }
+    /* none can: the op's last row (the catch-all), to report its error */
+    const torus__coll_alg *last = NULL;
+    for (int r = 0; compiled && r < torus_coll_table_rows(compiled); r++)
+        if (torus_coll_table_row_at(compiled, r)->op == a->op && torus__coll_table_alg(compiled, r))
+            last = torus__coll_table_alg(compiled, r);
     return last;
 }

@@ -9,7 +9,7 @@
  * fits is decided by the compiled table, so a file tuned at 2, 4 and 8
  * ranks leaves every other rank count as it was.
  *
- * Safety: the file is data only.  Lines are bounded (torus_lines: 512
+ * Safety: the file is data only.  Lines are bounded (kit_lines: 512
  * bytes a line, 1 MiB a file, 4096 rows), every number is range-checked
  * (torus_cli), every word is compared against a fixed list or the
  * registry, and nothing from the file reaches a format string.  A bad
@@ -24,9 +24,10 @@
  * ids differ.
  */
 #include "coll_impl.h"
+#include "kit_settings.h"
 #include "select_table.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
         for (int i = 0; names[i] && o < sizeof list; i++)
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", names[i]);
         char shown[80];
-        torus_cli_escape(r->algorithm, shown, sizeof shown);
+        kit_cli_escape(r->algorithm, shown, sizeof shown);
         snprintf(err, errlen, "unknown %s algorithm '%s': allowed %s or " TORUS_COLL_TABLE_LIBRARY, op_words[r->op],
                  shown, list);
         return -1;
@@ -141,7 +142,7 @@ static int word_num(const char *w, uint64_t lo, uint64_t hi, int64_t *out)
     if (*w < '0' || *w > '9')
         return -1;
     uint64_t v;
-    if (torus_cli_u64(w, lo, hi, &v))
+    if (kit_cli_u64(w, lo, hi, &v))
         return -1;
     *out = (int64_t)v;
     return 0;
@@ -224,7 +225,7 @@ static int parse_row(char **w, torus_coll_table_row *r, char *err, size_t errlen
         }
     }
     char shown[80];
-    torus_cli_escape(w[c], shown, sizeof shown);
+    kit_cli_escape(w[c], shown, sizeof shown);
     snprintf(err, errlen, "bad %s '%s': allowed %s", col_name[c], shown, allowed);
     return -1;
 }
@@ -250,11 +251,11 @@ static int split(char *line, char **w, int max)
     return n;
 }
 
-static int read_lines(torus_lines *L, torus_coll_table *t, char *err, size_t errlen)
+static int read_lines(kit_lines *L, torus_coll_table *t, char *err, size_t errlen)
 {
     char *line, e[400];
     int rc, seen_magic = 0;
-    while ((rc = torus_lines_next(L, &line, e, sizeof e)) == 1) {
+    while ((rc = kit_lines_next(L, &line, e, sizeof e)) == 1) {
         char *w[NCOLS];
         int n = split(line, w, NCOLS);
         if (n == 0)
@@ -292,11 +293,11 @@ static int read_lines(torus_lines *L, torus_coll_table *t, char *err, size_t err
 
 int torus_coll_table_stream(torus_coll_table **out, FILE *f, const char *name, char *err, size_t errlen)
 {
-    torus_lines L;
-    torus_lines_stream(&L, f, name, MAX_LINE, MAX_FILE);
+    kit_lines L;
+    kit_lines_stream(&L, f, name, MAX_LINE, MAX_FILE);
     torus_coll_table *t = torus_coll_table_new();
     int rc = t ? read_lines(&L, t, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     if (rc) {
         torus_coll_table_free(t);
         t = NULL;
@@ -307,13 +308,13 @@ int torus_coll_table_stream(torus_coll_table **out, FILE *f, const char *name, c
 
 int torus_coll_table_read(torus_coll_table **out, const char *path, char *err, size_t errlen)
 {
-    torus_lines L;
+    kit_lines L;
     *out = NULL;
-    if (torus_lines_open(&L, path, MAX_LINE, MAX_FILE, err, errlen))
+    if (kit_lines_open(&L, path, MAX_LINE, MAX_FILE, err, errlen))
         return -1;
     torus_coll_table *t = torus_coll_table_new();
     int rc = t ? read_lines(&L, t, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
-    torus_lines_close(&L);
+    kit_lines_close(&L);
     if (rc)
         torus_coll_table_free(t);
     else
@@ -388,7 +389,7 @@ static char load_err[700];
 
 static void load(void)
 {
-    const char *path = getenv("TORUS_COLL_TABLE");
+    const char *path = kit_setting("TORUS_COLL_TABLE");
     if (!path || !*path)
         return;
     char e[560];
@@ -421,13 +422,11 @@ void torus_coll_table_off(void)
     off = 1;
 }
 
-/* The index of the first row of the process's table that fits a and whose
+/* The one matcher of the selection (the compiled table's rows, select.c,
+ * and a file's alike): the index of t's first row that fits a and whose
  * algorithm's preconditions hold (an mpi row has none), or -1. */
-static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus_coll_table **tp)
+int torus__coll_table_fit(const torus_coll_table *t, const torus_coll *c, const torus__coll_args *a)
 {
-    torus_coll_table_use(NULL, 0);
-    const torus_coll_table *t = off ? NULL : active;
-    *tp = t;
     if (!t)
         return -1;
     int n = c->n, pow2 = n > 0 && (n & (n - 1)) == 0, dims = torus__coll_dims_over_one(&c->map->shape);
@@ -444,6 +443,20 @@ static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus
             return i;
     }
     return -1;
+}
+
+const torus__coll_alg *torus__coll_table_alg(const torus_coll_table *t, int i)
+{
+    return t->alg[i];
+}
+
+/* The process's table (TORUS_COLL_TABLE), unless turned off. */
+static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus_coll_table **tp)
+{
+    torus_coll_table_use(NULL, 0);
+    const torus_coll_table *t = off ? NULL : active;
+    *tp = t;
+    return torus__coll_table_fit(t, c, a);
 }
 
 /* An mpi row is "no row fits" here: the torus library used directly has

@@ -9,5 +9,10 @@
  * disagreed (torus_coll_table_off), or no row fits: the compiled table
  * decides. */
 const torus__coll_alg *torus__coll_table_pick(const torus_coll *c, const torus__coll_args *a);
+/* The one matcher (the compiled rows of select.c and a file's): the index
+ * of t's first row that fits a and can run, or -1 (t NULL: -1). */
+int torus__coll_table_fit(const torus_coll_table *t, const torus_coll *c, const torus__coll_args *a);
+/* Row i's algorithm (NULL: an mpi row). */
+const torus__coll_alg *torus__coll_table_alg(const torus_coll_table *t, int i);
 
 #endif

@@ -152,7 +152,7 @@ const torus_coll_table_row *torus_coll_table_row_at(const torus_coll_table *t, i
 int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, char *err, size_t errlen);
 /* Drops op's rows for exactly `ranks` ranks (a re-tune replaces them). */
 void torus_coll_table_drop(torus_coll_table *t, torus_coll_op op, int ranks);
-/* The file format; the caller checks the stream (torus_outfile). */
+/* The file format; the caller checks the stream (kit_outfile). */
 void torus_coll_table_write(const torus_coll_table *t, FILE *f);
 /* A hash of the rows' values, never 0. */
 uint64_t torus_coll_table_hash(const torus_coll_table *t);

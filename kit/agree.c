@@ -3,9 +3,9 @@
  * runs (issue 33, class 1).  A launch can give ranks different options (MPMD
  * `mpirun -n 1 A : -n 1 A'`, a per-rank wrapper, a setting exported on one
  * node only); each binary then describes its whole parsed configuration as
- * text (torus_agree_text: its options in spec order with their parsed
+ * text (kit_agree_text: its options in spec order with their parsed
  * values; the TORUS_*, RA_* and OMP_NUM_THREADS settings;
- * what it derived, such as the table size) and torus_agree checks it.
+ * what it derived, such as the table size) and kit_agree checks it.
  *
  * Steps: a 64-bit FNV-1a hash of the text; one allreduce of (h, ~h) with
  * MIN gives the least and the greatest hash; equal: done (the common case,
@@ -16,9 +16,9 @@
  * entered for them.
  * Cost: one allreduce of 16 bytes; on a difference one gather of the texts.
  */
-#include "torus_agree.h"
-#include "torus_mpi.h"
-#include "torus_opt.h"
+#include "kit_agree.h"
+#include "kit_mpi.h"
+#include "kit_opt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -120,19 +120,19 @@ static void first_difference(const char *a, const char *b, int r, char *err, siz
                           "settings on every rank", r);
 }
 
-int torus_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
+int kit_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
 {
     err[0] = 0;
     uint64_t h = fnv(text), v[2] = {h, ~h}, m[2];
-    TORUS_MPI_CHECK(PMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MIN, comm));
+    KIT_MPI_CHECK(KMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MIN, comm));
     if (m[0] == ~m[1])
         return 0;
     int rank, P;
-    TORUS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    TORUS_MPI_CHECK(MPI_Comm_size(comm, &P));
+    KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    KIT_MPI_CHECK(MPI_Comm_size(comm, &P));
     int len = (int)strlen(text) + 1;
     int *lens = rank ? NULL : malloc((size_t)P * sizeof *lens), *disp = rank ? NULL : malloc((size_t)P * sizeof *disp);
-    TORUS_MPI_CHECK(PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm));
+    KIT_MPI_CHECK(KMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm));
     char *all = NULL;
     if (!rank && lens && disp) {
         long total = 0;
@@ -145,7 +145,7 @@ int torus_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
         free(lens), free(disp);
         lens = calloc((size_t)P, sizeof *lens), disp = calloc((size_t)P, sizeof *disp);
     }
-    TORUS_MPI_CHECK(PMPI_Gatherv(text, len, MPI_CHAR, all, lens, disp, MPI_CHAR, 0, comm));
+    KIT_MPI_CHECK(KMPI_Gatherv(text, len, MPI_CHAR, all, lens, disp, MPI_CHAR, 0, comm));
     if (!rank) {
         snprintf(err, errlen, "ranks disagree on their configuration: allowed the same options and settings on "
                               "every rank");
@@ -213,33 +213,33 @@ static int agree_env(char *buf, size_t len)
 /* opt_canon's recording callback: each option's last value, by its
  * index in the spec */
 typedef struct canon_ctx {
-    const torus_opt *spec;
+    const kit_opt *spec;
     char (*val)[128];
     char *given;
 } canon_ctx;
 
-static int record(void *ctx, const torus_opt *o, const torus_opt_val *v, char *err, size_t errlen)
+static int record(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     canon_ctx *c = ctx;
     long i = o - c->spec;
     char *out = c->val[i];
     switch (o->type) {
-    case TORUS_OPT_FLAG:
+    case KIT_OPT_FLAG:
         snprintf(out, 128, "on");
         break;
-    case TORUS_OPT_LONG:
-    case TORUS_OPT_CHOICE:
+    case KIT_OPT_LONG:
+    case KIT_OPT_CHOICE:
         if (v->s)
             snprintf(out, 128, "%ld", v->l);
         else
             snprintf(out, 128, "on");
         break;
-    case TORUS_OPT_U64:
-    case TORUS_OPT_BYTES:
+    case KIT_OPT_U64:
+    case KIT_OPT_BYTES:
         snprintf(out, 128, "%llu", (unsigned long long)v->u);
         break;
-    case TORUS_OPT_DOUBLE:
+    case KIT_OPT_DOUBLE:
         snprintf(out, 128, "%.17g", v->d);
         break;
     default:
@@ -260,10 +260,10 @@ static int record(void *ctx, const torus_opt *o, const torus_opt_val *v, char *e
     return 0;
 }
 
-static int opt_canon(const torus_opt *spec, int argc, char **argv, char *buf, size_t len)
+static int opt_canon(const kit_opt *spec, int argc, char **argv, char *buf, size_t len)
 {
     int n = 0;
-    while (spec[n].name || spec[n].type == TORUS_OPT_HEADING)
+    while (spec[n].name || spec[n].type == KIT_OPT_HEADING)
         n++;
     canon_ctx c = {spec, calloc((size_t)n + 1, sizeof *c.val), calloc((size_t)n + 1, 1)};
     buf[0] = 0;
@@ -272,7 +272,7 @@ static int opt_canon(const torus_opt *spec, int argc, char **argv, char *buf, si
         return -1;
     }
     char err[400];
-    int rc = torus_opt_parse(spec, argc, argv, 0, record, &c, NULL, err, sizeof err);
+    int rc = kit_opt_parse(spec, argc, argv, 0, record, &c, NULL, err, sizeof err);
     size_t o = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         if (!c.given[i] || !spec[i].name)
@@ -287,7 +287,7 @@ static int opt_canon(const torus_opt *spec, int argc, char **argv, char *buf, si
     return rc == 0 ? 0 : -1;
 }
 
-void torus_agree_text(const torus_opt *spec, int argc, char **argv, char *buf, size_t len)
+void kit_agree_text(const kit_opt *spec, int argc, char **argv, char *buf, size_t len)
 {
     /* a command line that does not parse (a typo, --help) is compared as given */
     if (opt_canon(spec, argc, argv, buf, len) && agree_args(argc, argv, buf, len))

@@ -86,8 +86,6 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
                                      void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                                      MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     pm_comm *pc = NULL;
     const pm_type *st = NULL, *rt = NULL;
     pm_why why = pm__ready();
@@ -113,7 +111,6 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
         pm__side_pack(pc, &ss, sbuf, pc->outdeg, scounts, sdispls, stype, st);
     torus_multisend_spec spec = {.ndest = pc->outdeg, .dests = pc->dests, .scounts = ss.cnt, .sdispls = ss.off,
                                  .nsrc = pc->indeg, .srcs = pc->srcs, .rcounts = rs.cnt, .rdispls = rs.off};
-    pm__busy = 1;
     int changed = !pc->plan || torus_multisend_check(pc->plan, &spec) != 0, any = changed;
     PMPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, pc->comm);
     pm__agreed(PM_NEIGHBOR_ALLTOALLV);
@@ -129,7 +126,6 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
         rc = torus_multisend_start(pc->plan, ss.base, rs.base);
     if (!rc)
         rc = torus_multisend_wait(pc->plan);
-    pm__busy = 0;
     if (!rc && rs.packed)
         pm__side_unpack(pc, &rs, rbuf, pc->indeg, rcounts, rdispls, rtype, rt);
     pm__ran(PM_NEIGHBOR_ALLTOALLV, ss.total, rc ? NULL : torus_multisend_algorithm(pc->plan), m, pc);

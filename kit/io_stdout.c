@@ -1,11 +1,11 @@
 /*
- * io_stdout.c - standard output as a result channel (torus_io.h): every
+ * io_stdout.c - standard output as a result channel (kit_io.h): every
  * binary's key blocks, tables and JSON go to stdout, so a full disk, a
  * closed descriptor or /dev/full there is a lost result, said in one line
  * with exit 3, never exit 0 and silence.
  */
-#include "torus_io.h"
-#include "torus_cli.h"
+#include "kit_io.h"
+#include "kit_cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +17,16 @@
 
 static char prog[64] = "hpcc-ra";
 static int stdout_closed; /* fd 1 was closed when the program started */
-static int stdout_errno;  /* the reason of the first failed torus_stdout_flush */
+static int stdout_errno;  /* the reason of the first failed kit_stdout_flush */
 
-const char *torus_prog(void)
+const char *kit_prog(void)
 {
     return prog;
 }
 
-int torus_launch_first(void)
+int kit_launch_first(void)
 {
+    /* the launchers' own variables (not settings of the kit: kit/settings.c) */
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
@@ -35,7 +36,7 @@ int torus_launch_first(void)
     return 1;
 }
 
-int torus_launch_size(void)
+int kit_launch_size(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
@@ -46,7 +47,7 @@ int torus_launch_size(void)
     return 1;
 }
 
-void torus_stdout_begin(const char *argv0)
+void kit_stdout_begin(const char *argv0)
 {
     if (argv0 && *argv0) {
         const char *slash = strrchr(argv0, '/');
@@ -106,12 +107,12 @@ static int stdout_failure(void)
     return 0;
 }
 
-void torus_stdout_flush(void)
+void kit_stdout_flush(void)
 {
     (void)stdout_failure();
 }
 
-int torus_stdout_end(int code)
+int kit_stdout_end(int code)
 {
     int e = stdout_failure();
     if (!e && stdout_closed) {
@@ -119,9 +120,9 @@ int torus_stdout_end(int code)
         if (stdout_closed == 2 || fstat(1, &st) || st.st_size > 0)
             e = EBADF;
     }
-    if (!e || code == TORUS_EXIT_USAGE || code == TORUS_EXIT_RESOURCE)
+    if (!e || code == KIT_EXIT_USAGE || code == KIT_EXIT_RESOURCE)
         return code;
     fprintf(stderr, "%s: cannot write standard output: %s\n", prog, strerror(e));
     fflush(stderr);
-    return TORUS_EXIT_RESOURCE;
+    return KIT_EXIT_RESOURCE;
 }

@@ -37,6 +37,7 @@
  * zero-size hangs away, docs/mpi-adapter.md).
  */
 #include "pmpi_impl.h"
+#include "kit_settings.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ void pm__prefer_init(int never)
      * (they may say mpi themselves); a forced algorithm is the user's */
     int table = torus_coll_table_use(NULL, 0) != 0;
     for (int op = 0; op < PM_NOPS; op++) {
-        const char *f = force_env[op] ? getenv(force_env[op]) : NULL;
+        const char *f = force_env[op] ? kit_setting(force_env[op]) : NULL;
         rows_on[op] = !never && !table && !(f && *f && strcmp(f, "auto"));
     }
 }

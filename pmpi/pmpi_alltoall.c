@@ -24,8 +24,6 @@
 PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     pm_comm *pc = NULL;
     const pm_type *st = NULL, *rt = NULL;
     int in_place = sbuf == MPI_IN_PLACE;
@@ -73,9 +71,7 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
             memcpy(copy, d, total);
         s = copy;
     }
-    pm__busy = 1;
     int rc = torus_coll_alltoall(pc->c, s, d, block);
-    pm__busy = 0;
     if (!rc && rpacked)
         pm__unpack(pc, rpacked, rbuf, rn, rtype, rt);
     pm__ran(PM_ALLTOALL, total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
@@ -85,8 +81,6 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
 PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                             void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     pm_comm *pc = NULL;
     const pm_type *st = NULL, *rt = NULL;
     int in_place = sbuf == MPI_IN_PLACE;
@@ -128,9 +122,7 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
     } else if (ss.packed) {
         pm__side_pack(pc, &ss, sbuf, n, scounts, sdispls, stype, st);
     }
-    pm__busy = 1;
     int rc = torus_coll_alltoallv(pc->c, ss.base, ss.cnt, ss.off, rs.base, rs.cnt, rs.off);
-    pm__busy = 0;
     if (!rc && rs.packed)
         pm__side_unpack(pc, &rs, rbuf, n, rcounts, rdispls, rtype, rt);
     pm__ran(PM_ALLTOALLV, ss.total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);

@@ -1,8 +1,8 @@
 /*
- * mem.c - this machine's memory as the kernel reports it (torus_mem.h):
+ * mem.c - this machine's memory as the kernel reports it (kit_mem.h):
  * /proc/meminfo, else sysconf.
  */
-#include "torus_mem.h"
+#include "kit_mem.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,13 +33,13 @@ static uint64_t pages(int name)
     return n > 0 && psz > 0 ? (uint64_t)n * (uint64_t)psz : 0;
 }
 
-uint64_t torus_mem_available(void)
+uint64_t kit_mem_available(void)
 {
     uint64_t b = meminfo_field("MemAvailable");
     return b ? b : pages(_SC_AVPHYS_PAGES);
 }
 
-uint64_t torus_mem_total(void)
+uint64_t kit_mem_total(void)
 {
     uint64_t b = meminfo_field("MemTotal");
     return b ? b : pages(_SC_PHYS_PAGES);

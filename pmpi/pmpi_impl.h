@@ -1,5 +1,5 @@
 /*
- * pmpi_impl.h - internal to torus/pmpi/, the MPI profiling-interface adapter
+ * pmpi_impl.h - internal to pmpi/, the MPI profiling-interface adapter
  * (libtorus_pmpi.so, paper 004's lesson: a collectives library is used when
  * it plugs into the MPI people already run).  LD_PRELOADed, it defines
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
@@ -31,7 +31,7 @@
 #include "torus_coll.h"
 #include "torus_mpi.h"
 
-/* Every entry point the version script exports (torus/pmpi/exports.map). */
+/* Every entry point the version script exports (pmpi/exports.map). */
 #define PM_EXPORT __attribute__((visibility("default")))
 /* The per-thread flag every call reads first: in the static TLS block, one
  * load from the thread pointer, not a __tls_get_addr call (the adapter is
@@ -100,12 +100,6 @@ typedef struct pm_comm {
 
 /* ---- pmpi_state.c ------------------------------------------------------- */
 
-/* Set while the adapter runs (its own setup or a torus call): MPI calls the
- * torus library makes inside go straight to PMPI_.  Per thread: under
- * MPI_THREAD_MULTIPLE another thread's collective on another communicator
- * is the program's own call, to be intercepted (or not) exactly as on the
- * other ranks, whatever this thread is doing. */
-extern _Thread_local int pm__busy PM_TLS;
 /* MPI_THREAD_MULTIPLE was provided to this rank: the state shared between
  * communicators (the registry of live states, the datatype table, the kept
  * persistent requests, the stats) is guarded; under the other levels one

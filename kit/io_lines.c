@@ -1,11 +1,11 @@
 /*
- * io_lines.c - the bounded line reader of torus_io.h: every input file of
+ * io_lines.c - the bounded line reader of kit_io.h: every input file of
  * the kit (graphs, params, mappings, host files, selection tables) is read
  * through it, so no input can make a tool read forever, wait forever, grow
  * without bound or split a line silently.
  */
-#include "torus_io.h"
-#include "torus_cli.h"
+#include "kit_io.h"
+#include "kit_cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void torus_lines_stream(torus_lines *L, FILE *f, const char *name, size_t max_line, uint64_t max_bytes)
+void kit_lines_stream(kit_lines *L, FILE *f, const char *name, size_t max_line, uint64_t max_bytes)
 {
     memset(L, 0, sizeof *L);
     L->f = f;
     L->max_line = max_line;
     L->max_bytes = max_bytes;
-    torus_cli_escape(name, L->name, sizeof L->name);
+    kit_cli_escape(name, L->name, sizeof L->name);
 }
 
 /* What a path that is not a regular file is, for the message ("a FIFO"). */
@@ -39,9 +39,9 @@ static const char *kind_of(mode_t m)
     return "not a plain file";
 }
 
-int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen)
+int kit_lines_open(kit_lines *L, const char *path, size_t max_line, uint64_t max_bytes, char *err, size_t errlen)
 {
-    torus_lines_stream(L, NULL, path, max_line, max_bytes);
+    kit_lines_stream(L, NULL, path, max_line, max_bytes);
     /* O_NONBLOCK: a FIFO without a writer (or a serial line) would block
      * the open itself, before fstat could say what it is: a job waiting
      * forever inside MPI_Init.  Only a regular file is read: a FIFO or a
@@ -79,7 +79,7 @@ int torus_lines_open(torus_lines *L, const char *path, size_t max_line, uint64_t
     return 0;
 }
 
-int torus_lines_next(torus_lines *L, char **line, char *err, size_t errlen)
+int kit_lines_next(kit_lines *L, char **line, char *err, size_t errlen)
 {
     size_t n = 0;
     int c, any = 0;
@@ -141,7 +141,7 @@ int torus_lines_next(torus_lines *L, char **line, char *err, size_t errlen)
     return 1;
 }
 
-void torus_lines_close(torus_lines *L)
+void kit_lines_close(kit_lines *L)
 {
     if (L->own && L->f)
         fclose(L->f);

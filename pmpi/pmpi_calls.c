@@ -3,10 +3,8 @@
  * collectives libtorus_pmpi.so replaces: MPI_Barrier, MPI_Bcast,
  * MPI_Allreduce (the all-to-all ones are in pmpi_alltoall.c).
  *
- * Each one: inside the adapter (pm__busy: the torus library's own MPI
- * calls) go straight to PMPI_; otherwise decide from what MPI requires to
- * match on every rank (the byte count of the type signature, for a
- * reduction its element type and the op; the root; the communicator) and
+ * Each one decides from what MPI requires to match on every rank (the
+ * byte count of the type signature, for a reduction its element type and the op; the root; the communicator) and
  * either run the torus collective, on the rank's bytes in place or packed
  * (pmpi_layout.c), or count the reason and hand the call to PMPI_
  * unchanged.  A zero-byte call (count 0 or a zero-size type: the
@@ -59,8 +57,6 @@ static pm_why common(MPI_Comm comm, int count, MPI_Datatype dt, const pm_type **
 
 PM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Barrier(comm);
     pm_comm *pc = NULL;
     pm_why why = pm__ready();
     if (!why)
@@ -72,17 +68,13 @@ PM_EXPORT int MPI_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     }
     pm_mark m = pm__start(pc);
-    pm__busy = 1;
     int rc = torus_coll_barrier(pc->c);
-    pm__busy = 0;
     pm__ran(PM_BARRIER, 0, torus_coll_last(pc->c, TORUS_COLL_BARRIER), m, pc);
     return pm__result(pc, "MPI_Barrier", rc);
 }
 
 PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Bcast(buf, count, dt, root, comm);
     pm_comm *pc = NULL;
     const pm_type *t = NULL;
     pm_why why = common(comm, count, dt, &t);
@@ -108,9 +100,7 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
         if (pc->me == root)
             pm__pack(pc, buf, count, dt, t, packed);
     }
-    pm__busy = 1;
     int rc = torus_coll_bcast(pc->c, d, bytes, root);
-    pm__busy = 0;
     if (!rc && packed && pc->me != root)
         pm__unpack(pc, packed, buf, count, dt, t);
     pm__ran(PM_BCAST, bytes, pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_BCAST) : NULL, m, pc);
@@ -119,8 +109,6 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
 
 PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (pm__busy)
-        return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     pm_comm *pc = NULL;
     const pm_type *t = NULL;
     torus_op top = TORUS_OP_SUM;
@@ -165,9 +153,7 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
         pm__pack(pc, in_place ? rbuf : sbuf, count, dt, t, d);
         s = d;
     }
-    pm__busy = 1;
     int rc = torus_coll_allreduce(pc->c, s, d, n, et, top);
-    pm__busy = 0;
     if (!rc && packed)
         pm__unpack(pc, d, rbuf, count, dt, t);
     pm__ran(PM_ALLREDUCE, bytes, pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_ALLREDUCE) : NULL, m, pc);

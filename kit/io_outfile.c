@@ -1,12 +1,12 @@
 /*
- * io_outfile.c - the atomic output file of torus_io.h: every result file
+ * io_outfile.c - the atomic output file of kit_io.h: every result file
  * of the kit (hpccoutf.txt, JSON, params) is written through it, so a full
  * disk, an unwritable folder or a crash costs one error line and never
  * half a file or an earlier result.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "torus_io.h"
-#include "torus_cli.h"
+#include "kit_io.h"
+#include "kit_cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,7 +80,7 @@ static char *canonical(const char *path)
     return c;
 }
 
-int torus_outfile_same(const char *a, const char *b)
+int kit_outfile_same(const char *a, const char *b)
 {
     if (!a || !b)
         return 0;
@@ -127,10 +127,10 @@ static int temp_beside(const char *path, char **tmp)
     return fd;
 }
 
-int torus_outfile_probe(const char *path, char *err, size_t errlen)
+int kit_outfile_probe(const char *path, char *err, size_t errlen)
 {
     char shown[300];
-    torus_cli_escape(path, shown, sizeof shown);
+    kit_cli_escape(path, shown, sizeof shown);
     if (!path || !*path)
         return fail(err, errlen, shown, ENOENT);
     char *p = target_of(path);
@@ -182,10 +182,10 @@ static int copy_old(const char *path, FILE *out)
     return e;
 }
 
-int torus_outfile_open(torus_outfile *o, const char *path, int append, char *err, size_t errlen)
+int kit_outfile_open(kit_outfile *o, const char *path, int append, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    torus_cli_escape(path, o->shown, sizeof o->shown);
+    kit_cli_escape(path, o->shown, sizeof o->shown);
     if (!path || !*path)
         return fail(err, errlen, o->shown, ENOENT);
     o->path = target_of(path);
@@ -218,20 +218,20 @@ int torus_outfile_open(torus_outfile *o, const char *path, int append, char *err
     if (!o->f) {
         int e = errno;
         close(fd);
-        torus_outfile_discard(o);
+        kit_outfile_discard(o);
         return fail(err, errlen, o->shown, e);
     }
     if (append && !special && exists) {
         int e = copy_old(o->path, o->f);
         if (e) {
-            torus_outfile_discard(o);
+            kit_outfile_discard(o);
             return fail(err, errlen, o->shown, e);
         }
     }
     return 0;
 }
 
-int torus_outfile_commit(torus_outfile *o, char *err, size_t errlen)
+int kit_outfile_commit(kit_outfile *o, char *err, size_t errlen)
 {
     int e = 0;
     errno = 0;
@@ -254,7 +254,7 @@ int torus_outfile_commit(torus_outfile *o, char *err, size_t errlen)
     return e ? fail(err, errlen, o->shown, e) : 0;
 }
 
-void torus_outfile_discard(torus_outfile *o)
+void kit_outfile_discard(kit_outfile *o)
 {
     if (o->f)
         fclose(o->f);

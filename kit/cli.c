@@ -1,8 +1,8 @@
 /*
  * cli.c - strict number parsing and the one option-error format shared by
- * every binary (see torus_cli.h).
+ * every binary (see kit_cli.h).
  */
-#include "torus_cli.h"
+#include "kit_cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int torus_cli_long(const char *s, long lo, long hi, long *out)
+int kit_cli_long(const char *s, long lo, long hi, long *out)
 {
     if (!s || !*s || isspace((unsigned char)s[0]))
         return -1;
@@ -24,7 +24,7 @@ int torus_cli_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-int torus_cli_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+int kit_cli_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     /* strtoull accepts "-1" as a huge value: insist on a digit first. */
     if (!s || !isdigit((unsigned char)s[0]))
@@ -38,7 +38,7 @@ int torus_cli_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
     return 0;
 }
 
-int torus_cli_double(const char *s, double lo, double hi, double *out)
+int kit_cli_double(const char *s, double lo, double hi, double *out)
 {
     if (!s || !*s || isspace((unsigned char)s[0]))
         return -1;
@@ -52,7 +52,7 @@ int torus_cli_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-int torus_cli_bytes(const char *s, uint64_t *out)
+int kit_cli_bytes(const char *s, uint64_t *out)
 {
     if (!s || !isdigit((unsigned char)s[0]))
         return -1;
@@ -84,7 +84,7 @@ int torus_cli_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
-void torus_cli_escape(const char *s, char *buf, size_t len)
+void kit_cli_escape(const char *s, char *buf, size_t len)
 {
     size_t o = 0, shown = 0;
     if (!len)
@@ -110,10 +110,10 @@ void torus_cli_escape(const char *s, char *buf, size_t len)
     buf[o] = 0;
 }
 
-void torus_cli_bad_value(char *err, size_t errlen, const char *opt, const char *value, const char *allowed)
+void kit_cli_bad_value(char *err, size_t errlen, const char *opt, const char *value, const char *allowed)
 {
     char v[300];
-    torus_cli_escape(value, v, sizeof v);
+    kit_cli_escape(value, v, sizeof v);
     snprintf(err, errlen, "bad value '%s' for --%s: allowed %s", v, opt, allowed);
 }
 
@@ -132,12 +132,12 @@ static int match_long(const struct option *opts, const char *name, size_t len)
     return found;
 }
 
-void torus_cli_refused(const struct option *opts, const char *word, char *err, size_t errlen)
+void kit_cli_refused(const struct option *opts, const char *word, char *err, size_t errlen)
 {
     char w[300];
     if (strncmp(word, "--", 2) != 0) {
         /* -x: the kit has long options only */
-        torus_cli_escape(word, w, sizeof w);
+        kit_cli_escape(word, w, sizeof w);
         snprintf(err, errlen, "unknown option '%s' (see --help)", w);
         return;
     }
@@ -146,7 +146,7 @@ void torus_cli_refused(const struct option *opts, const char *word, char *err, s
     int i = match_long(opts, word + 2, len);
     char name[300];
     snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), word + 2);
-    torus_cli_escape(name, w, sizeof w);
+    kit_cli_escape(name, w, sizeof w);
     if (i == -2) {
         size_t o = (size_t)snprintf(err, errlen, "option '--%s' is ambiguous: could be", w);
         for (int k = 0, shown = 0; opts[k].name && o < errlen; k++)
@@ -158,7 +158,7 @@ void torus_cli_refused(const struct option *opts, const char *word, char *err, s
         snprintf(err, errlen, "unknown option '--%s' (see --help)", w);
     } else {
         /* a known flag given a value: --no-verify=1 */
-        torus_cli_escape(eq + 1, w, sizeof w);
+        kit_cli_escape(eq + 1, w, sizeof w);
         snprintf(err, errlen, "option '--%s' takes no value, got '%s' (see --help)", opts[i].name, w);
     }
 }

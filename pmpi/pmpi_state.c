@@ -29,11 +29,13 @@
  * communicator) and needs no lock; what is shared between communicators
  * is: the list of live states (pm__lock), the settings (written once in
  * MPI_Init, before the program can start threads that call MPI, or under
- * init_lk), and pm__busy, which is per thread.  Under the other levels
- * pm__lock takes nothing.
+ * init_lk).  Under the other levels pm__lock takes nothing.  The torus
+ * library under the adapter calls the MPI library by the kit's internal
+ * names (kit/kit_mpi.h), never the adapter, so nothing here re-enters.
  */
 #include "pmpi_impl.h"
-#include "torus_cli.h"
+#include "kit_cli.h"
+#include "kit_settings.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local int pm__busy PM_TLS;
 int pm__threaded;
 int pm__nodes, pm__per_node;
 const char *pm__node_src = "";
@@ -111,14 +112,11 @@ static void destroy(pm_comm *pc)
     if (pm__world == pc)
         pm__world = NULL;
     pm__unlock(locked);
-    int was = pm__busy;
-    pm__busy = 1; /* the transport frees its communicator: no adapter inside */
     pm__neighbor_free(pc);
     if (pc->c)
         torus_coll_destroy(pc->c);
     if (pc->tm)
         torus_mpi_destroy(pc->tm);
-    pm__busy = was;
     torus_map_free(&pc->map);
     free(pc->node_of);
     free(pc->v);
@@ -144,31 +142,18 @@ static void usage_error(const char *msg)
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-/* A setting of two words, the first the default: 0 for the default (or
- * unset, or empty), 1 for the other, -1 for anything else. */
-static int two_words(const char *name, const char *dflt, const char *other)
+/* The setting (declared in kit/settings.c) is set to word. */
+static int set_is(const char *name, const char *word)
 {
-    const char *v = getenv(name);
-    if (!v || !*v || !strcmp(v, dflt))
-        return 0;
-    return strcmp(v, other) ? -1 : 1;
-}
-
-/* A value of an on/off setting: 1, 0, or -1 when it is neither. */
-static int on_off(const char *v)
-{
-    if (!strcmp(v, "on") || !strcmp(v, "1"))
-        return 1;
-    if (!strcmp(v, "off") || !strcmp(v, "0"))
-        return 0;
-    return -1;
+    const char *v = kit_setting(name);
+    return v && !strcmp(v, word);
 }
 
 /* name=value of a setting that is not allowed, into msg. */
 static void bad_value(char *msg, size_t len, const char *name, const char *v, const char *allowed)
 {
     char shown[100];
-    torus_cli_escape(v, shown, sizeof shown);
+    kit_cli_escape(v, shown, sizeof shown);
     snprintf(msg, len, "%s=%s: allowed %s", name, shown, allowed);
 }
 
@@ -176,7 +161,7 @@ static void bad_value(char *msg, size_t len, const char *name, const char *v, co
  * (0 when it names one or is unset/auto). */
 static int check_name(char *msg, size_t len, const char *name, const char *what, const char *const *list)
 {
-    const char *v = getenv(name);
+    const char *v = kit_setting(name);
     if (!v || !*v || !strcmp(v, "auto"))
         return 0;
     int found = 0;
@@ -190,54 +175,38 @@ static int check_name(char *msg, size_t len, const char *name, const char *what,
     if (found)
         return 0;
     char shown[100];
-    torus_cli_escape(v, shown, sizeof shown);
+    kit_cli_escape(v, shown, sizeof shown);
     snprintf(msg, len, "%s=%s: unknown %s algorithm: allowed auto%s", name, shown, what, names);
     return -1;
 }
 
-/* Every setting that steers a decision; their values are agreed between
- * the ranks at MPI_Init. */
-static const char *const settings[] = {"TORUS_COLL",          "TORUS_COLL_DIMS",      "TORUS_COLL_STATS",
-                                       "TORUS_COLL_REPRO",    "TORUS_COLL_MULTISEND", "TORUS_COLL_BARRIER",
-                                       "TORUS_COLL_BCAST",    "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV",
-                                       "TORUS_NODES",         "TORUS_HOSTFILE",       "TORUS_COLL_PERSISTENT",
-                                       "TORUS_COLL_LIBRARY"};
+/* The adapter's settings are declared in kit/settings.c (KIT_READ_ADAPTER:
+ * kinds, allowed words, defaults); those marked agreed steer a decision and
+ * are agreed between the ranks at MPI_Init. */
 
 /* Checks every setting: 0, or -1 with the first bad one's line in msg. */
 static int check_settings(char *msg, size_t len)
 {
-    const char *on = getenv("TORUS_COLL");
-    if (on && *on && on_off(on) < 0) {
-        bad_value(msg, len, "TORUS_COLL", on, "on, off, 1, 0");
-        return -1;
-    }
-    const char *st = getenv("TORUS_COLL_STATS");
-    if (st && *st && on_off(st) < 0) {
-        bad_value(msg, len, "TORUS_COLL_STATS", st, "1, 0, on, off");
-        return -1;
-    }
-    if (two_words("TORUS_COLL_REPRO", "torus", "library") < 0) {
-        bad_value(msg, len, "TORUS_COLL_REPRO", getenv("TORUS_COLL_REPRO"), "torus (the default), library");
-        return -1;
-    }
-    if (two_words("TORUS_COLL_LIBRARY", "auto", "never") < 0) {
-        bad_value(msg, len, "TORUS_COLL_LIBRARY", getenv("TORUS_COLL_LIBRARY"), "auto (the default), never");
-        return -1;
-    }
-    if (two_words("TORUS_COLL_PERSISTENT", "library", "start") < 0) {
-        bad_value(msg, len, "TORUS_COLL_PERSISTENT", getenv("TORUS_COLL_PERSISTENT"),
-                  "library (the default), start");
-        return -1;
-    }
-    const char *dims = getenv("TORUS_COLL_DIMS");
-    if (dims && *dims) {
-        /* its grammar only: a communicator it does not fit takes auto
-         * (shape_for), MPI_COMM_WORLD included */
-        torus_shape s;
-        char e[300];
-        if (torus_shape_parse(dims, 0, &s, e, sizeof e)) {
-            snprintf(msg, len, "TORUS_COLL_DIMS: %s", e);
+    for (const kit_setting_decl *d = kit_settings; d->name; d++) {
+        if (!(d->readers & KIT_READ_ADAPTER))
+            continue;
+        const char *v = kit_setting(d->name);
+        if (!v || !*v)
+            continue;
+        if ((d->kind == KIT_SET_ONOFF || d->kind == KIT_SET_CHOICE) && !kit_setting_word_ok(d, v)) {
+            char allowed[200];
+            bad_value(msg, len, d->name, v, kit_setting_allowed(d, allowed, sizeof allowed));
             return -1;
+        }
+        if (d->kind == KIT_SET_SHAPE) {
+            /* its grammar only: a communicator it does not fit takes auto
+             * (shape_for), MPI_COMM_WORLD included */
+            torus_shape s;
+            char e[300];
+            if (torus_shape_parse(v, 0, &s, e, sizeof e)) {
+                snprintf(msg, len, "%s: %s", d->name, e);
+                return -1;
+            }
         }
     }
     /* an emulated node layout: read here to say a bad one once, at the
@@ -249,8 +218,10 @@ static int check_settings(char *msg, size_t len)
         return -1;
     /* TORUS_COLL_<OP>=name: the library would reject a bad name at the
      * first call on each communicator; say it once, now */
+    static const char *const op_setting[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
+                                                             "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
     for (int op = 0; op < TORUS_COLL_NCOLL; op++)
-        if (check_name(msg, len, settings[5 + op], torus_coll_op_name((torus_coll_op)op),
+        if (check_name(msg, len, op_setting[op], torus_coll_op_name((torus_coll_op)op),
                        torus_coll_algorithms((torus_coll_op)op)))
             return -1;
     return check_name(msg, len, "TORUS_COLL_MULTISEND", "multisend", torus_multisend_algorithms());
@@ -263,8 +234,10 @@ static int check_settings(char *msg, size_t len)
 static uint64_t settings_hash(void)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t k = 0; k < sizeof settings / sizeof *settings; k++) {
-        const char *v = getenv(settings[k]);
+    for (const kit_setting_decl *d = kit_settings; d->name; d++) {
+        if (!(d->readers & KIT_READ_ADAPTER) || !d->agreed)
+            continue;
+        const char *v = kit_setting(d->name);
         for (const char *p = v ? v : ""; *p; p++)
             h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
         h = (h ^ 0xff) * 0x100000001b3ULL; /* separator */
@@ -330,7 +303,7 @@ static void init(int collective)
             usage_error(msg);
         /* no MPI_Init of ours: no moment when every rank can agree on a
          * table file, so none is used */
-        const char *tf = getenv("TORUS_COLL_TABLE");
+        const char *tf = kit_setting("TORUS_COLL_TABLE");
         int me = 0;
         PMPI_Comm_rank(MPI_COMM_WORLD, &me);
         if (tf && *tf && !me)
@@ -339,20 +312,18 @@ static void init(int collective)
                             "table is used\n");
         torus_coll_table_off();
     }
-    const char *st = getenv("TORUS_COLL_STATS");
-    pm__timing = st && *st && on_off(st) == 1;
-    pm__repro_library = two_words("TORUS_COLL_REPRO", "torus", "library") == 1;
-    pm__persist_start = two_words("TORUS_COLL_PERSISTENT", "library", "start") == 1;
-    pm__prefer_init(two_words("TORUS_COLL_LIBRARY", "auto", "never") == 1);
-    const char *on = getenv("TORUS_COLL");
-    if (on && *on && !on_off(on)) {
+    pm__timing = set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on");
+    pm__repro_library = set_is("TORUS_COLL_REPRO", "library");
+    pm__persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
+    pm__prefer_init(set_is("TORUS_COLL_LIBRARY", "never"));
+    if (set_is("TORUS_COLL", "off") || set_is("TORUS_COLL", "0")) {
         mode = PM_WHY_OFF;
         return;
     }
-    dims_env = getenv("TORUS_COLL_DIMS");
+    dims_env = kit_setting("TORUS_COLL_DIMS");
     if (dims_env && !*dims_env)
         dims_env = NULL;
-    const char *ms = getenv("TORUS_COLL_MULTISEND");
+    const char *ms = kit_setting("TORUS_COLL_MULTISEND");
     if (ms && *ms && strcmp(ms, "auto"))
         pm__ms_algorithm = ms;
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS ||
@@ -366,10 +337,7 @@ static void init(int collective)
 void pm__init_collective(void)
 {
     if (!atomic_load_explicit(&initialised, memory_order_acquire)) {
-        int was = pm__busy;
-        pm__busy = 1; /* an MPI call made while setting up goes to the library */
         init(1);
-        pm__busy = was;
         atomic_store_explicit(&initialised, 1, memory_order_release);
     }
 }
@@ -386,10 +354,7 @@ pm_why pm__ready(void)
             return PM_WHY_ARGS;
         pthread_mutex_lock(&init_lk);
         if (!atomic_load_explicit(&initialised, memory_order_relaxed)) {
-            int was = pm__busy;
-            pm__busy = 1;
             init(0);
-            pm__busy = was;
             atomic_store_explicit(&initialised, 1, memory_order_release);
         }
         pthread_mutex_unlock(&init_lk);
@@ -465,18 +430,14 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
         pc->why = PM_WHY_INTERCOMM;
     } else {
         /* every rank takes part, also one whose calloc failed */
-        int was = pm__busy;
-        pm__busy = 1;
         if (!torus_all_ok(comm, pc != NULL)) {
             free(pc);
-            pm__busy = was;
             return PM_WHY_SETUP;
         }
         pc->comm = comm;
         PMPI_Comm_size(comm, &pc->n);
         PMPI_Comm_rank(comm, &pc->me);
         pc->why = build(pc) ? PM_WHY_SETUP : PM_OK;
-        pm__busy = was;
         if (pc->why != PM_OK) {
             /* keep only the verdict: later calls fall through without retrying */
             if (pc->c)

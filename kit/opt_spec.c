@@ -1,11 +1,11 @@
 /*
- * opt_spec.c - the option spec of torus_opt.h: a binary's table of
+ * opt_spec.c - the option spec of kit_opt.h: a binary's table of
  * options becomes its getopt_long table, the checks of its values and its
  * --help, so that every binary parses, refuses and documents alike.
  */
-#include "torus_opt.h"
-#include "torus_cli.h"
-#include "torus_io.h"
+#include "kit_opt.h"
+#include "kit_cli.h"
+#include "kit_io.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -16,14 +16,14 @@
  * letter can collide with it. */
 #define VAL0 0x100
 
-static int is_end(const torus_opt *o)
+static int is_end(const kit_opt *o)
 {
-    return !o->name && o->type != TORUS_OPT_HEADING;
+    return !o->name && o->type != KIT_OPT_HEADING;
 }
 
-const torus_opt *torus_opt_find(const torus_opt *spec, const char *name)
+const kit_opt *kit_opt_find(const kit_opt *spec, const char *name)
 {
-    for (const torus_opt *o = spec; !is_end(o); o++)
+    for (const kit_opt *o = spec; !is_end(o); o++)
         if (o->name && !strcmp(o->name, name))
             return o;
     return NULL;
@@ -55,25 +55,25 @@ static int choice_of(const char *choices, const char *s)
 }
 
 /* "allowed" of an entry without its own text, from its type and range. */
-static void allowed_of(const torus_opt *o, char *buf, size_t len)
+static void allowed_of(const kit_opt *o, char *buf, size_t len)
 {
     switch (o->type) {
-    case TORUS_OPT_LONG:
+    case KIT_OPT_LONG:
         snprintf(buf, len, "an integer %.0f..%.0f", o->lo, o->hi);
         break;
-    case TORUS_OPT_U64:
+    case KIT_OPT_U64:
         if (o->hi > 0)
             snprintf(buf, len, "a whole number %.0f..%.0f", o->lo, o->hi);
         else
             snprintf(buf, len, "a whole number >= %.0f", o->lo);
         break;
-    case TORUS_OPT_DOUBLE:
+    case KIT_OPT_DOUBLE:
         snprintf(buf, len, "a number in %g..%g", o->lo, o->hi);
         break;
-    case TORUS_OPT_BYTES:
+    case KIT_OPT_BYTES:
         snprintf(buf, len, "a byte count of at least %.0f, with optional K/M/G/T suffix", o->lo);
         break;
-    case TORUS_OPT_CHOICE: {
+    case KIT_OPT_CHOICE: {
         size_t k = 0;
         for (const char *p = o->choices; *p && k + 3 < len; p++) {
             if (*p == '|') {
@@ -86,8 +86,8 @@ static void allowed_of(const torus_opt *o, char *buf, size_t len)
         buf[k] = 0;
         break;
     }
-    case TORUS_OPT_FILE_IN:
-    case TORUS_OPT_FILE_OUT:
+    case KIT_OPT_FILE_IN:
+    case KIT_OPT_FILE_OUT:
         snprintf(buf, len, "a file name");
         break;
     default:
@@ -96,7 +96,7 @@ static void allowed_of(const torus_opt *o, char *buf, size_t len)
 }
 
 /* Checks s against o's type into v: 0, or -1 with the bad-value line. */
-static int check_value(const torus_opt *o, const char *s, torus_opt_val *v, char *err, size_t errlen)
+static int check_value(const kit_opt *o, const char *s, kit_opt_val *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     v->s = s;
@@ -104,25 +104,25 @@ static int check_value(const torus_opt *o, const char *s, torus_opt_val *v, char
         return 0; /* a flag, or an optional value left out */
     int bad = 0;
     switch (o->type) {
-    case TORUS_OPT_LONG:
-        bad = torus_cli_long(s, (long)o->lo, (long)o->hi, &v->l) != 0;
+    case KIT_OPT_LONG:
+        bad = kit_cli_long(s, (long)o->lo, (long)o->hi, &v->l) != 0;
         break;
-    case TORUS_OPT_U64:
-        bad = torus_cli_u64(s, (uint64_t)o->lo, o->hi > 0 ? (uint64_t)o->hi : UINT64_MAX, &v->u) != 0;
+    case KIT_OPT_U64:
+        bad = kit_cli_u64(s, (uint64_t)o->lo, o->hi > 0 ? (uint64_t)o->hi : UINT64_MAX, &v->u) != 0;
         break;
-    case TORUS_OPT_DOUBLE:
-        bad = torus_cli_double(s, o->lo, o->hi, &v->d) != 0;
+    case KIT_OPT_DOUBLE:
+        bad = kit_cli_double(s, o->lo, o->hi, &v->d) != 0;
         break;
-    case TORUS_OPT_BYTES:
-        bad = torus_cli_bytes(s, &v->u) != 0 || (double)v->u < o->lo;
+    case KIT_OPT_BYTES:
+        bad = kit_cli_bytes(s, &v->u) != 0 || (double)v->u < o->lo;
         break;
-    case TORUS_OPT_CHOICE:
+    case KIT_OPT_CHOICE:
         v->l = choice_of(o->choices, s);
         bad = v->l < 0;
         break;
-    case TORUS_OPT_TEXT:
-    case TORUS_OPT_FILE_IN:
-    case TORUS_OPT_FILE_OUT:
+    case KIT_OPT_TEXT:
+    case KIT_OPT_FILE_IN:
+    case KIT_OPT_FILE_OUT:
         bad = blank(s);
         break;
     default:
@@ -135,13 +135,13 @@ static int check_value(const torus_opt *o, const char *s, torus_opt_val *v, char
         snprintf(allowed, sizeof allowed, "%s", o->allowed);
     else
         allowed_of(o, allowed, sizeof allowed);
-    torus_cli_bad_value(err, errlen, o->name, s, allowed);
+    kit_cli_bad_value(err, errlen, o->name, s, allowed);
     return -1;
 }
 
 /* One line for what getopt_long refused: c is ':' (a value is missing) or
  * '?', optopt its code when it knows the option, word the word at fault. */
-static void refused(const struct option *lo, const torus_opt *const *ent, int n, int c, const char *word, char *err,
+static void refused(const struct option *lo, const kit_opt *const *ent, int n, int c, const char *word, char *err,
                     size_t errlen)
 {
     int i = optopt - VAL0;
@@ -152,28 +152,28 @@ static void refused(const struct option *lo, const torus_opt *const *ent, int n,
     if (c == ':' || (optopt > 0 && optopt < VAL0 && strncmp(word, "--", 2))) {
         /* a short option: unknown, or its value missing */
         char s[2] = {(char)(optopt > 0 && optopt < VAL0 ? optopt : '?'), 0}, esc[16];
-        torus_cli_escape(s, esc, sizeof esc);
+        kit_cli_escape(s, esc, sizeof esc);
         if (c == ':')
             snprintf(err, errlen, "option '-%s' needs a value (see --help)", esc);
         else
             snprintf(err, errlen, "unknown option '-%s' (see --help)", esc);
         return;
     }
-    torus_cli_refused(lo, word, err, errlen);
+    kit_cli_refused(lo, word, err, errlen);
 }
 
 /* Two FILE_OUT options naming one file: 0, or -1 with the line. */
-static int outputs_distinct(const torus_opt *const *ent, const char *const *last, int n, char *err, size_t errlen)
+static int outputs_distinct(const kit_opt *const *ent, const char *const *last, int n, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
-        if (ent[i]->type != TORUS_OPT_FILE_OUT || !last[i])
+        if (ent[i]->type != KIT_OPT_FILE_OUT || !last[i])
             continue;
         for (int j = i + 1; j < n; j++) {
-            if (ent[j]->type != TORUS_OPT_FILE_OUT || !last[j] || ent[j]->id == ent[i]->id)
+            if (ent[j]->type != KIT_OPT_FILE_OUT || !last[j] || ent[j]->id == ent[i]->id)
                 continue;
-            if (torus_outfile_same(last[i], last[j])) {
+            if (kit_outfile_same(last[i], last[j])) {
                 char esc[300];
-                torus_cli_escape(last[j], esc, sizeof esc);
+                kit_cli_escape(last[j], esc, sizeof esc);
                 snprintf(err, errlen, "--%s and --%s name the same file '%s': allowed two different files",
                          ent[i]->name, ent[j]->name, esc);
                 return -1;
@@ -183,14 +183,14 @@ static int outputs_distinct(const torus_opt *const *ent, const char *const *last
     return 0;
 }
 
-int torus_opt_parse(const torus_opt *spec, int argc, char **argv, unsigned flags, torus_opt_fn fn, void *ctx,
+int kit_opt_parse(const kit_opt *spec, int argc, char **argv, unsigned flags, kit_opt_fn fn, void *ctx,
                     int *first, char *err, size_t errlen)
 {
     int n = 0;
-    for (const torus_opt *o = spec; !is_end(o); o++)
+    for (const kit_opt *o = spec; !is_end(o); o++)
         n += o->name != NULL;
     struct option *lo = calloc((size_t)n + 1, sizeof *lo);
-    const torus_opt **ent = calloc((size_t)n + 1, sizeof *ent);
+    const kit_opt **ent = calloc((size_t)n + 1, sizeof *ent);
     const char **last = calloc((size_t)n + 1, sizeof *last);
     char shorts[80] = "";
     size_t ns = 0;
@@ -201,14 +201,14 @@ int torus_opt_parse(const torus_opt *spec, int argc, char **argv, unsigned flags
     }
     /* "+": stop at the first operand (no reordering) unless operands are
      * allowed; ":": a missing value comes back as ':' */
-    if (!(flags & TORUS_OPT_OPERANDS))
+    if (!(flags & KIT_OPT_OPERANDS))
         shorts[ns++] = '+';
     shorts[ns++] = ':';
     int k = 0;
-    for (const torus_opt *o = spec; !is_end(o); o++) {
+    for (const kit_opt *o = spec; !is_end(o); o++) {
         if (!o->name)
             continue;
-        int has = o->type == TORUS_OPT_FLAG ? no_argument : o->optional ? optional_argument : required_argument;
+        int has = o->type == KIT_OPT_FLAG ? no_argument : o->optional ? optional_argument : required_argument;
         lo[k] = (struct option){o->name, has, NULL, VAL0 + k};
         ent[k] = o;
         if (o->short_name && ns + 3 < sizeof shorts) {
@@ -248,22 +248,22 @@ int torus_opt_parse(const torus_opt *spec, int argc, char **argv, unsigned flags
          * is not itself an option: getopt_long only takes --opt=V */
         if (ent[i]->optional && !val && optind < argc && strncmp(argv[optind], "--", 2) != 0)
             val = argv[optind++];
-        torus_opt_val v;
+        kit_opt_val v;
         if (check_value(ent[i], val, &v, err, errlen)) {
             rc = -1;
             break;
         }
-        if (ent[i]->type == TORUS_OPT_FILE_OUT)
+        if (ent[i]->type == KIT_OPT_FILE_OUT)
             last[i] = val;
         rc = fn(ctx, ent[i], &v, err, errlen);
         if (rc)
             break;
     }
-    if (!rc && !(flags & TORUS_OPT_OPERANDS) && optind < argc) {
+    if (!rc && !(flags & KIT_OPT_OPERANDS) && optind < argc) {
         /* no positional arguments: a stray word (also one after --) is a
          * mistake worth stopping for */
         char w[300];
-        torus_cli_escape(argv[optind], w, sizeof w);
+        kit_cli_escape(argv[optind], w, sizeof w);
         snprintf(err, errlen, "unexpected argument '%s' (see --help)", w);
         rc = -1;
     }
@@ -302,11 +302,11 @@ static void wrap(FILE *f, const char *text, int at, int indent)
     }
 }
 
-void torus_opt_help(FILE *f, const torus_opt *spec)
+void kit_opt_help(FILE *f, const kit_opt *spec)
 {
     enum { COL = 24 };
-    for (const torus_opt *o = spec; !is_end(o); o++) {
-        if (o->type == TORUS_OPT_HEADING) {
+    for (const kit_opt *o = spec; !is_end(o); o++) {
+        if (o->type == KIT_OPT_HEADING) {
             fprintf(f, "%s\n", o->help);
             continue;
         }
@@ -315,7 +315,7 @@ void torus_opt_help(FILE *f, const torus_opt *spec)
         char left[96];
         int l = o->short_name ? snprintf(left, sizeof left, "  -%c, --%s", o->short_name, o->name)
                               : snprintf(left, sizeof left, "  --%s", o->name);
-        if (o->type != TORUS_OPT_FLAG && l > 0 && (size_t)l < sizeof left)
+        if (o->type != KIT_OPT_FLAG && l > 0 && (size_t)l < sizeof left)
             snprintf(left + l, sizeof left - (size_t)l, o->optional ? " [%s]" : " %s", o->meta ? o->meta : "V");
         int at = fprintf(f, "%s", left);
         /* the text at column COL; a long left part puts it on the next line */

@@ -101,7 +101,7 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
                              MPI_Request *request)
 {
     pm_comm *pc = NULL;
-    pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    pm_why why = pm__ready();
     if (!why && !pm__persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !pm__type(dt) || !request))
@@ -116,8 +116,7 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
         why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
     }
     if (why) {
-        if (!pm__busy)
-            pm__fell(PM_BCAST, why);
+        pm__fell(PM_BCAST, why);
         return PMPI_Bcast_init(buf, count, dt, root, comm, info, request);
     }
     kept k = {.kind = KEPT_BCAST, .rbuf = buf, .count = count, .root = root, .dt = dt, .comm = comm};
@@ -131,7 +130,7 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     const pm_type *t = NULL;
     torus_op top = TORUS_OP_SUM;
     torus_dtype et = TORUS_UINT64;
-    pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    pm_why why = pm__ready();
     if (!why && !pm__persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !(t = pm__type(dt)) || op == MPI_OP_NULL || !request))
@@ -151,8 +150,7 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
         why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
     }
     if (why) {
-        if (!pm__busy)
-            pm__fell(PM_ALLREDUCE, why);
+        pm__fell(PM_ALLREDUCE, why);
         return PMPI_Allreduce_init(sbuf, rbuf, count, dt, op, comm, info, request);
     }
     kept k = {.kind = KEPT_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op, .comm = comm};
@@ -164,7 +162,7 @@ PM_EXPORT int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
                                           MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     pm_comm *pc = NULL;
-    pm_why why = pm__busy ? PM_WHY_ARGS : pm__ready();
+    pm_why why = pm__ready();
     if (!why && !pm__persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || !pm__type(stype) || !pm__type(rtype) || !request))
@@ -174,8 +172,7 @@ PM_EXPORT int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
     if (!why)
         why = pm__graph(pc);
     if (why) {
-        if (!pm__busy)
-            pm__fell(PM_NEIGHBOR_ALLTOALLV, why);
+        pm__fell(PM_NEIGHBOR_ALLTOALLV, why);
         return PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info,
                                             request);
     }

@@ -1,0 +1,60 @@
+/*
+ * kit_mpi.h - how the kit's own code talks to the MPI library: the one MPI
+ * check every layer uses, and the internal names of the calls the MPI
+ * adapter (pmpi/, libtorus_pmpi.so) intercepts.
+ *
+ * Why internal names: under LD_PRELOAD the adapter defines MPI_Allreduce,
+ * MPI_Bcast, ... for the whole process, so a library call by those names
+ * would re-enter the adapter from inside the adapter (or, in ra_opt,
+ * verification would run on the code under test).  As MPICH's own code
+ * calls MPIC_* and never MPI_*, the kit calls KMPI_*: the MPI library's
+ * profiling entries, which nothing interposes.  The other MPI calls keep
+ * their MPI_ names, so a profiling tool (mpiP, Score-P) still sees the
+ * kit's point-to-point traffic.  tests/check_mpi_names.sh holds the kit to
+ * it: no object below the programs references an MPI_ name the adapter
+ * defines (read from the adapter's own objects).
+ */
+#ifndef KIT_MPI_H
+#define KIT_MPI_H
+
+#include <mpi.h>
+
+/* the calls libtorus_pmpi.so defines (pmpi/pmpi_calls.c, pmpi_alltoall.c,
+ * pmpi_neighbor.c, pmpi_persist.c), under their one internal name */
+#define KMPI_Allreduce PMPI_Allreduce
+#define KMPI_Alltoall PMPI_Alltoall
+#define KMPI_Alltoallv PMPI_Alltoallv
+#define KMPI_Barrier PMPI_Barrier
+#define KMPI_Bcast PMPI_Bcast
+#define KMPI_Neighbor_alltoallv PMPI_Neighbor_alltoallv
+#define KMPI_Request_free PMPI_Request_free
+#define KMPI_Start PMPI_Start
+#define KMPI_Startall PMPI_Startall
+/* collectives the kit's agreement and verification need beside them: the
+ * library's own, so that what judges a run is never the code under test */
+#define KMPI_Gather PMPI_Gather
+#define KMPI_Gatherv PMPI_Gatherv
+
+/* The kit's one MPI check: every MPI call of the library, the harness and
+ * the programs goes through it.  On failure it names the program, the
+ * rank, file:line, the call and the MPI error in one line on stderr, and
+ * ends the whole job with exit code 3 (a resource error).  Needs the
+ * communicator's error handler to return (MPI_ERRORS_RETURN), else MPI
+ * aborts first with its own message. */
+#define KIT_MPI_CHECK(call)                                                  \
+    do {                                                                     \
+        int kit__rc = (call);                                                \
+        if (kit__rc != MPI_SUCCESS)                                          \
+            kit_mpi_fail(kit__rc, #call, __FILE__, __LINE__);                \
+    } while (0)
+
+/* What KIT_MPI_CHECK calls: "PROG: MPI error on rank R at FILE:LINE in
+ * CALL: MESSAGE", then MPI_Abort(MPI_COMM_WORLD, 3).  Does not return. */
+void kit_mpi_fail(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
+
+/* The first line of MPI_Get_library_version into lib (at least
+ * MPI_MAX_LIBRARY_VERSION_STRING bytes), as the reports name the library
+ * ("MPICH Version:<TAB>4.0.2", "Open MPI v4.1.4, package: ..."). */
+void kit_mpi_library(char *lib);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * settings.c - the one declaration of every environment variable the kit
+ * reads (kit_settings.h): the readers go through kit_setting(), the MPI
+ * adapter checks its settings against the allowed words here, --help and
+ * the man pages list them, docs/settings.md is this table printed.
+ */
+#include "kit_settings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LIB KIT_READ_LIBRARY
+#define ADP KIT_READ_ADAPTER
+
+const kit_setting_decl kit_settings[] = {
+    {"TORUS_NODES", KIT_SET_COUNT, "k, a divisor of the rank count", "unset: the nodes MPI reports", LIB | ADP, 1,
+     "emulate k nodes of consecutive ranks (ranks 0..P/k-1 on node 0, ...)"},
+    {"TORUS_HOSTFILE", KIT_SET_FILE, "a file, line r naming rank r's host", "unset: the nodes MPI reports", LIB | ADP,
+     1, "emulate the nodes of a host list: ranks with the same name share a node"},
+    {"TORUS_COLL_TABLE", KIT_SET_FILE, "a selection table (bin/collbench --tune FILE)", "unset: the compiled table",
+     LIB | ADP, 0, "the collectives' selection table tried before the compiled one"},
+    {"TORUS_COLL_BARRIER", KIT_SET_ALGORITHM, "auto or a barrier algorithm", "auto", LIB | ADP, 1,
+     "force the barrier algorithm"},
+    {"TORUS_COLL_BCAST", KIT_SET_ALGORITHM, "auto or a bcast algorithm", "auto", LIB | ADP, 1,
+     "force the bcast algorithm"},
+    {"TORUS_COLL_ALLREDUCE", KIT_SET_ALGORITHM, "auto or an allreduce algorithm", "auto", LIB | ADP, 1,
+     "force the allreduce algorithm"},
+    {"TORUS_COLL_ALLTOALLV", KIT_SET_ALGORITHM, "auto or an alltoallv algorithm", "auto", LIB | ADP, 1,
+     "force the alltoall(v) algorithm"},
+    {"TORUS_COLL", KIT_SET_ONOFF, "on, off, 1, 0", "on", ADP, 1,
+     "off: the adapter hands every call to the MPI library"},
+    {"TORUS_COLL_DIMS", KIT_SET_SHAPE, "a shape (the grammar of --dims)", "auto", ADP, 1,
+     "the torus of communicators whose size it fits (others: auto)"},
+    {"TORUS_COLL_STATS", KIT_SET_ONOFF, "1, 0, on, off", "0", ADP, 1,
+     "at MPI_Finalize, rank 0 prints what the adapter ran and handed over"},
+    {"TORUS_COLL_REPRO", KIT_SET_CHOICE, "torus, library", "torus", ADP, 1,
+     "library: reductions the MPI library may compute differently go to it"},
+    {"TORUS_COLL_LIBRARY", KIT_SET_CHOICE, "auto, never", "auto", ADP, 1,
+     "never: no call goes to the MPI library for being faster there"},
+    {"TORUS_COLL_PERSISTENT", KIT_SET_CHOICE, "library, start", "library", ADP, 1,
+     "start: persistent bcast/allreduce/neighbour inits run the torus algorithm at each start"},
+    {"TORUS_COLL_MULTISEND", KIT_SET_ALGORITHM, "auto, direct, routed", "auto", ADP, 1,
+     "force the algorithm of MPI_Neighbor_alltoallv's plan"},
+    {"OMP_NUM_THREADS", KIT_SET_COUNT, "1..1024", "unset: the OpenMP runtime's (one per CPU the rank may use)",
+     KIT_READ_HARNESS, 0,
+     "threads per process of the Star and Single kernels (--suite star, single)"},
+    {"RA_PROGRESS_DELAY_S", KIT_SET_COUNT, "seconds", "unset: 10", KIT_READ_TESTS, 0,
+     "test builds only: when the first progress line is printed"},
+    {"RA_INJECT_MPI_ERROR", KIT_SET_ONOFF, "set or unset", "unset", KIT_READ_TESTS, 0,
+     "test builds only: rank 0 makes a failing MPI call"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+const kit_setting_decl *kit_setting_find(const char *name)
+{
+    for (const kit_setting_decl *d = kit_settings; d->name; d++)
+        if (!strcmp(d->name, name))
+            return d;
+    return NULL;
+}
+
+const char *kit_setting(const char *name)
+{
+    if (!kit_setting_find(name)) {
+        fprintf(stderr, "kit_setting: %s is not declared in kit/settings.c\n", name);
+        abort();
+    }
+    return getenv(name);
+}
+
+int kit_setting_word_ok(const kit_setting_decl *d, const char *v)
+{
+    if (!v || !*v)
+        return 1;
+    const char *p = d->allowed;
+    size_t n = strlen(v);
+    while (p && *p) {
+        const char *end = strstr(p, ", ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n))
+            return 1;
+        p = end ? end + 2 : NULL;
+    }
+    return 0;
+}
+
+const char *kit_setting_allowed(const kit_setting_decl *d, char *buf, size_t len)
+{
+    if (d->kind != KIT_SET_CHOICE) {
+        snprintf(buf, len, "%s", d->allowed);
+        return buf;
+    }
+    /* a choice's words, its default marked: "auto (the default), never" */
+    size_t o = 0, dl = strlen(d->defval);
+    buf[0] = 0;
+    for (const char *p = d->allowed; p && *p && o < len;) {
+        const char *end = strstr(p, ", ");
+        size_t wl = end ? (size_t)(end - p) : strlen(p);
+        o += (size_t)snprintf(buf + o, len - o, "%s%.*s%s", o ? ", " : "", (int)wl, p,
+                              wl == dl && !strncmp(p, d->defval, dl) ? " (the default)" : "");
+        p = end ? end + 2 : NULL;
+    }
+    return buf;
+}
+
+void kit_settings_help(FILE *f, unsigned readers)
+{
+    int any = 0;
+    for (const kit_setting_decl *d = kit_settings; d->name; d++) {
+        if (!(d->readers & readers) || (d->readers & KIT_READ_TESTS))
+            continue;
+        if (!any++)
+            fprintf(f, "Environment (docs/settings.md):\n");
+        fprintf(f, "  %-22s %s [default: %s]\n", d->name, d->help, d->defval);
+    }
+}
+
+static const char *reader_words(unsigned r, char *buf, size_t len)
+{
+    static const char *const names[] = {"the library", "the adapter", "the harness", "test builds"};
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 4 && o < len; i++)
+        if (r & (1u << i))
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", names[i]);
+    return buf;
+}
+
+void kit_settings_table(FILE *f)
+{
+    fprintf(f, "| setting | values | default | read by | agreed by the adapter's ranks | what it does |\n");
+    fprintf(f, "|---|---|---|---|---|---|\n");
+    for (const kit_setting_decl *d = kit_settings; d->name; d++) {
+        char who[80];
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", d->name, d->allowed, d->defval,
+                reader_words(d->readers, who, sizeof who), d->agreed ? "yes" : "no", d->help);
+    }
+}
