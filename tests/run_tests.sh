@@ -18,9 +18,14 @@ echo "# unit tests"
 # SUITES="opt coll" runs only those suites (no unit tests unless "unit" is named):
 # for a quick check of one part; make test runs everything.
 want() { [ -z "${SUITES:-}" ] || [[ " $SUITES " == *" $1 "* ]]; }
+# A unit test prints "ok - CASE" per case and ends with its count of cases
+# and checks (tests/test.h), the line shown here; a failing one shows its
+# output without the cases that passed: "not ok - CASE" and the checks'
+# file:line messages.  One case alone: build/<mpi>/tests/test_NAME CASE.
 want unit && for t in "$BUILD"/tests/test_*; do
-    if "$t" >"$TMP/u" 2>&1; then ok "$(tail -1 "$TMP/u")"; else bad "$(basename "$t")"; sed 's/^/    /' "$TMP/u"; fi
+    if "$t" >"$TMP/u" 2>&1; then ok "$(tail -1 "$TMP/u")"; else bad "$(basename "$t")"; grep -v '^ok - ' "$TMP/u" | sed 's/^/    /'; fi
 done
+
 
 for suite in tests/suite_*.sh; do
     name=$(basename "$suite" .sh); want "${name#suite_}" || continue

@@ -1,7 +1,26 @@
 /*
- * test.h - tiny assertion macros for the unit tests (libuv task.h style):
- * a failed check prints both values and file:line and counts a failure;
- * TEST_MAIN_END prints "N passed, N failed" and sets the exit code.
+ * test.h - tiny assertion macros and a named-case runner for the unit tests
+ * (libuv task.h style): a failed check prints both values and file:line and
+ * counts a failure.
+ *
+ * A test file lists its cases, static functions, in one table and hands
+ * main to the runner:
+ *
+ *     static const test_case cases[] = {
+ *         {"jump_ahead_matches_stepping", t_jump_matches_stepping},
+ *         ...
+ *     };
+ *     int main(int argc, char **argv) { return TEST_RUN(argc, argv, "test_gen", cases); }
+ *
+ * With no argument every case runs; with case names only those, in the
+ * order given; --list prints the names.  Each case prints "ok - CASE" or
+ * "not ok - CASE", and the last line is
+ * "NAME: C cases passed, F failed (N checks)" (", M failed" inside the
+ * parentheses when checks failed): tests/run_tests.sh shows it.  Exit 0
+ * when every case passed, 1 when one failed, 2 for an unknown name.
+ *
+ * The old style, checks in one main() ending in TEST_MAIN_END(name), which
+ * prints "NAME: N passed, N failed", still works for files not yet split.
  */
 #ifndef RA_TEST_H
 #define RA_TEST_H
@@ -83,5 +102,70 @@ static int t_pass, t_fail;
         printf("%s: %d passed, %d failed\n", name, t_pass, t_fail);               \
         return t_fail ? 1 : 0;                                                    \
     } while (0)
+
+typedef struct {
+    const char *name; /* snake_case, says what the case checks */
+    void (*run)(void);
+} test_case;
+
+#define TEST_RUN(argc, argv, name, cases)                                         \
+    test_run((argc), (argv), (name), (cases), sizeof(cases) / sizeof *(cases))
+
+static inline int test_find_(const test_case *cases, size_t n, const char *want)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(cases[i].name, want))
+            return (int)i;
+    return -1;
+}
+
+static inline void test_list_(FILE *f, const test_case *cases, size_t n, const char *sep)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? sep : "", cases[i].name);
+}
+
+/* runs the cases argv names (all of them when none), prints a line per case
+ * and the summary; returns main's exit code */
+static inline int test_run(int argc, char **argv, const char *name, const test_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (test_find_(cases, i, cases[i].name) >= 0) {
+            fprintf(stderr, "%s: case '%s' is listed twice\n", name, cases[i].name);
+            return 2;
+        }
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        test_list_(stdout, cases, n, "\n");
+        printf("\n");
+        return 0;
+    }
+    for (int a = 1; a < argc; a++)
+        if (test_find_(cases, n, argv[a]) < 0) {
+            fprintf(stderr, "%s: no case '%s'; the cases: ", name, argv[a]);
+            test_list_(stderr, cases, n, " ");
+            fprintf(stderr, " (or --list)\n");
+            return 2;
+        }
+    int cpass = 0, cfail = 0;
+    size_t nrun = argc > 1 ? (size_t)(argc - 1) : n;
+    for (size_t k = 0; k < nrun; k++) {
+        const test_case *c = argc > 1 ? &cases[test_find_(cases, n, argv[k + 1])] : &cases[k];
+        int before = t_fail;
+        fflush(stdout);
+        c->run();
+        fflush(stderr);
+        if (t_fail == before)
+            cpass++, printf("ok - %s\n", c->name);
+        else
+            cfail++, printf("not ok - %s\n", c->name);
+        fflush(stdout);
+    }
+    if (t_fail)
+        printf("%s: %d cases passed, %d failed (%d checks, %d failed)\n", name, cpass, cfail,
+               t_pass + t_fail, t_fail);
+    else
+        printf("%s: %d cases passed, %d failed (%d checks)\n", name, cpass, cfail, t_pass);
+    return cfail ? 1 : 0;
+}
 
 #endif

@@ -9,7 +9,9 @@
 
 #include <stdlib.h>
 
-int main(void)
+/* every kind at every depth, both generators, counts below, at and beyond
+ * the depth: the kernel's table is the replay's, and the replay undoes it */
+static void t_kernel_equals_replay(void)
 {
     static const int depths[] = {1, 2, 7, 64, 128, 256, 512, 1024};
     int checked = 0;
@@ -35,9 +37,23 @@ int main(void)
             free(want);
             free(got);
         }
-    /* the depths the harness tries stay within HPCC's look-ahead */
+    printf("ceiling kernel: %d (generator, table, count, kind, depth) runs equal the replay\n", checked);
+}
+
+/* the depths the harness tries stay within HPCC's look-ahead */
+static void t_depths_within_hpcc_lookahead(void)
+{
     for (int i = 0; i < RA_CEIL_NDEPTHS; i++)
         ASSERT_TRUE(ra_ceil_depths[i] >= 1 && ra_ceil_depths[i] <= 1024);
-    printf("ceiling kernel: %d (generator, table, count, kind, depth) runs equal the replay\n", checked);
-    TEST_MAIN_END("test_ceiling");
 }
+
+static const test_case cases[] = {
+    {"kernel_equals_replay", t_kernel_equals_replay},
+    {"depths_within_hpcc_lookahead", t_depths_within_hpcc_lookahead},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_ceiling", cases);
+}
+

@@ -7,7 +7,8 @@
  * rank bit-identical for doubles), and send exactly the messages and bytes
  * of its file's cost formula; the second seed of every other shape runs
  * without the transport's line_send (the deposit bit), as over MPI.  Then a few shapes at 4096 virtual ranks,
- * and bad input.  Arguments: [op [algorithm]] to run a subset.
+ * and bad input.  Arguments: case names, or op [algorithm] to run those
+ * runs alone.
  */
 #include "../test.h"
 #include "coll_impl.h"
@@ -605,6 +606,7 @@ static void mismatch(void)
  * case (the sizes of all_algorithms give chain one segment at most). */
 static void segmented(void)
 {
+    int before = bad_runs;
     static const char *const shapes[] = {"3", "5", "2x3", "7", "2x2x2", "3x4"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         torus_shape s;
@@ -624,6 +626,10 @@ static void segmented(void)
         run_case(&m, &t, 3, 0.7);
         torus_map_free(&m);
     }
+    /* a bad run fails this case too, not only the check of every_shape's
+     * bad_runs (which counts them all, as before) */
+    if (bad_runs > before)
+        t_fail++;
 }
 
 /* torus_coll_skip_empty (the MPI adapter's alltoallv): pairwise sends only
@@ -678,31 +684,58 @@ static void skip_empty(void)
     torus_map_free(&m);
 }
 
-int main(int argc, char **argv)
+/* COLL_EXHAUSTIVE=0 (the second MPI library's pass: this is serial
+ * code, the same under both): shapes up to 8 ranks, no 4096 */
+static int quick(void)
 {
-    only_op = argc > 1 ? argv[1] : NULL;
-    only_alg = argc > 2 ? argv[2] : NULL;
-    if (!only_op) {
-        registry_complete();
-        bad_input();
-        mismatch();
-        segmented();
-        skip_empty();
-    }
-    /* COLL_EXHAUSTIVE=0 (the second MPI library's pass: this is serial
-     * code, the same under both): shapes up to 8 ranks, no 4096 */
     const char *ex = getenv("COLL_EXHAUSTIVE");
-    int quick = ex && !strcmp(ex, "0");
-    for (int n = 1; n <= (quick ? 8 : 16); n++) {
+    return ex && !strcmp(ex, "0");
+}
+
+/* every algorithm (of the selected op) on every ordered factorisation of
+ * every N <= 16 */
+static void every_shape(void)
+{
+    for (int n = 1; n <= (quick() ? 8 : 16); n++) {
         torus_shape cur;
         memset(&cur, 0, sizeof cur);
         shapes_of(n, n, &cur, 0);
     }
     printf("shapes: %d, runs: %d, failed: %d\n", nshapes, runs, bad_runs);
     ASSERT_EQ_INT(bad_runs, 0);
-    if (!quick)
+}
+
+/* a few shapes at 4096 virtual ranks */
+static void shapes_of_4096(void)
+{
+    if (!quick())
         big_shapes();
     printf("with 4096-rank shapes: runs %d, failed %d\n", runs, bad_runs);
     ASSERT_EQ_INT(bad_runs, 0);
-    TEST_MAIN_END("test_coll");
 }
+
+static const test_case cases[] = {
+    {"algorithms_registered", registry_complete},
+    {"bad_input_refused", bad_input},
+    {"count_mismatch_is_an_error", mismatch},
+    {"segmented_several_segments", segmented},
+    {"alltoallv_skips_empty_blocks", skip_empty},
+    {"every_algorithm_every_shape", every_shape},
+    {"shapes_of_4096_ranks", shapes_of_4096},
+};
+
+/* test_coll OP [ALGORITHM]: the runs of that op (and algorithm) alone, on
+ * every shape and at 4096 ranks; otherwise case names as in every test */
+int main(int argc, char **argv)
+{
+    for (int op = 0; argc > 1 && op < TORUS_COLL_NCOLL; op++)
+        if (!strcmp(argv[1], torus_coll_op_name((torus_coll_op)op))) {
+            static char every[] = "every_algorithm_every_shape", big[] = "shapes_of_4096_ranks";
+            char *sel[] = {argv[0], every, big};
+            only_op = argv[1];
+            only_alg = argc > 2 ? argv[2] : NULL;
+            return TEST_RUN(3, sel, "test_coll", cases);
+        }
+    return TEST_RUN(argc, argv, "test_coll", cases);
+}
+

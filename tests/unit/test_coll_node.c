@@ -126,26 +126,69 @@ static void run(const char *shape, int n, const int *node_of, const char *what)
     torus_map_free(&m);
 }
 
-int main(void)
+static void t_three_nodes_of_four(void)
 {
     static const int three_of_four[12] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
-    static const int uneven[10] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2};
-    static const int alone[7] = {0, 1, 2, 3, 4, 5, 6};
-    /* round-robin placement, node numbers large, negative and unsorted */
-    static const int spread[9] = {40, -3, 7, 40, -3, 7, 40, -3, 7};
-    static const int two_nodes[16] = {5, 5, 5, 5, 5, 5, 5, 5, 9, 9, 9, 9, 9, 9, 9, 9};
-    static const int one_node[5] = {3, 3, 3, 3, 3};
-    static const int single[1] = {0};
     run("12", 12, three_of_four, "3 nodes of 4");
     run("3x4", 12, three_of_four, "3 nodes of 4");
+}
+
+static void t_uneven_nodes(void)
+{
+    static const int uneven[10] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2};
     run("10", 10, uneven, "nodes of 4+4+2");
     run("2x5", 10, uneven, "nodes of 4+4+2");
+}
+
+static void t_every_rank_its_own_node(void)
+{
+    static const int alone[7] = {0, 1, 2, 3, 4, 5, 6};
     run("7", 7, alone, "every rank its own node");
+}
+
+static void t_no_layout(void)
+{
     run("7", 7, NULL, "no layout");
+}
+
+/* round-robin placement, node numbers large, negative and unsorted */
+static void t_round_robin_unsorted_node_numbers(void)
+{
+    static const int spread[9] = {40, -3, 7, 40, -3, 7, 40, -3, 7};
     run("3x3", 9, spread, "3 nodes round-robin");
+}
+
+static void t_two_nodes_of_eight(void)
+{
+    static const int two_nodes[16] = {5, 5, 5, 5, 5, 5, 5, 5, 9, 9, 9, 9, 9, 9, 9, 9};
     run("4x4", 16, two_nodes, "2 nodes of 8");
+}
+
+static void t_one_node(void)
+{
+    static const int one_node[5] = {3, 3, 3, 3, 3};
     run("5", 5, one_node, "one node");
+}
+
+static void t_one_rank(void)
+{
+    static const int single[1] = {0};
     run("1", 1, single, "one rank");
     run("1", 1, NULL, "one rank, no layout");
-    TEST_MAIN_END("test_coll_node");
+}
+
+static const test_case cases[] = {
+    {"three_nodes_of_four", t_three_nodes_of_four},
+    {"uneven_nodes", t_uneven_nodes},
+    {"every_rank_its_own_node", t_every_rank_its_own_node},
+    {"no_layout", t_no_layout},
+    {"round_robin_unsorted_node_numbers", t_round_robin_unsorted_node_numbers},
+    {"two_nodes_of_eight", t_two_nodes_of_eight},
+    {"one_node", t_one_node},
+    {"one_rank", t_one_rank},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_coll_node", cases);
 }

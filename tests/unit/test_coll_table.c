@@ -104,12 +104,18 @@ static void refused(const char *text, const char *want1, const char *want2)
     ASSERT_STR_CONTAINS(err, want2);
 }
 
-static void bad_lines(void)
+/* the first line, the number of words */
+static void t_bad_header_and_word_count(void)
 {
     refused("", "empty: allowed a first line 'torus-coll-table 1'", "/bad");
     refused("torus-coll-table 2\n", "bad:1: not a selection table", "allowed a first line 'torus-coll-table 1'");
     refused("torus-coll-table 1\nallreduce 4 0 any any any 0 8\n", "bad:2: 8 words: allowed 9", "algorithm");
     refused("torus-coll-table 1\nallreduce 4 0 any any any 0 8 swing more\n", "bad:2: 10 words: allowed 9", "op");
+}
+
+/* each field's bad values */
+static void t_bad_field_values(void)
+{
     refused("torus-coll-table 1\ngather 4 0 any any any 0 8 swing\n", "bad:2: bad op 'gather'",
             "allowed barrier, bcast, allreduce or alltoallv");
     refused("torus-coll-table 1\nbcast 99999999999999999999999 0 any any any 0 8 binomial\n",
@@ -124,11 +130,21 @@ static void bad_lines(void)
     refused("torus-coll-table 1\nbcast 4 0 any any any -1 8 binomial\n", "bad deposit '-1'", "allowed 0, 1 or any");
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 1K binomial\n", "bad bytes '1K'", "2^62");
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 18446744073709551616 binomial\n", "bad bytes", "2^62");
+}
+
+/* an algorithm the op does not have, spelt in capitals, a format directive */
+static void t_unknown_algorithm(void)
+{
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 swing\n", "bad:2: unknown bcast algorithm 'swing'",
             "allowed binomial");
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 MPI\n", "unknown bcast algorithm 'MPI'", "or mpi");
     /* a format directive is data: echoed escaped, never interpreted */
     refused("torus-coll-table 1\nbcast 4 0 any any any 0 8 %s%n%x\n", "unknown bcast algorithm '%s%n%x'", "allowed");
+}
+
+/* a line past the reader's limit; a file that is not there */
+static void t_long_line_and_missing_file(void)
+{
     char longline[2000];
     snprintf(longline, sizeof longline, "torus-coll-table 1\nbarrier %01500d\n", 1);
     refused(longline, "bad:2", "");
@@ -198,7 +214,17 @@ static void choice(void)
     torus_map_free(&m);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"good_file_read_written_read_back", read_good},
+    {"bad_header_and_word_count", t_bad_header_and_word_count},
+    {"bad_field_values", t_bad_field_values},
+    {"unknown_algorithm", t_unknown_algorithm},
+    {"long_line_and_missing_file", t_long_line_and_missing_file},
+    {"file_rows_before_compiled_table", choice},
+};
+
+/* every case works in one temporary folder, removed at the end */
+int main(int argc, char **argv)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/test_coll_table.%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
@@ -206,12 +232,11 @@ int main(void)
         perror(dir);
         return 2;
     }
-    read_good();
-    bad_lines();
-    choice();
+    int rc = TEST_RUN(argc, argv, "test_coll_table", cases);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {
     }
-    TEST_MAIN_END("test_coll_table");
+    return rc;
 }
+

@@ -2,7 +2,9 @@
 #include "../test.h"
 #include "ra_dist.h"
 
-int main(void)
+/* every (N, P): starts contiguous, the first N mod P processes one extra,
+ * every index owned by the process whose block holds it */
+static void t_block_split_many_n_p(void)
 {
     const uint64_t Ns[] = {1, 2, 3, 7, 8, 16, 17, 100, 1024, 1025, 4096, 65536, 99991};
     const int Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 31, 64, 100, 1000};
@@ -33,7 +35,11 @@ int main(void)
                 fprintf(stderr, "N=%llu P=%d: %d mismatches\n", (unsigned long long)N, P, bad);
             ASSERT_EQ_INT(bad, 0);
         }
-    /* Power-of-two split takes the shift path and agrees with division. */
+}
+
+/* Power-of-two split takes the shift path and agrees with division. */
+static void t_owner_shift_path_and_division(void)
+{
     ra_dist d;
     ra_dist_init(&d, 1ULL << 30, 8);
     ASSERT_EQ_INT(d.shift, 27);
@@ -44,5 +50,15 @@ int main(void)
     ASSERT_EQ_INT(ra_dist_owner(&d, ra_dist_start(&d, 2)), 2);
     ASSERT_EQ_INT(ra_dist_owner(&d, ra_dist_start(&d, 2) - 1), 1);
     ASSERT_EQ_U64(ra_dist_count(&d, 0), ((1ULL << 40) + 4) / 3 + 1);
-    TEST_MAIN_END("test_dist");
 }
+
+static const test_case cases[] = {
+    {"block_split_many_n_p", t_block_split_many_n_p},
+    {"owner_shift_path_and_division", t_owner_shift_path_and_division},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_dist", cases);
+}
+

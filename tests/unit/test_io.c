@@ -41,7 +41,8 @@ static int entries(void)
     return n;
 }
 
-static void test_lines(void)
+/* lines, an empty one, a last line without newline */
+static void t_lines_last_without_newline(void)
 {
     char path[300], err[512], *line;
     kit_lines L;
@@ -57,8 +58,15 @@ static void test_lines(void)
     ASSERT_EQ_INT((int)L.lineno, 3);
     ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 0);
     kit_lines_close(&L);
+}
 
-    /* a line of exactly max_line bytes passes, one more is an error */
+/* a line of exactly max_line bytes passes, one more is an error; the
+ * whole input is bounded too */
+static void t_lines_line_and_input_bounded(void)
+{
+    char path[300], err[512], *line;
+    kit_lines L;
+    snprintf(path, sizeof path, "%s/in.txt", dir);
     put(path, "12345678\n123456789\n", 19);
     ASSERT_EQ_INT(kit_lines_open(&L, path, 8, 100, err, sizeof err), 0);
     ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
@@ -75,8 +83,14 @@ static void test_lines(void)
     snprintf(want, sizeof want, "%s: larger than 10 bytes: allowed at most 10", path);
     ASSERT_STR_EQ(err, want);
     kit_lines_close(&L);
+}
 
-    /* NUL byte, /dev/zero, a directory */
+/* NUL byte, /dev/zero, a directory */
+static void t_lines_nul_byte_refused(void)
+{
+    char path[300], err[512], *line, want[400];
+    kit_lines L;
+    snprintf(path, sizeof path, "%s/in.txt", dir);
     put(path, "ok\nab\0cd\n", 9);
     ASSERT_EQ_INT(kit_lines_open(&L, path, 100, 100, err, sizeof err), 0);
     ASSERT_EQ_INT(kit_lines_next(&L, &line, err, sizeof err), 1);
@@ -84,8 +98,14 @@ static void test_lines(void)
     snprintf(want, sizeof want, "%s:2: NUL byte in the text: allowed a text file", path);
     ASSERT_STR_EQ(err, want);
     kit_lines_close(&L);
-    /* only a regular file is read (issue 33): a device, a directory and
-     * a FIFO with no writer are refused at once, never read or waited on */
+}
+
+/* only a regular file is read (issue 33): a device, a directory and
+ * a FIFO with no writer are refused at once, never read or waited on */
+static void t_lines_only_regular_files(void)
+{
+    char path[300], err[512], want[400];
+    kit_lines L;
     ASSERT_EQ_INT(kit_lines_open(&L, "/dev/zero", 4096, 1 << 20, err, sizeof err), -2);
     ASSERT_STR_EQ(err, "'/dev/zero' is a character device, not a regular file: allowed a regular file");
     ASSERT_STR_EQ(L.why, "a character device, not a regular file: allowed a regular file");
@@ -99,15 +119,26 @@ static void test_lines(void)
     snprintf(want, sizeof want, "'%s' is a FIFO, not a regular file: allowed a regular file", path);
     ASSERT_STR_EQ(err, want);
     unlink(path);
-    /* a name with a newline is escaped: the message stays one line */
+}
+
+/* a name with a newline is escaped: the message stays one line */
+static void t_lines_newline_in_name_escaped(void)
+{
+    char err[512];
+    kit_lines L;
     ASSERT_EQ_INT(kit_lines_open(&L, "no\nsuch", 100, 100, err, sizeof err), -2);
     ASSERT_STR_EQ(err, "cannot read 'no\\x0asuch': No such file or directory");
 }
 
-static void test_outfile(void)
+/* commit replaces, append copies the old content first, discard leaves
+ * the target alone; a write failing half way (file-size limit: EFBIG with
+ * SIGXFSZ ignored): commit reports it, the old file is whole, no temporary */
+static void t_outfile_replace_append_failed_write(void)
 {
     char path[300], err[512];
     kit_outfile o;
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    put(path, "ok\n", 3); /* a file beside the output: entries() counts it */
     snprintf(path, sizeof path, "%s/out.txt", dir);
     ASSERT_EQ_INT(kit_outfile_probe(path, err, sizeof err), 0);
     ASSERT_EQ_INT(file_size(path), -1); /* probing creates nothing */
@@ -126,8 +157,6 @@ static void test_outfile(void)
     ASSERT_EQ_INT(file_size(path), 13);
     ASSERT_EQ_INT(entries(), 2); /* in.txt, out.txt: no temporary left */
 
-    /* a write failing half way (file-size limit: EFBIG with SIGXFSZ
-     * ignored): commit reports it, the old file is whole, no temporary */
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
     lim = old;
@@ -144,8 +173,14 @@ static void test_outfile(void)
     ASSERT_STR_EQ(err, want);
     ASSERT_EQ_INT(file_size(path), 13);
     ASSERT_EQ_INT(entries(), 2);
+    unlink(path); /* the case can run again */
+}
 
-    /* a device is written in place, and a full one is an error */
+/* a device is written in place, and a full one is an error */
+static void t_outfile_device_in_place(void)
+{
+    char err[512];
+    kit_outfile o;
     ASSERT_EQ_INT(kit_outfile_probe("/dev/full", err, sizeof err), 0);
     ASSERT_EQ_INT(kit_outfile_open(&o, "/dev/full", 0, err, sizeof err), 0);
     fputs("x\n", o.f);
@@ -154,18 +189,27 @@ static void test_outfile(void)
     ASSERT_EQ_INT(kit_outfile_open(&o, "/dev/null", 0, err, sizeof err), 0);
     fputs("x\n", o.f);
     ASSERT_EQ_INT(kit_outfile_commit(&o, err, sizeof err), 0);
+}
 
-    /* a directory, a missing folder */
+/* a directory, a missing folder */
+static void t_outfile_directory_missing_folder(void)
+{
+    char path[300], err[512];
+    kit_outfile o;
     ASSERT_EQ_INT(kit_outfile_probe(dir, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "Is a directory");
     snprintf(path, sizeof path, "%s/none/x", dir);
     ASSERT_EQ_INT(kit_outfile_probe(path, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "No such file or directory");
     ASSERT_EQ_INT(kit_outfile_open(&o, path, 0, err, sizeof err), -1);
+}
 
-    /* a dangling link: its target is made and the link kept, as the
-     * shell's > does (issue 28: the link was replaced by a file) */
-    char link[300], target[300];
+/* a dangling link: its target is made and the link kept, as the
+ * shell's > does (issue 28: the link was replaced by a file) */
+static void t_outfile_dangling_link_and_same_file(void)
+{
+    char link[300], target[300], err[512];
+    kit_outfile o;
     snprintf(link, sizeof link, "%s/link.params", dir);
     snprintf(target, sizeof target, "%s/real.params", dir);
     ASSERT_EQ_INT(symlink("real.params", link), 0);
@@ -189,7 +233,13 @@ static void test_outfile(void)
     ASSERT_EQ_INT(kit_outfile_same(dotted, target), 1);
     unlink(link);
     unlink(target);
-    /* a loop of links is one error line */
+}
+
+/* a loop of links is one error line */
+static void t_outfile_link_loop_one_error(void)
+{
+    char link[300], other[300], err[512];
+    snprintf(link, sizeof link, "%s/link.params", dir);
     ASSERT_EQ_INT(symlink("loop", link), 0);
     snprintf(other, sizeof other, "%s/loop", dir);
     ASSERT_EQ_INT(symlink("link.params", other), 0);
@@ -199,19 +249,33 @@ static void test_outfile(void)
     unlink(other);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"lines_last_without_newline", t_lines_last_without_newline},
+    {"lines_line_and_input_bounded", t_lines_line_and_input_bounded},
+    {"lines_nul_byte_refused", t_lines_nul_byte_refused},
+    {"lines_only_regular_files", t_lines_only_regular_files},
+    {"lines_newline_in_name_escaped", t_lines_newline_in_name_escaped},
+    {"outfile_replace_append_failed_write", t_outfile_replace_append_failed_write},
+    {"outfile_device_in_place", t_outfile_device_in_place},
+    {"outfile_directory_missing_folder", t_outfile_directory_missing_folder},
+    {"outfile_dangling_link_and_same_file", t_outfile_dangling_link_and_same_file},
+    {"outfile_link_loop_one_error", t_outfile_link_loop_one_error},
+};
+
+/* every case works in one temporary folder, removed at the end */
+int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s/test_io.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
     }
-    test_lines();
-    test_outfile();
+    int rc = TEST_RUN(argc, argv, "test_io", cases);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {
         /* leftover temp dir: harmless */
     }
-    TEST_MAIN_END("test_io");
+    return rc;
 }
+

@@ -168,11 +168,15 @@ static void presets(void)
     }
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"reduces_to_paper_model_on_own_torus", reduction},
+    {"ranks_inside_nodes_spare_the_links", inside_nodes},
+    {"fattree_under_flat_and_torus_shapes", not_a_torus},
+    {"every_preset_loads_and_evaluates", presets},
+};
+
+int main(int argc, char **argv)
 {
-    reduction();
-    inside_nodes();
-    not_a_torus();
-    presets();
-    TEST_MAIN_END("test_machines");
+    return TEST_RUN(argc, argv, "test_machines", cases);
 }
+

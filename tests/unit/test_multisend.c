@@ -434,7 +434,9 @@ static void api_cases(void)
     torus_map_free(&m);
 }
 
-int main(void)
+/* random patterns (sparse, dense, few large blocks) on shapes of 1-27
+ * ranks and thousands of virtual ranks, every algorithm */
+static void t_random_patterns(void)
 {
     static const char *const shapes[] = {"1", "2", "3", "5", "2x2", "4x3", "3x2m", "2x3x2", "2x2x2x2", "1x4x1x3",
                                          "7x2", "4x4", "3x3x3"};
@@ -444,10 +446,31 @@ int main(void)
     patterns_on("16x16x8", 1, 2);
     ASSERT_EQ_INT(bad_runs, 0);
     ASSERT_TRUE(runs > 40);
+}
+
+/* rank 0 lists one source too many, a block nobody sends: refused */
+static void t_extra_source_refused(void)
+{
     mismatch_case(1, "direct");
     mismatch_case(1, "routed");
+}
+
+/* one block's size differs between sender and receiver: refused */
+static void t_size_mismatch_refused(void)
+{
     mismatch_case(2, "direct");
     mismatch_case(2, "routed");
-    api_cases();
-    TEST_MAIN_END("test_multisend");
 }
+
+static const test_case cases[] = {
+    {"random_patterns", t_random_patterns},
+    {"extra_source_refused", t_extra_source_refused},
+    {"size_mismatch_refused", t_size_mismatch_refused},
+    {"plan_checked_restarted_freed", api_cases},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_multisend", cases);
+}
+

@@ -38,7 +38,7 @@ static int against_exact(const char *txt)
     return 1;
 }
 
-static void fattrees(void)
+static void t_fattree_closed_form_equals_exact(void)
 {
     int compared = 0;
     static const char *const nets[] = {"fattree:2,1",   "fattree:3,1",   "fattree:2,2",     "fattree:3,2",
@@ -47,8 +47,12 @@ static void fattrees(void)
     for (size_t i = 0; i < sizeof nets / sizeof *nets; i++)
         compared += against_exact(nets[i]);
     ASSERT_EQ_INT(compared, (int)(sizeof nets / sizeof *nets));
-    /* 20-ary 3-tree (HDR 40-port switches): 8000 hosts, 3 x 400 switches,
-     * full bisection 4000 links; tapered 2:1 half of it */
+}
+
+/* 20-ary 3-tree (HDR 40-port switches): 8000 hosts, 3 x 400 switches,
+ * full bisection 4000 links; tapered 2:1 half of it */
+static void t_fattree_20_ary_3_tree(void)
+{
     sc_network net;
     sc_result r;
     char err[512];
@@ -64,7 +68,13 @@ static void fattrees(void)
     ASSERT_NEAR(r.alpha, 0.5, 0);
     ASSERT_NEAR(r.bisection, 2000, 0);
     sc_result_free(&r);
-    /* every switch of a 4-ary 3-tree but the top has 2K links */
+}
+
+/* every switch of a 4-ary 3-tree but the top has 2K links */
+static void t_fattree_switch_degrees(void)
+{
+    sc_network net;
+    char err[512];
     sc_graph g;
     ASSERT_EQ_INT(sc_network_parse("fattree:4,3", &net, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_graph_from_network(&g, &net, err, sizeof err), 0);
@@ -73,7 +83,7 @@ static void fattrees(void)
     sc_graph_free(&g);
 }
 
-static void dragonflies(void)
+static void t_dragonfly_closed_form_equals_exact(void)
 {
     int compared = 0;
     /* a, p, h, g: maximal (g = a h + 1) and smaller group counts, p up to 3 */
@@ -85,7 +95,11 @@ static void dragonflies(void)
     for (size_t i = 0; i < sizeof nets / sizeof *nets; i++)
         compared += against_exact(nets[i]);
     ASSERT_EQ_INT(compared, (int)(sizeof nets / sizeof *nets));
-    /* every router has a-1 local, h global and p host links */
+}
+
+/* every router has a-1 local, h global and p host links */
+static void t_dragonfly_router_degrees(void)
+{
     sc_network net;
     sc_graph g;
     char err[512];
@@ -97,7 +111,8 @@ static void dragonflies(void)
     sc_graph_free(&g);
 }
 
-static void refusals(void)
+/* the parser's refusals: one line each, saying what is allowed */
+static void t_bad_networks_refused(void)
 {
     static const char *const bad[] = {"fattree:1,2",     "fattree:2",        "fattree:2,2,0.5", "fattree:2,9",
                                       "fattree:2,2,x",   "fattree:",         "dragonfly:2,1",   "dragonfly:2,1,2,4",
@@ -111,10 +126,16 @@ static void refusals(void)
     }
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"fattree_closed_form_equals_exact", t_fattree_closed_form_equals_exact},
+    {"fattree_20_ary_3_tree", t_fattree_20_ary_3_tree},
+    {"fattree_switch_degrees", t_fattree_switch_degrees},
+    {"dragonfly_closed_form_equals_exact", t_dragonfly_closed_form_equals_exact},
+    {"dragonfly_router_degrees", t_dragonfly_router_degrees},
+    {"bad_networks_refused", t_bad_networks_refused},
+};
+
+int main(int argc, char **argv)
 {
-    fattrees();
-    dragonflies();
-    refusals();
-    TEST_MAIN_END("test_networks");
+    return TEST_RUN(argc, argv, "test_networks", cases);
 }

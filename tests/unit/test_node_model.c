@@ -597,18 +597,21 @@ static void scale_choices(void)
     ASSERT_REL(r.predicted_gups, r.first_order_gups * r.scale_eta, 1e-12);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"node_keys_land_in_fields", keys_land},
+    {"one_core_cpu_bound", one_core},
+    {"memory_bound", memory},
+    {"hop_costs", hops},
+    {"injection_bound", injection},
+    {"direct_algorithm_costs", direct},
+    {"ipc_rule_references", ipc_rule},
+    {"node_spec_figures", spec},
+    {"sensitivity_line", sensitivity},
+    {"params_round_trip", params_round_trip},
+    {"scale_choices", scale_choices},
+};
+
+int main(int argc, char **argv)
 {
-    keys_land();
-    one_core();
-    memory();
-    hops();
-    injection();
-    direct();
-    ipc_rule();
-    spec();
-    sensitivity();
-    params_round_trip();
-    scale_choices();
-    TEST_MAIN_END("test_node_model");
+    return TEST_RUN(argc, argv, "test_node_model", cases);
 }

@@ -22,10 +22,9 @@ static int parse(ra_config *c, char *err, int argc, const char **argv)
 #define NARGS(...) (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(char *))
 #define P(...) parse(&c, err, NARGS(__VA_ARGS__), ARGV(__VA_ARGS__))
 
-int main(void)
+/* byte counts with suffixes, whole numbers in range */
+static void t_byte_and_number_values(void)
 {
-    ra_config c;
-    char err[256];
     uint64_t u;
     ASSERT_EQ_INT(kit_cli_bytes("4G", &u), 0);
     ASSERT_EQ_U64(u, 4ULL << 30);
@@ -36,7 +35,13 @@ int main(void)
     ASSERT_EQ_INT(kit_cli_bytes("99999999999999T", &u), -1);
     ASSERT_EQ_INT(kit_cli_u64("18446744073709551616", 0, UINT64_MAX, &u), -1);
     ASSERT_EQ_INT(kit_cli_u64(" 5", 0, UINT64_MAX, &u), -1);
+}
 
+/* the harness options and an algorithm's own options */
+static void t_values_and_algorithm_options(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--log2-table", "20", "--lcg", "--updates=1000", "--no-verify"), RA_PARSE_OK);
     ASSERT_EQ_INT(c.log2_table, 20);
     ASSERT_EQ_INT(c.gens, RA_GENS_LCG);
@@ -52,8 +57,14 @@ int main(void)
     ASSERT_TRUE(ra_algo_option(&c, "nothing") == NULL);
     ASSERT_EQ_INT(P("--mem", "1G"), RA_PARSE_OK);
     ASSERT_EQ_U64(c.mem_bytes, 1ULL << 30);
-    /* --papi takes an optional list: bare before another option, =LIST, or
-     * the next word; a malformed list is a usage error. */
+}
+
+/* --papi takes an optional list: bare before another option, =LIST, or
+ * the next word; a malformed list is a usage error.  --help, --version. */
+static void t_papi_optional_list_help_version(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--papi", "--quiet"), RA_PARSE_OK);
     ASSERT_EQ_INT(c.papi, 1);
     ASSERT_TRUE(c.papi_events == NULL);
@@ -71,7 +82,13 @@ int main(void)
     ASSERT_STR_CONTAINS(err, "at most 8");
     ASSERT_EQ_INT(P("--help"), RA_PARSE_HELP);
     ASSERT_EQ_INT(P("--version"), RA_PARSE_VERSION);
+}
 
+/* unknown options, values out of range or malformed, strays, conflicts */
+static void t_bad_values_refused(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--bogus"), RA_PARSE_ERROR);
     ASSERT_STR_CONTAINS(err, "unknown option '--bogus'");
     ASSERT_EQ_INT(P("--log2-table", "63"), RA_PARSE_ERROR);
@@ -93,9 +110,14 @@ int main(void)
     ASSERT_EQ_INT(P("stray"), RA_PARSE_ERROR);
     ASSERT_EQ_INT(P("--log2-table", "20", "--mem", "1G"), RA_PARSE_ERROR);
     ASSERT_STR_CONTAINS(err, "use one of them");
+}
 
-    /* GNU conventions (getopt_long): --opt=value, unique prefixes, -- ends
-     * the options; algorithm options alike. */
+/* GNU conventions (getopt_long): --opt=value, unique prefixes, -- ends
+ * the options; algorithm options alike. */
+static void t_gnu_conventions(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--log2-table=20"), RA_PARSE_OK);
     ASSERT_EQ_INT(c.log2_table, 20);
     ASSERT_EQ_INT(P("--log2", "21"), RA_PARSE_OK);
@@ -112,8 +134,13 @@ int main(void)
     /* --papi's optional list by prefix, as the next word */
     ASSERT_EQ_INT(P("--pa", "PAPI_TOT_CYC"), RA_PARSE_OK);
     ASSERT_STR_EQ(c.papi_events, "PAPI_TOT_CYC");
+}
 
-    /* Errors: one line each, exactly the kit's format. */
+/* Errors: one line each, exactly the kit's format. */
+static void t_error_messages_exact(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--log2-table", "ten"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "bad value 'ten' for --log2-table: allowed an integer 1..62 (table of 2^K words)");
     ASSERT_EQ_INT(P("--log2-table="), RA_PARSE_ERROR);
@@ -150,20 +177,39 @@ int main(void)
     ASSERT_STR_EQ(err, "bad value 'xorshift' for --gen: allowed lfsr, lcg, both");
     ASSERT_EQ_INT(P("--papi=a,b,c,d,e,f,g,h,i"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "bad value 'a,b,c,d,e,f,g,h,i' for --papi: allowed at most 8 events");
-    /* the spec checks an algorithm option's range while reading, before
-     * any memory is sized (issue 28: --outstanding 0 --log2-table 40 was a
-     * memory error) */
+}
+
+/* the spec checks an algorithm option's range while reading, before
+ * any memory is sized (issue 28: --outstanding 0 --log2-table 40 was a
+ * memory error) */
+static void t_algorithm_option_range_while_reading(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--slots", "0", "--log2-table", "40"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "bad value '0' for --slots: allowed an integer 1..64");
     ASSERT_EQ_INT(P("--slots", "64"), RA_PARSE_OK);
     ASSERT_STR_EQ(ra_algo_option(&c, "slots"), "64");
-    /* two outputs on one path are refused (the second would replace the
-     * first), whatever way the path is spelt */
+}
+
+/* two outputs on one path are refused (the second would replace the
+ * first), whatever way the path is spelt; a blank file name */
+static void t_outputs_on_one_path_refused(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--output", "/tmp/x.out", "--json", "/tmp/./x.out"), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "--output and --json name the same file '/tmp/./x.out': allowed two different files");
     ASSERT_EQ_INT(P("--output", "/dev/null", "--json", "/dev/null"), RA_PARSE_OK);
     ASSERT_EQ_INT(P("--json", " "), RA_PARSE_ERROR);
     ASSERT_STR_EQ(err, "bad value ' ' for --json: allowed a file name");
+}
+
+/* --dry-run; numbers past their type; the parser still works after an error */
+static void t_dry_run_limits_parse_after_error(void)
+{
+    ra_config c;
+    char err[256];
     ASSERT_EQ_INT(P("--dry-run", "--log2-table", "12"), RA_PARSE_OK);
     ASSERT_EQ_INT(c.dry_run, 1);
     ASSERT_EQ_INT(P("--updates", "18446744073709551616"), RA_PARSE_ERROR);
@@ -173,5 +219,21 @@ int main(void)
     /* the parser still works after an error (getopt restarted each time) */
     ASSERT_EQ_INT(P("--updates", "7"), RA_PARSE_OK);
     ASSERT_EQ_U64(c.updates, 7);
-    TEST_MAIN_END("test_options");
+}
+
+static const test_case cases[] = {
+    {"byte_and_number_values", t_byte_and_number_values},
+    {"values_and_algorithm_options", t_values_and_algorithm_options},
+    {"papi_optional_list_help_version", t_papi_optional_list_help_version},
+    {"bad_values_refused", t_bad_values_refused},
+    {"gnu_conventions", t_gnu_conventions},
+    {"error_messages_exact", t_error_messages_exact},
+    {"algorithm_option_range_while_reading", t_algorithm_option_range_while_reading},
+    {"outputs_on_one_path_refused", t_outputs_on_one_path_refused},
+    {"dry_run_limits_parse_after_error", t_dry_run_limits_parse_after_error},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_options", cases);
 }

@@ -132,9 +132,9 @@ static void kernels_consistent(void)
     ASSERT_EQ_INT(defined, 120);
 }
 
-static void semantics(void)
+/* integers wrap around; unsigned compares as unsigned */
+static void t_integer_wrap_around(void)
 {
-    /* wrap-around */
     int8_t i8;
     int8_t x8 = 127, y8 = 1;
     torus__reduce_kernel(TORUS_INT8, TORUS_OP_SUM)(&i8, &x8, &y8, 1);
@@ -148,7 +148,12 @@ static void semantics(void)
     uint64_t big = UINT64_MAX, two = 2, u64;
     torus__reduce_kernel(TORUS_UINT64, TORUS_OP_MAX)(&u64, &big, &two, 1);
     ASSERT_EQ_U64(u64, UINT64_MAX); /* unsigned, not compared as signed */
-    /* logical results are 0 or 1 */
+}
+
+/* logical results are 0 or 1 */
+static void t_logical_results_zero_or_one(void)
+{
+    int32_t i32;
     int32_t f5 = 5, f7 = 7, z = 0;
     torus__reduce_kernel(TORUS_INT32, TORUS_OP_LAND)(&i32, &f5, &f7, 1);
     ASSERT_EQ_INT(i32, 1);
@@ -159,7 +164,12 @@ static void semantics(void)
     unsigned char bt = 1, bf = 0, br;
     torus__reduce_kernel(TORUS_BOOL, TORUS_OP_LXOR)(&br, &bt, &bf, 1);
     ASSERT_EQ_INT(br, 1);
-    /* complex: (1 + 2i)(3 + 4i) = -5 + 10i */
+}
+
+/* complex: (1 + 2i)(3 + 4i) = -5 + 10i; long double keeps its 64 mantissa
+ * bits, float rounds in float */
+static void t_complex_and_float_precision(void)
+{
     double c1[2] = {1, 2}, c2[2] = {3, 4}, c3[2];
     torus__reduce_kernel(TORUS_DOUBLE_COMPLEX, TORUS_OP_PROD)(c3, c1, c2, 1);
     ASSERT_TRUE(c3[0] == -5 && c3[1] == 10);
@@ -171,8 +181,12 @@ static void semantics(void)
     float f1 = 16777216.0f, f2 = 1.0f, f3;
     torus__reduce_kernel(TORUS_FLOAT, TORUS_OP_SUM)(&f3, &f1, &f2, 1);
     ASSERT_TRUE(f3 == 16777216.0f);
-    /* MAXLOC/MINLOC on packed pairs: the larger value's index; on a tie
-     * the smaller index, whichever operand holds it */
+}
+
+/* MAXLOC/MINLOC on packed pairs: the larger value's index; on a tie
+ * the smaller index, whichever operand holds it */
+static void t_maxloc_minloc_tie_rule(void)
+{
     unsigned char p[2][12], r[12];
     double v;
     int k;
@@ -208,9 +222,16 @@ static void semantics(void)
     ASSERT_EQ_INT(si, 30);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"kernels_vector_equals_scalar_in_place", kernels_consistent},
+    {"integer_wrap_around", t_integer_wrap_around},
+    {"logical_results_zero_or_one", t_logical_results_zero_or_one},
+    {"complex_and_float_precision", t_complex_and_float_precision},
+    {"maxloc_minloc_tie_rule", t_maxloc_minloc_tie_rule},
+};
+
+int main(int argc, char **argv)
 {
-    kernels_consistent();
-    semantics();
-    TEST_MAIN_END("test_reduce");
+    return TEST_RUN(argc, argv, "test_reduce", cases);
 }
+

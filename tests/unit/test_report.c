@@ -6,10 +6,11 @@
 
 #include <stdlib.h>
 
-int main(void)
+/* the two results and the environment every case reports: MPI LFSR and
+ * Star LCG on 4 ranks */
+static void two_results(ra_result r[2], ra_hpcc_env *env)
 {
-    ra_result r[2];
-    memset(r, 0, sizeof r);
+    memset(r, 0, 2 * sizeof *r);
     r[0].test = RA_TEST_MPI;
     r[0].gen = RA_GEN_LFSR;
     r[0].algorithm = "baseline";
@@ -24,11 +25,20 @@ int main(void)
     r[1].test = RA_TEST_STAR;
     r[1].gen = RA_GEN_LCG;
     r[1].gups = 0.25;
+    *env = (ra_hpcc_env){.prog = "ra_test", .comm_procs = 4, .wtick = 1e-9, .success = 1, .mem_mib = 512,
+                         .openmp = 201511, .omp_threads = 2, .omp_max_threads = 2, .omp_procs = 2};
+}
+
+/* the Summary block: every key, ours filled in, unset ones at HPCC's "not
+ * run" values, in HPCC 1.5's order, 148 lines of key=value */
+static void t_summary_every_key_in_order(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ra_hpcc_env env = {.prog = "ra_test", .comm_procs = 4, .wtick = 1e-9, .success = 1, .mem_mib = 512,
-                       .openmp = 201511, .omp_threads = 2, .omp_max_threads = 2, .omp_procs = 2};
     ra_report_hpcc_summary(f, r, 2, &env);
     fclose(f);
     const char *keys[] = {"MPIRandomAccess_LCG_N=-1", "MPIRandomAccess_LCG_time=-1",
@@ -99,8 +109,17 @@ int main(void)
     ASSERT_EQ_INT(bad, 0);
     ASSERT_EQ_INT(lines, 148); /* HPCC 1.5's Summary has 148 keys */
     free(buf);
+}
 
-    buf = NULL;
+/* the MPIRandomAccess section in HPCC's wording */
+static void t_section_in_hpcc_wording(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
     f = open_memstream(&buf, &len);
     ra_report_hpcc_section(f, &r[0]);
     fclose(f);
@@ -114,12 +133,20 @@ int main(void)
     ASSERT_STR_CONTAINS(buf, "Verification:  Real time used = ");
     ASSERT_STR_CONTAINS(buf, "\n\nEnd of MPIRandomAccess section.\n");
     free(buf);
+}
 
-    /* Without a time bound HPCC (built RA_TIME_BOUND_DISABLE) prints no
-     * EXECUTED line and TimeBound=-1; unverified: no "Found" line. */
+/* Without a time bound HPCC (built RA_TIME_BOUND_DISABLE) prints no
+ * EXECUTED line and TimeBound=-1; unverified: no "Found" line. */
+static void t_no_time_bound_unverified(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
     r[0].time_bound = 0;
     r[0].errors = -1;
-    buf = NULL;
     f = open_memstream(&buf, &len);
     ra_report_hpcc_section(f, &r[0]);
     ra_report_hpcc_summary(f, r, 1, &env);
@@ -132,8 +159,14 @@ int main(void)
     free(buf);
     r[0].time_bound = 60;
     r[0].errors = 0;
+}
 
-    /* Success: HPCC's 1% rule per table; unverified is never a success. */
+/* Success: HPCC's 1% rule per table; unverified is never a success. */
+static void t_success_one_percent_rule(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
     ra_result sr[2];
     memcpy(sr, r, sizeof sr);
     sr[1].test = RA_TEST_STAR;
@@ -154,9 +187,18 @@ int main(void)
     ASSERT_EQ_INT(ra_hpcc_passed(1, 100), 1);
     ASSERT_EQ_INT(ra_hpcc_passed(2, 199), 0);  /* 2 > 1.99 */
     ASSERT_EQ_INT(ra_hpcc_passed(-1, 1 << 20), 0);
+}
 
-    /* Star: rank 0's run, the count of ranks with errors, min/avg/max;
-     * Single: the selected rank, its run shown only when it is rank 0. */
+/* Star: rank 0's run, the count of ranks with errors, min/avg/max;
+ * Single: the selected rank, its run shown only when it is rank 0. */
+static void t_star_and_single_sections(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
     r[1].ranks = 4;
     r[1].updates = 4 * 4 * (1 << 18);
     r[1].table_words = 1 << 18;
@@ -167,7 +209,6 @@ int main(void)
     r[1].rank_errors = 2;
     r[1].errors = 7;
     r[1].nodes_with_error = 3;
-    buf = NULL;
     f = open_memstream(&buf, &len);
     ra_report_hpcc_section(f, &r[1]);
     r[1].test = RA_TEST_SINGLE;
@@ -193,15 +234,23 @@ int main(void)
                              "Number of updates = 1048576\n");
     ASSERT_STR_CONTAINS(buf, "Node(s) with error 1\nNode selected 0\nSingle GUP/s 0.250000\n");
     free(buf);
+}
 
-    /* PAPI keys: totals and per update, named from the event. */
+/* PAPI keys: totals and per update, named from the event. */
+static void t_papi_keys(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
     r[0].papi_requested = 1;
     r[0].papi_n = 2;
     strcpy(r[0].papi_names[0], "PAPI_TOT_CYC");
     strcpy(r[0].papi_names[1], "perf::L1-DCACHE-LOAD-MISSES");
     r[0].papi_counts[0] = 8 << 20;
     r[0].papi_counts[1] = 2 << 20;
-    buf = NULL;
     f = open_memstream(&buf, &len);
     ra_report_keys(f, &r[0]);
     r[0].papi_n = 0;
@@ -212,5 +261,18 @@ int main(void)
     ASSERT_STR_CONTAINS(buf, "papi_perf__l1_dcache_load_misses_per_update: 0.500\n");
     ASSERT_STR_CONTAINS(buf, "papi_events: none\n");
     free(buf);
-    TEST_MAIN_END("test_report");
+}
+
+static const test_case cases[] = {
+    {"summary_every_key_in_order", t_summary_every_key_in_order},
+    {"section_in_hpcc_wording", t_section_in_hpcc_wording},
+    {"no_time_bound_unverified", t_no_time_bound_unverified},
+    {"success_one_percent_rule", t_success_one_percent_rule},
+    {"star_and_single_sections", t_star_and_single_sections},
+    {"papi_keys", t_papi_keys},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_report", cases);
 }

@@ -50,7 +50,7 @@ static double link_cap(const sc_graph *g, int u, int v)
 }
 
 /* Dimensions of 2: each spelling's graph, links and cut values. */
-static void twos(void)
+static void t_dimensions_of_two(void)
 {
     static const struct {
         const char *shape, *name; /* as written, as torus_shape_format prints it */
@@ -85,8 +85,13 @@ static void twos(void)
         sc_result_free(&ex);
         sc_graph_free(&g);
     }
-    /* A dimension of 2 beside a longer one: nodes 0 and 4 are partners
-     * along y (stride 4), two links as a ring, one as a line. */
+}
+
+/* A dimension of 2 beside a longer one: nodes 0 and 4 are partners
+ * along y (stride 4), two links as a ring, one as a line. */
+static void t_dimension_of_two_beside_longer(void)
+{
+    char err[256];
     const char *mixed[] = {"4x2", "4x2m"};
     for (int m = 0; m < 2; m++) {
         torus_shape s;
@@ -124,13 +129,14 @@ static void factorisations(int n, int maxf, torus_shape *s)
         }
 }
 
-int main(void)
+/* every shape of 2..28 nodes, then orders and size-1 dimensions through
+ * the parser */
+static void t_every_shape_to_28_nodes(void)
 {
-    twos();
     const char *e = getenv("SC_EXHAUSTIVE");
     if (e && !strcmp(e, "0")) {
         printf("# every shape of 2..28 nodes skipped (SC_EXHAUSTIVE=0; serial code, checked in the other pass)\n");
-        TEST_MAIN_END("test_sc_shapes");
+        return;
     }
     torus_shape s;
     memset(&s, 0, sizeof s);
@@ -144,5 +150,16 @@ int main(void)
         check_shape(&s);
     }
     printf("# %d shapes of 2..28 nodes: closed form == exact enumeration\n", checked);
-    TEST_MAIN_END("test_sc_shapes");
 }
+
+static const test_case cases[] = {
+    {"dimensions_of_two", t_dimensions_of_two},
+    {"dimension_of_two_beside_longer", t_dimension_of_two_beside_longer},
+    {"every_shape_to_28_nodes", t_every_shape_to_28_nodes},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_sc_shapes", cases);
+}
+

@@ -23,7 +23,7 @@ static const char *write_file(const char *name, const char *text)
 }
 
 /* Table 2: the twelve BlueGene/L partitions (M = mesh in every dimension). */
-static void table2(void)
+static void t_table2_bluegene_partitions(void)
 {
     static const struct {
         const char *shape;
@@ -48,7 +48,8 @@ static void table2(void)
     }
 }
 
-static void shapes_and_errors(void)
+/* the hypercube's edge expansion and bisection */
+static void t_hypercube(void)
 {
     torus_shape s;
     char err[256];
@@ -59,12 +60,26 @@ static void shapes_and_errors(void)
     ASSERT_NEAR(r.alpha, 1.0, 0); /* the hypercube's edge expansion is 1 */
     ASSERT_NEAR(r.bisection, 16.0, 0);
     sc_result_free(&r);
-    /* the same five dimensions as a torus: rings of 2 double every link */
+}
+
+/* the same five dimensions as a torus: rings of 2 double every link */
+static void t_torus_of_twos_doubles_links(void)
+{
+    torus_shape s;
+    char err[256];
+    sc_result r;
     ASSERT_EQ_INT(torus_shape_parse("2x2x2x2x2", 0, &s, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_closed_form(&s, &r, 0, err, sizeof err), 0);
     ASSERT_NEAR(r.alpha, 2.0, 0);
     ASSERT_NEAR(r.bisection, 32.0, 0);
     sc_result_free(&r);
+}
+
+/* malformed shapes, one line each saying what is allowed */
+static void t_shape_errors(void)
+{
+    torus_shape s;
+    char err[256];
     ASSERT_EQ_INT(torus_shape_parse("hypercube:0", 0, &s, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "allowed hypercube:D");
     ASSERT_EQ_INT(torus_shape_parse("4x4y2", 0, &s, err, sizeof err), -1);
@@ -76,13 +91,13 @@ static void shapes_and_errors(void)
     ASSERT_STR_CONTAINS(err, "write flat:N");
 }
 
-static void readers(void)
+/* a 4-ring with a switch hanging two endpoints off node 0 */
+static void t_edge_list_ring_with_switch(void)
 {
     char err[512];
     sc_edges e;
     sc_graph g;
     sc_result r;
-    /* a 4-ring with a switch hanging two endpoints off node 0 */
     const char *p = write_file("ring.txt", "# ring of four plus a switch\n"
                                            "nodes 6\n"
                                            "0 1\n1 2 # trailing comment\n2 3\n3 0\n"
@@ -97,8 +112,16 @@ static void readers(void)
     sc_result_free(&r);
     sc_graph_free(&g);
     sc_edges_free(&e);
-    /* the same ring in METIS format with edge weights: 4 vertices */
-    p = write_file("ring.graph", "% METIS ring\n4 4 1\n2 1 4 3\n1 1 3 1\n2 1 4 1\n3 1 1 3\n");
+}
+
+/* the same ring in METIS format with edge weights: 4 vertices */
+static void t_metis_weighted_ring(void)
+{
+    char err[512];
+    sc_edges e;
+    sc_graph g;
+    sc_result r;
+    const char *p = write_file("ring.graph", "% METIS ring\n4 4 1\n2 1 4 3\n1 1 3 1\n2 1 4 1\n3 1 1 3\n");
     ASSERT_EQ_INT(sc_read_metis(p, &e, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_graph_build(&g, &e, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_exact(&g, &r, err, sizeof err), 0);
@@ -107,8 +130,16 @@ static void readers(void)
     sc_result_free(&r);
     sc_graph_free(&g);
     sc_edges_free(&e);
-    /* directed ring: one way round, every arc cut once each way */
-    p = write_file("dring.txt", "directed\n0 1\n1 2\n2 3\n3 0\n");
+}
+
+/* directed ring: one way round, every arc cut once each way */
+static void t_directed_ring(void)
+{
+    char err[512];
+    sc_edges e;
+    sc_graph g;
+    sc_result r;
+    const char *p = write_file("dring.txt", "directed\n0 1\n1 2\n2 3\n3 0\n");
     ASSERT_EQ_INT(sc_read_edgelist(p, &e, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_graph_build(&g, &e, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_exact(&g, &r, err, sizeof err), 0);
@@ -116,8 +147,14 @@ static void readers(void)
     sc_result_free(&r);
     sc_graph_free(&g);
     sc_edges_free(&e);
+}
 
-    /* errors: one line naming the file, the line and what is allowed */
+/* errors: one line naming the file, the line and what is allowed */
+static void t_edge_list_errors(void)
+{
+    char err[512];
+    sc_edges e;
+    const char *p;
     static const struct {
         const char *text, *want;
     } bad[] = {{"0 1\n1 2 -3\n", ":2: capacity -3"},
@@ -134,6 +171,14 @@ static void readers(void)
         ASSERT_EQ_INT(sc_read_edgelist(p, &e, err, sizeof err), -2);
         ASSERT_STR_CONTAINS(err, bad[i].want);
     }
+}
+
+/* METIS errors alike */
+static void t_metis_errors(void)
+{
+    char err[512];
+    sc_edges e;
+    const char *p;
     static const struct {
         const char *text, *want;
     } badm[] = {{"3 2\n2\n1 3\n2 1\n", "header declares 2 edges but the lists hold 5"},
@@ -147,7 +192,15 @@ static void readers(void)
         ASSERT_EQ_INT(sc_read_metis(p, &e, err, sizeof err), -2);
         ASSERT_STR_CONTAINS(err, badm[i].want);
     }
-    /* disconnected and not strongly connected graphs */
+}
+
+/* disconnected and not strongly connected graphs; a file not there */
+static void t_unconnected_graphs_and_missing_file(void)
+{
+    char err[512];
+    sc_edges e;
+    sc_graph g;
+    const char *p;
     p = write_file("two.txt", "0 1\n2 3\n");
     ASSERT_EQ_INT(sc_read_edgelist(p, &e, err, sizeof err), 0);
     ASSERT_EQ_INT(sc_graph_build(&g, &e, err, sizeof err), -2);
@@ -172,7 +225,7 @@ static uint64_t next_rand(void)
 }
 
 /* Random connected graphs: lower <= exact <= upper, and the upper set is real. */
-static void random_brackets(void)
+static void t_random_graphs_bracketed(void)
 {
     char err[256];
     int tight = 0, total = 0;
@@ -215,7 +268,7 @@ static void random_brackets(void)
 }
 
 /* The bounds path on tori finds the slab (METIS) and brackets the closed form. */
-static void bounds_on_tori(void)
+static void t_bounds_on_tori(void)
 {
     const char *shapes[] = {"8x8x8", "16x8", "6x6x6m", "12x10"};
     char err[256];
@@ -236,18 +289,30 @@ static void bounds_on_tori(void)
     }
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"table2_bluegene_partitions", t_table2_bluegene_partitions},
+    {"hypercube", t_hypercube},
+    {"torus_of_twos_doubles_links", t_torus_of_twos_doubles_links},
+    {"shape_errors", t_shape_errors},
+    {"edge_list_ring_with_switch", t_edge_list_ring_with_switch},
+    {"metis_weighted_ring", t_metis_weighted_ring},
+    {"directed_ring", t_directed_ring},
+    {"edge_list_errors", t_edge_list_errors},
+    {"metis_errors", t_metis_errors},
+    {"unconnected_graphs_and_missing_file", t_unconnected_graphs_and_missing_file},
+    {"random_graphs_bracketed", t_random_graphs_bracketed},
+    {"bounds_on_tori", t_bounds_on_tori},
+};
+
+/* the graph files go to one temporary folder, removed at the end */
+int main(int argc, char **argv)
 {
     if (!mkdtemp(dir))
         return 2;
-    table2();
-    shapes_and_errors();
-    readers();
-    random_brackets();
-    bounds_on_tori();
+    int rc = TEST_RUN(argc, argv, "test_sparsest_cut", cases);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) {
     }
-    TEST_MAIN_END("test_sparsest_cut");
+    return rc;
 }

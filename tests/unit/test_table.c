@@ -6,14 +6,18 @@
 
 #include <stdlib.h>
 
-int main(void)
+/* Values computed independently (Python, from the definition). */
+static void t_fingerprint_hand_computed(void)
 {
     uint64_t t4[4] = {0, 1, 2, 3};
-    /* Values computed independently (Python, from the definition). */
     ASSERT_EQ_U64(ra_table_fingerprint(t4, 4, 0), 0x9e09f4c4c4b009a6ULL);
     /* Split across "ranks": shares add up to the whole. */
     ASSERT_EQ_U64(ra_table_fingerprint(t4, 2, 0) + ra_table_fingerprint(t4 + 2, 2, 2), 0x9e09f4c4c4b009a6ULL);
+}
 
+/* 32 updates of an 8-word table by each generator: known words and fingerprints */
+static void t_replay_known_tables(void)
+{
     uint64_t t8[8];
     ra_table_init(t8, 8, 0);
     ra_local_replay(t8, 3, RA_GEN_LFSR, 32);
@@ -23,8 +27,11 @@ int main(void)
     ra_table_init(t8, 8, 0);
     ra_local_replay(t8, 3, RA_GEN_LCG, 32);
     ASSERT_EQ_U64(ra_table_fingerprint(t8, 8, 0), 0x9ab3aec0c6587642ULL);
+}
 
-    /* Lane-interleaved kernel == one-at-a-time replay, and replay undoes it. */
+/* Lane-interleaved kernel == one-at-a-time replay, and replay undoes it. */
+static void t_lane_kernel_equals_replay(void)
+{
     for (int g = 0; g < 2; g++)
         for (int log2 = 4; log2 <= 14; log2 += 5) {
             uint64_t n = 1ULL << log2, nupd = 4 * n + 77;
@@ -39,7 +46,11 @@ int main(void)
             free(a);
             free(b);
         }
+}
 
+/* the table allocation: 2 MiB aligned, initialised, counted */
+static void t_alloc_aligned_and_counted(void)
+{
     int huge;
     uint64_t *big = ra_table_alloc(1 << 20, &huge);
     ASSERT_TRUE(big != NULL);
@@ -48,5 +59,17 @@ int main(void)
     ASSERT_EQ_U64(big[(1 << 20) - 1], 5 + (1 << 20) - 1);
     ra_table_free(big, 1 << 20);
     ASSERT_TRUE(kit_mem_total() > 0);
-    TEST_MAIN_END("test_table");
 }
+
+static const test_case cases[] = {
+    {"fingerprint_hand_computed", t_fingerprint_hand_computed},
+    {"replay_known_tables", t_replay_known_tables},
+    {"lane_kernel_equals_replay", t_lane_kernel_equals_replay},
+    {"alloc_aligned_and_counted", t_alloc_aligned_and_counted},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_table", cases);
+}
+

@@ -44,13 +44,10 @@ static void refuses(const char *s, int n, const char *want)
     ASSERT_STR_CONTAINS(err, want);
 }
 
-/* Every form of the one grammar (torus.h), with and without a process count. */
-static void grammar(void)
+/* Every form of the one grammar (torus.h), with and without a process
+ * count.  Sizes: product checked only when there is a process count. */
+static void t_grammar_sizes(void)
 {
-    torus_shape a, b;
-    char err[256];
-
-    /* sizes: product checked only when there is a process count */
     parses_to("8x4x2", 64, "8x4x2", 64);
     parses_to("8x4x2", 0, "8x4x2", 64);
     parses_to("4x4x2m", 0, "4x4x2m", 32);
@@ -60,8 +57,13 @@ static void grammar(void)
     refuses("3t", 0, "malformed shape '3t': unexpected 't'; allowed sizes like 4x4x2 (m suffix = mesh)");
     refuses("4tx4Mx2", 32, "unexpected 't'");
     refuses("8x4x2", 32, "product must equal the process count");
+}
 
-    /* hypercube: mesh dimensions of 2, one link between partners */
+/* hypercube: mesh dimensions of 2, one link between partners */
+static void t_grammar_hypercube(void)
+{
+    torus_shape a, b;
+    char err[256];
     parses_to("hypercube", 8, "2mx2mx2m", 8);
     parses_to("hypercube:3", 8, "2mx2mx2m", 8);
     parses_to("hypercube:3", 0, "2mx2mx2m", 8);
@@ -90,8 +92,13 @@ static void grammar(void)
     refuses("hypercube:25", 0, "allowed hypercube:D with D in 1..24");
     refuses("hypercube:3x", 0, "bad dimension count in shape 'hypercube:3x'");
     refuses("hypercube:", 0, "allowed hypercube:D");
+}
 
-    /* flat: one torus ring */
+/* flat: one torus ring */
+static void t_grammar_flat(void)
+{
+    torus_shape a;
+    char err[256];
     parses_to("flat:6", 6, "6", 6);
     parses_to("flat:6", 0, "6", 6);
     parses_to("flat", 6, "6", 6);
@@ -104,9 +111,14 @@ static void grammar(void)
     refuses("flat:0", 0, "allowed flat:N with N in 1..1073741824");
     refuses("flat:x", 0, "bad size in shape 'flat:x'");
     refuses("flat:6:6", 0, "bad size in shape 'flat:6:6'");
+}
 
-    /* auto: the constants are ra_opt's (1024-update budget less its
-     * look-ahead of 64; 25 ns per hop, 1.5 us per message) */
+/* auto: the constants are ra_opt's (1024-update budget less its
+ * look-ahead of 64; 25 ns per hop, 1.5 us per message) */
+static void t_grammar_auto(void)
+{
+    torus_shape a, b;
+    char err[256];
     ASSERT_EQ_INT(TORUS_AUTO_BUDGET, 960);
     ASSERT_TRUE(TORUS_AUTO_T_HOP == 25e-9);
     ASSERT_TRUE(TORUS_AUTO_T_MSG == 1.5e-6);
@@ -150,16 +162,24 @@ static void grammar(void)
     }
     refuses("auto:64", 32, "has 64 positions but there are 32 processes: the product must equal the process count");
     refuses("auto:0", 0, "allowed auto:N with N in 1..1073741824");
+}
 
-    /* no process count: the bare words say which form to write */
+/* no process count: the bare words say which form to write */
+static void t_grammar_bare_words_need_count(void)
+{
+    torus_shape a;
+    char err[256];
     torus_shape_parse("flat", 0, &a, err, sizeof err);
     ASSERT_EQ_INT(strcmp(err, "shape 'flat' needs a process count here: write flat:N"), 0);
     torus_shape_parse("auto", 0, &a, err, sizeof err);
     ASSERT_EQ_INT(strcmp(err, "shape 'auto' needs a process count here: write auto:N"), 0);
     torus_shape_parse("hypercube", 0, &a, err, sizeof err);
     ASSERT_EQ_INT(strcmp(err, "shape 'hypercube' needs a process count here: write hypercube:D"), 0);
+}
 
-    /* malformed text: one line, the user's bytes escaped */
+/* malformed text: one line, the user's bytes escaped */
+static void t_grammar_malformed_text(void)
+{
     refuses("", 8, "empty shape");
     refuses("Flat", 0, "malformed shape 'Flat'");
     refuses("foo:3", 0, "malformed shape 'foo:3'");
@@ -171,7 +191,8 @@ static void grammar(void)
     refuses("2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2", 0, "more than 24 dimensions");
 }
 
-int main(void)
+/* sizes, mesh suffix, flat, hypercube; expected hops */
+static void t_shape_basics(void)
 {
     torus_shape s;
     char err[256], buf[128];
@@ -188,7 +209,13 @@ int main(void)
     ASSERT_EQ_INT(s.k[0], 7);
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 16, &s, err, sizeof err), 0);
     ASSERT_EQ_INT(s.ndims, 4);
-    grammar();
+}
+
+/* the count checked against the process count; malformed sizes */
+static void t_shape_refused(void)
+{
+    torus_shape s;
+    char err[256];
     ASSERT_EQ_INT(torus_shape_parse("hypercube", 12, &s, err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "power-of-two");
     ASSERT_EQ_INT(torus_shape_parse("4x4", 32, &s, err, sizeof err), -1);
@@ -198,14 +225,23 @@ int main(void)
     ASSERT_EQ_INT(torus_shape_parse("4x", 4, &s, err, sizeof err), -1);
     ASSERT_EQ_INT(torus_shape_parse("0x4", 0, &s, err, sizeof err), -1);
     ASSERT_EQ_INT(torus_shape_parse("abc", 4, &s, err, sizeof err), -1);
+}
 
-    /* Balanced factorisations. */
+/* Balanced factorisations. */
+static void t_balanced_factorisations(void)
+{
+    torus_shape s;
     ASSERT_EQ_INT(torus_shape_balanced(64, 3, &s), 0);
     ASSERT_TRUE(s.k[0] == 4 && s.k[1] == 4 && s.k[2] == 4);
     ASSERT_EQ_INT(torus_shape_balanced(65536, 3, &s), 0);
     ASSERT_TRUE(s.k[0] == 64 && s.k[1] == 32 && s.k[2] == 32); /* the BG/L shape */
     ASSERT_EQ_INT(torus_shape_balanced(7, 2, &s), -1);
-    /* auto: few ranks -> direct sends; thousands -> several dimensions, fill >= 8. */
+}
+
+/* auto: few ranks -> direct sends; thousands -> several dimensions, fill >= 8. */
+static void t_auto_scales_with_ranks(void)
+{
+    torus_shape s;
     torus_shape_auto(8, 1008, 25e-9, 1.5e-6, &s);
     ASSERT_EQ_INT(s.ndims, 1);
     torus_shape_auto(4096, 1008, 25e-9, 1.5e-6, &s);
@@ -213,9 +249,14 @@ int main(void)
     ASSERT_TRUE(1008 / torus_shape_sum_k(&s) >= 8);
     torus_shape_auto(65536, 1008, 25e-9, 1.5e-6, &s);
     ASSERT_TRUE(torus_shape_sum_k(&s) <= 1008);
+}
 
-    /* Routing: following next hops reaches every destination in exactly
-     * (number of differing coordinates) hops, dimension by dimension. */
+/* Routing: following next hops reaches every destination in exactly
+ * (number of differing coordinates) hops, dimension by dimension. */
+static void t_routing_dimension_ordered(void)
+{
+    torus_shape s;
+    char err[256];
     const char *shapes[] = {"4x4x2", "3x5", "2x2x2x2", "6", "1x3", "5x1x2"};
     int ns[] = {32, 15, 16, 6, 3, 10};
     for (int i = 0; i < 6; i++) {
@@ -254,9 +295,13 @@ int main(void)
         free(r);
         torus_map_free(&m);
     }
+}
 
-    /* Node-local last dimension: 2 nodes x 2 ranks, ranks interleaved over
-     * the nodes; the last coordinate is the index on the node. */
+/* Node-local last dimension: 2 nodes x 2 ranks, ranks interleaved over
+ * the nodes; the last coordinate is the index on the node. */
+static void t_node_local_last_dimension(void)
+{
+    char err[256];
     {
         torus_shape nshape;
         torus_map nm;
@@ -269,8 +314,13 @@ int main(void)
         ASSERT_EQ_INT(nm.rank_of[3], 3);
         torus_map_free(&nm);
     }
+}
 
-    /* Mapping files. */
+/* Mapping files. */
+static void t_mapping_files(void)
+{
+    torus_shape s;
+    char err[256];
     char path[] = "/tmp/torus_map_XXXXXX";
     int fd = mkstemp(path);
     ASSERT_TRUE(fd >= 0);
@@ -305,5 +355,25 @@ int main(void)
     unlink(path);
     ASSERT_EQ_INT(torus_map_file(&m, &s, "/nonexistent/map", err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "cannot be read");
-    TEST_MAIN_END("test_torus");
+}
+
+static const test_case cases[] = {
+    {"shape_basics", t_shape_basics},
+    {"shape_refused", t_shape_refused},
+    {"grammar_sizes", t_grammar_sizes},
+    {"grammar_hypercube", t_grammar_hypercube},
+    {"grammar_flat", t_grammar_flat},
+    {"grammar_auto", t_grammar_auto},
+    {"grammar_bare_words_need_count", t_grammar_bare_words_need_count},
+    {"grammar_malformed_text", t_grammar_malformed_text},
+    {"balanced_factorisations", t_balanced_factorisations},
+    {"auto_scales_with_ranks", t_auto_scales_with_ranks},
+    {"routing_dimension_ordered", t_routing_dimension_ordered},
+    {"node_local_last_dimension", t_node_local_last_dimension},
+    {"mapping_files", t_mapping_files},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_torus", cases);
 }

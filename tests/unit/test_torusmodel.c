@@ -360,14 +360,17 @@ static void prediction_capped(void)
     ASSERT_EQ_INT(checked, 1152);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"tables_3_5_7", tables_3_5_7},
+    {"table_6", table_6},
+    {"params_files", params},
+    {"three_bounds", three_bounds},
+    {"oversubscribed_cores", oversubscription},
+    {"node_rates", node_rates},
+    {"prediction_capped_by_bounds", prediction_capped},
+};
+
+int main(int argc, char **argv)
 {
-    tables_3_5_7();
-    table_6();
-    params();
-    three_bounds();
-    oversubscription();
-    node_rates();
-    prediction_capped();
-    TEST_MAIN_END("test_torusmodel");
+    return TEST_RUN(argc, argv, "test_torusmodel", cases);
 }
