@@ -189,3 +189,38 @@ if [ -x "$BUILD/tests/settings_table" ]; then
 else
     bad "$BUILD/tests/settings_table not built"
 fi
+
+# Option defaults: the docs' options tables say what --help prints from
+# each binary's option spec (tests/check_defaults.sh), and the check fails
+# on a page that calls an old value the default (ra_opt.md once gave the
+# look-ahead's default as 64 where the code has 128).
+if out=$(bash tests/check_defaults.sh . 2>&1); then ok "$out"; else bad "docs' option defaults differ from --help: $out"; fi
+dd2=$TMP/defaults
+mkdir -p "$dd2/docs"
+cp docs/ra_opt.md docs/running.md "$dd2/docs/"
+ln -s "$PWD/bin" "$dd2/bin"
+sed -i 's/^\(| `--lookahead L` |.*| \)128 |$/\164 |/' "$dd2/docs/ra_opt.md"
+if out=$(bash tests/check_defaults.sh "$dd2" 2>&1); then
+    bad "check_defaults.sh passed a page giving --lookahead's default as 64"
+elif printf '%s\n' "$out" | grep -q "docs/ra_opt.md:[0-9]*: --lookahead: the page says '64', bin/ra_opt --help says '128'"; then
+    ok "check_defaults.sh fails on a page giving --lookahead's default as 64: $out"
+else
+    bad "check_defaults.sh on a page giving --lookahead's default as 64: $out"
+fi
+
+# docs/architecture.md names every C file of every layer (layers.mk), but
+# the collectives' one-file-per-algorithm <op>_<name>.c that it names as a
+# pattern: a file added, moved or said to be missing shows here.
+layers=$(make -s --no-print-directory layers-table | cut -d'|' -f1)
+unnamed=""
+nfiles=0
+for l in $layers; do
+    for f in "$l"/*.c; do
+        [ -f "$f" ] || continue
+        nfiles=$((nfiles + 1))
+        b=${f##*/}
+        [ "$l" = torus/coll ] && [[ $b =~ ^(barrier|bcast|allreduce|alltoallv)_[a-z_]+\.c$ ]] && continue
+        grep -qF "\`$b\`" docs/architecture.md || unnamed="$unnamed $f"
+    done
+done
+if [ -z "$unnamed" ]; then ok "docs/architecture.md names every one of the $nfiles C files of the layers (the algorithms by their pattern)"; else bad "C files docs/architecture.md does not name:$unnamed"; fi
