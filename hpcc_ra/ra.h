@@ -80,6 +80,11 @@ typedef struct ra_run {
     const struct torus_node_info *node; /* ranks sharing this rank's node, found
                                          * once by the driver (torus_node_discover) */
     char shape[64];       /* routing shape used, "" when not applicable */
+    /* the algorithm's own facts of the run, "name: value" lines (each name
+     * [a-z0-9_], the value without quotes or backslashes): printed after
+     * shape in the key block and as strings in the JSON, so tests and
+     * scripts read them as keys, never from the preamble's sentences */
+    char keys[320];
     void *algo_state;
     ra_progress *progress;
 } ra_run;

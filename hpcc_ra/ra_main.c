@@ -276,6 +276,7 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
             }
     }
     snprintf(res->shape, sizeof res->shape, "%s", run->shape);
+    snprintf(res->keys, sizeof res->keys, "%s", run->keys);
     /* The update count, the fingerprint and the error count are what the
      * run is judged by: like ra_verify.c they call the MPI library's own
      * PMPI_Allreduce, so an interposed collective library (libtorus_pmpi.so)

@@ -133,6 +133,7 @@ void ra_report_keys(FILE *f, const ra_result *r)
         fprintf(f, "hops_per_update: %.4f\n", ra_result_hops_per_update(r));
         fprintf(f, "bytes_per_update: %.3f\n", ra_result_bytes_per_update(r));
         fprintf(f, "shape: %s\n", r->shape[0] ? r->shape : "-");
+        fputs(r->keys, f);
         papi_keys(f, r);
         for (int i = 0; i < r->stats.nprof; i++)
             fprintf(f, "profile_%s: %.4f %.4f\n", r->stats.prof_names[i], r->prof_min[i], r->prof_max[i]);
@@ -427,6 +428,13 @@ void ra_report_json(FILE *f, const ra_result *rs, int n)
         fprintf(f, "      \"hops_per_update\": %.9g,\n", ra_result_hops_per_update(r));
         fprintf(f, "      \"bytes_per_update\": %.9g,\n", ra_result_bytes_per_update(r));
         json_str(f, "shape", r->shape[0] ? r->shape : "-", 1);
+        for (const char *p = r->keys; *p;) {
+            const char *colon = strstr(p, ": "), *nl = strchr(p, '\n');
+            if (!colon || !nl || colon > nl)
+                break;
+            fprintf(f, "      \"%.*s\": \"%.*s\",\n", (int)(colon - p), p, (int)(nl - colon - 2), colon + 2);
+            p = nl + 1;
+        }
         for (int e = 0; e < r->papi_n; e++) {
             char key[64];
             ra_papi_key(r->papi_names[e], key, sizeof key);

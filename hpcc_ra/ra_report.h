@@ -43,6 +43,7 @@ typedef struct ra_result {
                               * of the timed run per activity (stats.prof_names),
                               * smallest and largest over ranks */
     char shape[64];
+    char keys[320];          /* the algorithm's own "name: value" lines (ra_run.keys) */
     int threads;             /* OpenMP threads (Star/Single) */
     int huge_pages;
     int papi_requested;      /* --papi given (MPI test) */

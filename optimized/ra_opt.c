@@ -107,6 +107,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     char sh[64];
     torus_shape_format(&s->shape, sh, sizeof sh);
     snprintf(run->shape, sizeof run->shape, "%s", sh);
+    /* the node transport as keys (the preamble's line below says the same
+     * in words): what it is, who chose it, the dimensions it carries at
+     * rank 0, rank 0's node */
+    snprintf(run->keys, sizeof run->keys,
+             "node_transport: %s\nnode_transport_chosen_by: %s\nshm_dims: %d\nnode_ranks: %d\nnode_cores: %d\n",
+             s->node_shm ? "shm" : "mpi", o.node_shm < 0 ? "auto" : "option", s->shm_dims, s->node.local_size,
+             s->node_cores);
     if (run->rank == 0 && !cfg->quiet)
         printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
                "expected hops %.3f\n"

@@ -34,16 +34,16 @@ checked before anything is made or launched.
   --full       the whole HPCC suite: bin/hpcc and bin/hpcc-opt (make hpcc)
                [default when both are built and none of -k -t -O -- is given]
   --ra-only    RandomAccess only: bin/ra_base and bin/ra_opt [default otherwise]
-  -n NP        MPI processes [default: \$NP, else \$SLURM_NTASKS, else nproc]
+  -n NP        MPI processes [default: \$SLURM_NTASKS, else nproc]
   -m MEM       memory per process given to the benchmark, K/M/G suffix; the table
                is the largest power of two in half of NP*MEM (HPCC's sizing);
                --full: HPL's matrix takes that half (8 N^2 = NP*MEM/2), which
                gives HPCC's RandomAccess the same table
-               [default: \$MEM, else half of RAM / ranks per node]
+               [default: half of RAM / ranks per node]
   -k K         table of 2^K words instead of sizing from memory [default: none]
-  -t SECONDS   HPCC time bound of the MPI tests [default: \$TIME_BOUND, else 60]
-  -o DIR       output directory [default: \$OUTDIR, else hpcc-submission-DATE]
-  -O ARGS      extra options for ra_opt only, e.g. "--dims 4x4x2" [default: \$OPT_ARGS]
+  -t SECONDS   HPCC time bound of the MPI tests [default: 60]
+  -o DIR       output directory [default: hpcc-submission-DATE]
+  -O ARGS      extra options for ra_opt only, e.g. "--dims 4x4x2" [default: none]
   -h           this help
 environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN (which mpirun) [matches
   the build], LAUNCHER_ARGS (extra launcher options) [none], RA_BIN [bin/],
@@ -54,12 +54,14 @@ refused run leaves DIR as it was, a failed one writes DIR/failed-DATE-TIME.*/.
 EOF
 }
 
-NP=${NP:-${SLURM_NTASKS:-$(nproc)}}
-MEM=${MEM:-}
+# every value from its option alone (the Slurm template turns its sbatch
+# --export variables into these options); SLURM_NTASKS is the launcher's
+NP=${SLURM_NTASKS:-$(nproc)}
+MEM=""
 K=""
-TIME_BOUND=${TIME_BOUND:-60}
-OUTDIR=${OUTDIR:-hpcc-submission-$(date +%Y%m%d-%H%M%S)}
-OPT_ARGS=${OPT_ARGS:-}
+TIME_BOUND=60
+OUTDIR=hpcc-submission-$(date +%Y%m%d-%H%M%S)
+OPT_ARGS=""
 RA_OPTSPEC='-n uint:1:1048576 NP
 -m bytes MEM
 -k uint:1:62 K
@@ -76,7 +78,7 @@ ra_parse_opts "$@"
 EXTRA=(${RA_REST[@]+"${RA_REST[@]}"})
 [ -n "$FULL" ] && [ -n "$RA_ONLY" ] && ra_die "--full and --ra-only both given: use one of them"
 
-# the values from the environment too, before anything runs
+# the values, before anything runs
 ra_check "-n" uint:1:1048576 "$NP"
 [ -n "$MEM" ] && ra_check "-m" bytes "$MEM"
 ra_check "-t" seconds "$TIME_BOUND"

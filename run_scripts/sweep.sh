@@ -43,12 +43,12 @@ default_nps() {
 usage() {
     cat <<EOF
 usage: $0 [options] [-- extra options for every run]
-  -o FILE      CSV to write or resume [default: \$CSV, else sweep.csv]
-  -p LIST      process counts, e.g. "1 2 4 8" [default: \$NPS, else powers of two to nproc: $(default_nps)]
-  -k LIST      table sizes as log2 words, e.g. "20 22 24" [default: \$SIZES, else "20 22"]
+  -o FILE      CSV to write or resume [default: sweep.csv]
+  -p LIST      process counts, e.g. "1 2 4 8" [default: powers of two to nproc: $(default_nps)]
+  -k LIST      table sizes as log2 words, e.g. "20 22 24" [default: "20 22"]
   -a LIST      variants: ra_base, ra_opt, or ra_opt:OPT:OPT... with options like
-               --dims=flat, --dims=hypercube, --outstanding=8 [default: \$VARIANTS, else "ra_base ra_opt"]
-  -g GEN       lfsr or lcg [default: \$GEN, else lfsr]
+               --dims=flat, --dims=hypercube, --outstanding=8 [default: "ra_base ra_opt"]
+  -g GEN       lfsr or lcg [default: lfsr]
   -h           this help
 environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN [matches the build],
   LAUNCHER_ARGS [none], PAPI=1 adds --papi to every run [0], TIMEOUT seconds
@@ -65,11 +65,13 @@ retried next time), 2 usage (nothing written), 3 a file could not be written
 EOF
 }
 
-CSV=${CSV:-sweep.csv}
-NPS=${NPS:-$(default_nps)}
-SIZES=${SIZES:-20 22}
-VARIANTS=${VARIANTS:-ra_base ra_opt}
-GEN=${GEN:-lfsr}
+# every value from its option alone (sweep.sbatch turns its sbatch --export
+# variables NPS, SIZES, VARIANTS, CSV into these options)
+CSV=sweep.csv
+NPS=$(default_nps)
+SIZES="20 22"
+VARIANTS="ra_base ra_opt"
+GEN=lfsr
 RA_OPTSPEC='-o name CSV
 -p uints:1:1048576 NPS
 -k uints:1:62 SIZES
@@ -80,7 +82,7 @@ ra_parse_opts "$@"
 [ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")': allowed options, then -- and options for every run"
 EXTRA=(${RA_REST[@]+"${RA_REST[@]}"})
 
-# the values from the environment too, before anything is made or run
+# the values, before anything is made or run
 ra_check "-o" name "$CSV"
 ra_check "-p" uints:1:1048576 "$NPS"
 ra_check "-k" uints:1:62 "$SIZES"

@@ -55,10 +55,10 @@ for k in 2 4; do
     # dimension through shared memory, whatever the machine holds
     run_nodes $n $k bin/ra_opt --log2-table $NODES_K --node-dim --node-transport shm
     rc=$?
-    if grep -qE "^# node transport: shm \(1 of [0-9]+ dimensions? through shared memory at rank 0; 2 ranks on [0-9]+ cores? on rank 0's node\)" "$TMP/out"; then
+    if [ "$(key node_transport)" = shm ] && [ "$(key shm_dims)" = 1 ] && [ "$(key node_ranks)" = 2 ]; then
         expect_exact "ra_opt n=$n --node-dim on $k emulated nodes (shape $(key shape)): one dimension in a node's rings" "$ref" $rc
     else
-        bad "ra_opt n=$n TORUS_NODES=$k --node-dim: $(grep -m1 '^# node transport' "$TMP/out") $(head -c 300 "$TMP/err")"
+        bad "ra_opt n=$n TORUS_NODES=$k --node-dim: node_transport $(key node_transport), shm_dims $(key shm_dims), node_ranks $(key node_ranks) $(head -c 300 "$TMP/err")"
     fi
 
     run_nodes $n $k bin/collbench --validate --sizes 8,4K --iters 1 --warmup 0

@@ -16,33 +16,36 @@ for nt in shm mpi; do
         done
     done
 done
-# the preamble says which road the node hop took, and why auto chose it
-# (the ranks against the cores their affinity masks give the node)
+# the key block says which road the node hop took, and why auto chose it
+# (the ranks against the cores their affinity masks give the node); the
+# preamble's "# node transport:" line says the same in words
 cores=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' | awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+nt_keys() { echo "$(key node_transport) by $(key node_transport_chosen_by), shm_dims $(key shm_dims), node $(key node_ranks) ranks on $(key node_cores) cores"; }
 run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2 --node-transport shm
-if grep -qE "^# node transport: shm \(2 of 2 dimensions through shared memory at rank 0; 4 ranks on [0-9]+ cores? on rank 0's node\)" "$TMP/out"; then
-    ok "ra_opt n=4 --dims 2x2 --node-transport shm: both dimensions through shared memory"
+if [ "$(key node_transport)" = shm ] && [ "$(key node_transport_chosen_by)" = option ] && [ "$(key shm_dims)" = 2 ] &&
+    [ "$(key node_ranks)" = 4 ] && [ "$(key node_cores)" -ge 1 ] 2>/dev/null; then
+    ok "ra_opt n=4 --dims 2x2 --node-transport shm: both dimensions through shared memory ($(nt_keys))"
 else
-    bad "ra_opt n=4 node transport line: $(grep '^# node transport' "$TMP/out")"
+    bad "ra_opt n=4 node transport keys: $(nt_keys)"
 fi
 run_mpi 4 bin/ra_opt --log2-table 12 --dims 2x2 --node-transport mpi
-if grep -qE "^# node transport: mpi \(0 of 2 dimensions through shared memory at rank 0;" "$TMP/out"; then
-    ok "ra_opt n=4 --node-transport mpi: no dimension through shared memory"
+if [ "$(key node_transport)" = mpi ] && [ "$(key shm_dims)" = 0 ]; then
+    ok "ra_opt n=4 --node-transport mpi: no dimension through shared memory ($(nt_keys))"
 else
-    bad "ra_opt n=4 --node-transport mpi line: $(grep '^# node transport' "$TMP/out")"
+    bad "ra_opt n=4 --node-transport mpi keys: $(nt_keys)"
 fi
 # the cores are those of the ranks' affinity masks, at most the shell's
 # (Open MPI binds a rank to one core when the node has a slot per rank)
 for n in 1 2 4; do
     run_mpi $n bin/ra_opt --log2-table 12
-    rc_cores=$(sed -nE "s/^# node transport: .*; $n ranks? on ([0-9]+) cores? on rank 0's node\)$/\1/p" "$TMP/out")
+    rc_cores=$(key node_cores)
     want=shm
     [ -n "$rc_cores" ] && [ "$n" -gt "$rc_cores" ] && want=mpi
-    if [ -n "$rc_cores" ] && [ "$rc_cores" -le "${cores:-0}" ] &&
-        grep -qE "^# node transport: $want, chosen by auto \(" "$TMP/out"; then
-        ok "ra_opt n=$n on $rc_cores of $cores cores: auto takes $want"
+    if [ -n "$rc_cores" ] && [ "$rc_cores" -le "${cores:-0}" ] && [ "$(key node_ranks)" = "$n" ] &&
+        [ "$(key node_transport)" = $want ] && [ "$(key node_transport_chosen_by)" = auto ]; then
+        ok "ra_opt n=$n on $rc_cores of $cores cores: auto takes $want ($(nt_keys))"
     else
-        bad "ra_opt n=$n on ${rc_cores:-?} of $cores cores: want auto -> $want, got: $(grep '^# node transport' "$TMP/out")"
+        bad "ra_opt n=$n on ${rc_cores:-?} of $cores cores: want auto -> $want, got: $(nt_keys)"
     fi
 done
 expect_fail "bad --node-transport" 2 "bad value 'tcp' for --node-transport: allowed auto, shm or mpi" 2 bin/ra_opt --log2-table 10 --node-transport tcp
