@@ -129,9 +129,9 @@ const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll
     if (from_file)
         return from_file;
     pthread_once(&rows_once, build_rows);
-    int i = torus__coll_table_fit(compiled, c, a);
-    if (i >= 0)
-        return torus__coll_table_alg(compiled, i);
+    int row = torus__coll_table_fit(compiled, c, a);
+    if (row >= 0)
+        return torus__coll_table_alg(compiled, row);
     /* no row fits (a table row names an algorithm whose preconditions fail
      * here): the first registered algorithm of the op that can run */
     for (int i = 0; i < torus__coll_nlisted; i++) {
