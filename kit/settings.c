@@ -68,18 +68,24 @@ const char *kit_setting(const char *name)
     return getenv(name);
 }
 
+/* The next word of an allowed list ("torus, library"): its length, *p
+ * moved past it and its ", " (NULL after the last). */
+static size_t next_word(const char **p)
+{
+    const char *w = *p, *end = strstr(w, ", ");
+    *p = end ? end + 2 : NULL;
+    return end ? (size_t)(end - w) : strlen(w);
+}
+
 int kit_setting_word_ok(const kit_setting_decl *d, const char *v)
 {
     if (!v || !*v)
         return 1;
-    const char *p = d->allowed;
     size_t n = strlen(v);
-    while (p && *p) {
-        const char *end = strstr(p, ", ");
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, v, n))
+    for (const char *p = d->allowed; p && *p;) {
+        const char *w = p;
+        if (next_word(&p) == n && !strncmp(w, v, n))
             return 1;
-        p = end ? end + 2 : NULL;
     }
     return 0;
 }
@@ -94,11 +100,10 @@ const char *kit_setting_allowed(const kit_setting_decl *d, char *buf, size_t len
     size_t o = 0, dl = strlen(d->defval);
     buf[0] = 0;
     for (const char *p = d->allowed; p && *p && o < len;) {
-        const char *end = strstr(p, ", ");
-        size_t wl = end ? (size_t)(end - p) : strlen(p);
-        o += (size_t)snprintf(buf + o, len - o, "%s%.*s%s", o ? ", " : "", (int)wl, p,
-                              wl == dl && !strncmp(p, d->defval, dl) ? " (the default)" : "");
-        p = end ? end + 2 : NULL;
+        const char *w = p;
+        size_t wl = next_word(&p);
+        o += (size_t)snprintf(buf + o, len - o, "%s%.*s%s", o ? ", " : "", (int)wl, w,
+                              wl == dl && !strncmp(w, d->defval, dl) ? " (the default)" : "");
     }
     return buf;
 }

@@ -49,6 +49,16 @@ typedef enum {
     PM_NOPS
 } pm_op;
 
+/* The torus collective that runs op (alltoall: alltoallv's), for every op
+ * but PM_NEIGHBOR_ALLTOALLV (multisend's). */
+static inline torus_coll_op pm__coll_op(pm_op op)
+{
+    static const torus_coll_op coll_of[PM_NEIGHBOR_ALLTOALLV] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST,
+                                                                 TORUS_COLL_ALLREDUCE, TORUS_COLL_ALLTOALLV,
+                                                                 TORUS_COLL_ALLTOALLV};
+    return coll_of[op];
+}
+
 /* Why a call went to the MPI library (stats: "fell_through N (reason n, ...)"). */
 typedef enum {
     PM_OK = 0,

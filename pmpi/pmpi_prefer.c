@@ -61,9 +61,6 @@ static const lib_row rows[] = {
     {PM_NOPS, 0, 0, 0, 0},
 };
 
-/* The torus collective each op's TORUS_COLL_<OP> forces. */
-static const char *const force_env[PM_NOPS] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST", "TORUS_COLL_ALLREDUCE",
-                                                "TORUS_COLL_ALLTOALLV", "TORUS_COLL_ALLTOALLV", NULL};
 static int rows_on[PM_NOPS];
 
 void pm__prefer_init(int never)
@@ -72,7 +69,8 @@ void pm__prefer_init(int never)
      * (they may say mpi themselves); a forced algorithm is the user's */
     int table = torus_coll_table_use(NULL, 0) != 0;
     for (int op = 0; op < PM_NOPS; op++) {
-        const char *f = force_env[op] ? kit_setting(force_env[op]) : NULL;
+        /* the setting that forces this op's torus collective (none for multisend) */
+        const char *f = op == PM_NEIGHBOR_ALLTOALLV ? NULL : kit_setting(torus_coll_op_setting(pm__coll_op((pm_op)op)));
         rows_on[op] = !never && !table && !(f && *f && strcmp(f, "auto"));
     }
 }

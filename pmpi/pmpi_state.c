@@ -218,10 +218,8 @@ static int check_settings(char *msg, size_t len)
         return -1;
     /* TORUS_COLL_<OP>=name: the library would reject a bad name at the
      * first call on each communicator; say it once, now */
-    static const char *const op_setting[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
-                                                             "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
     for (int op = 0; op < TORUS_COLL_NCOLL; op++)
-        if (check_name(msg, len, op_setting[op], torus_coll_op_name((torus_coll_op)op),
+        if (check_name(msg, len, torus_coll_op_setting((torus_coll_op)op), torus_coll_op_name((torus_coll_op)op),
                        torus_coll_algorithms((torus_coll_op)op)))
             return -1;
     return check_name(msg, len, "TORUS_COLL_MULTISEND", "multisend", torus_multisend_algorithms());

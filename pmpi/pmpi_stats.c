@@ -62,9 +62,7 @@ static const char *const why_names[PM_NWHY] = {"", "off", "intercomm", "datatype
 /* The algorithm names of op: the torus collective's, or multisend's. */
 static const char *const *alg_names(int op)
 {
-    static const torus_coll_op coll_of[PM_NOPS] = {TORUS_COLL_BARRIER, TORUS_COLL_BCAST, TORUS_COLL_ALLREDUCE,
-                                                   TORUS_COLL_ALLTOALLV, TORUS_COLL_ALLTOALLV};
-    return op == PM_NEIGHBOR_ALLTOALLV ? torus_multisend_algorithms() : torus_coll_algorithms(coll_of[op]);
+    return op == PM_NEIGHBOR_ALLTOALLV ? torus_multisend_algorithms() : torus_coll_algorithms(pm__coll_op((pm_op)op));
 }
 
 static double now(void)

@@ -90,17 +90,28 @@ objs_of() {
     [ -d "$dir" ] || return 0
     find "$dir" -maxdepth 1 -name '*.o' | sort
 }
-declare -A defined_by
+# one nm per object: what it defines (map symbol -> layers), what it calls
+# (kept per object), and the MPI_ names the adapter defines
+declare -A defined_by undef
+adapter=""
 nobj=0
 for layer in $layers; do
     while IFS= read -r o; do
         nobj=$((nobj + 1))
-        while read -r sym; do
+        undef[$o]=""
+        while read -r a b c; do
+            if [ -z "$c" ]; then # "U sym": a reference
+                undef[$o]+="$b "
+                continue
+            fi
             # the adapter's MPI_ entries are MPI's own interface, which the
             # MPI library defines too: calling them is every program's right
-            [ "$layer" = pmpi ] && [ "${sym#MPI_}" != "$sym" ] && continue
-            case " ${defined_by[$sym]:-} " in *" $layer "*) ;; *) defined_by[$sym]="${defined_by[$sym]:-} $layer" ;; esac
-        done < <(nm -g --defined-only "$o" 2>/dev/null | awk 'NF == 3 { print $3 }')
+            if [ "$layer" = pmpi ] && [ "${c#MPI_}" != "$c" ]; then
+                adapter+="$c"$'\n'
+                continue
+            fi
+            case " ${defined_by[$c]:-} " in *" $layer "*) ;; *) defined_by[$c]="${defined_by[$c]:-} $layer" ;; esac
+        done < <(nm -g "$o" 2>/dev/null)
     done < <(objs_of "$layer")
 done
 if [ $nobj = 0 ]; then
@@ -112,7 +123,7 @@ for layer in $layers; do
     [ "$layer" = tests ] && continue # the top: anything below
     mine=" ${chain[$layer]} "
     while IFS= read -r o; do
-        while read -r sym; do
+        for sym in ${undef[$o]}; do
             owners=${defined_by[$sym]:-}
             [ -n "$owners" ] || continue # the MPI library, libc, a system library
             fine=0
@@ -123,13 +134,13 @@ for layer in $layers; do
                 echo "check-layers: ${o#"$build"/}: calls $sym, defined in$owners/, which $layer/ does not link (links: ${chain[$layer]})"
                 calls_bad=1
             fi
-        done < <(nm -u "$o" 2>/dev/null | awk '{ print $NF }')
+        done
     done < <(objs_of "$layer")
 done
 [ $calls_bad = 0 ] && echo "check-layers: every call of $nobj objects runs down its layer's link chain (no loop between folders)"
 
 # 3: the names the adapter defines, and the objects under it
-adapter=$(objs_of pmpi | xargs -r nm -g --defined-only 2>/dev/null | awk 'NF == 3 && $3 ~ /^MPI_/ { print $3 }' | sort -u)
+adapter=$(printf '%s' "$adapter" | sort -u)
 mpi_bad=0
 if [ -z "$adapter" ]; then
     echo "check-layers: no adapter objects under $build/pic/pmpi: build first (make)"
@@ -138,12 +149,13 @@ else
     under=${chain[pmpi]#pmpi }
     for layer in $under; do
         while IFS= read -r o; do
-            while read -r sym; do
+            for sym in ${undef[$o]}; do
+                [ "${sym#MPI_}" != "$sym" ] || continue
                 if grep -qxF "$sym" <<<"$adapter"; then
                     echo "check-layers: ${o#"$build"/}: calls $sym, which libtorus_pmpi.so defines: call it as K$sym (kit/kit_mpi.h)"
                     mpi_bad=1
                 fi
-            done < <(nm -u "$o" 2>/dev/null | awk '$NF ~ /^MPI_/ { print $NF }')
+            done
         done < <(objs_of "$layer")
     done
     [ $mpi_bad = 0 ] && echo "check-layers: nothing under the adapter ($under) calls the $(wc -l <<<"$adapter") MPI_ names it defines"

@@ -7,9 +7,10 @@
  * runs barrier, bcast, allreduce, alltoall and alltoallv through
  * torus/coll; every one of those MPI calls must reach the MPI library by
  * the kit's internal names (kit/kit_mpi.h), never the adapter's MPI_
- * entries.  The program itself calls no MPI_ collective (it gathers the
- * node table as the kit does, KMPI_Bcast): the results are checked against
- * values every rank computes alone.
+ * entries.  The program itself calls no collective the adapter intercepts
+ * (it gathers the node table with MPI_Allgather, which the adapter leaves
+ * to the library): the results are checked against values every rank
+ * computes alone.
  *
  * usage: mpirun -n P lib_colls [ROUNDS]   (prints "lib_colls: ok ..." on
  * rank 0, exit 0; a wrong value: one line, exit 1)
@@ -103,16 +104,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "lib_colls: nodes: %s\n", err);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    /* every rank's node: the library's own collective gathers it */
+    /* every rank's node, as collbench gathers it */
     int *node_of = malloc((size_t)n * sizeof *node_of);
     if (!torus_all_ok(MPI_COMM_WORLD, node_of != NULL))
         MPI_Abort(MPI_COMM_WORLD, 3);
-    node_of[me] = ni.node;
-    for (int r = 0; r < n; r++) {
-        int v = r == me ? ni.node : 0;
-        KIT_MPI_CHECK(KMPI_Bcast(&v, 1, MPI_INT, r, MPI_COMM_WORLD));
-        node_of[r] = v;
-    }
+    KIT_MPI_CHECK(MPI_Allgather(&ni.node, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD));
     torus_node_free(&ni);
     torus_mpi *tm;
     torus_transport tp;

@@ -90,6 +90,16 @@ const char *torus_coll_op_name(torus_coll_op op)
     return op >= 0 && op < TORUS_COLL_NCOLL ? op_names[op] : "?";
 }
 
+/* the one list of the settings that force an algorithm (declared in
+ * kit/settings.c; the adapter checks them through this) */
+static const char *const op_settings[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
+                                                          "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
+
+const char *torus_coll_op_setting(torus_coll_op op)
+{
+    return op >= 0 && op < TORUS_COLL_NCOLL ? op_settings[op] : NULL;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -132,12 +142,10 @@ int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err,
     c->idle_ctx = cfg->idle_ctx;
     /* TORUS_COLL_<OP>=name forces an algorithm; the same variable is
      * exported to every rank by the launcher, so the choice stays global */
-    static const char *const env[TORUS_COLL_NCOLL] = {"TORUS_COLL_BARRIER", "TORUS_COLL_BCAST",
-                                                      "TORUS_COLL_ALLREDUCE", "TORUS_COLL_ALLTOALLV"};
     for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
-        const char *v = kit_setting(env[op]);
+        const char *v = kit_setting(op_settings[op]);
         if (v && *v && torus_coll_force(c, (torus_coll_op)op, v)) {
-            snprintf(err, errlen, "%s=%s: %s", env[op], v, c->err);
+            snprintf(err, errlen, "%s=%s: %s", op_settings[op], v, c->err);
             free(c);
             return TORUS_COLL_EARG;
         }

@@ -112,6 +112,9 @@ void torus_coll_skip_empty(torus_coll *c, int on);
 /* Names of op's algorithms, NULL-terminated (static). */
 const char *const *torus_coll_algorithms(torus_coll_op op);
 const char *torus_coll_op_name(torus_coll_op op);
+/* The setting that forces op's algorithm ("TORUS_COLL_BCAST"), NULL for
+ * no op. */
+const char *torus_coll_op_setting(torus_coll_op op);
 /* Forces op's algorithm (name; NULL or "auto" = the table again).  The
  * environment variable TORUS_COLL_<OP>=name (read by torus_coll_create)
  * does the same.  An unknown name: TORUS_COLL_EARG. */
