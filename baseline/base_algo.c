@@ -30,7 +30,6 @@
 #include "ra.h"
 #include "torus_mpi.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,7 +281,10 @@ static int base_update(ra_run *run)
     uint64_t pending = 0;
     uint64_t ran = ra_gen_jump(run->gen, run->upd_start);
     const ra_dist *td = &run->table_dist;
-    int idle = 0;
+    /* ra_base's idle polls spin a little, then yield for ever (HPCC's
+     * loop never sleeps) */
+    torus_idle idle;
+    torus_idle_init(&idle, TORUS_IDLE_POLLS, 0, NULL);
 
     for (uint64_t i = 0; i < run->upd_count;) {
         drain(run, s, &receiving);
@@ -305,9 +307,9 @@ static int base_update(ra_run *run)
             int n = send_largest(s, stx, &outreq);
             if (n > 0) {
                 pending -= (uint64_t)n;
-                idle = 0;
-            } else if (++idle > TORUS_IDLE_POLLS) {
-                sched_yield();
+                torus_idle_reset(&idle);
+            } else {
+                torus_idle_wait(&idle);
             }
         }
     }
@@ -318,8 +320,8 @@ static int base_update(ra_run *run)
         int n = send_largest(s, stx, &outreq);
         if (n > 0)
             pending -= (uint64_t)n;
-        else if (!got && ++idle > TORUS_IDLE_POLLS)
-            sched_yield();
+        else if (!got)
+            torus_idle_wait(&idle);
     }
 
     /* Finish messages to everyone; MPI's non-overtaking order on one
@@ -335,16 +337,16 @@ static int base_update(ra_run *run)
         if (p != me)
             KIT_MPI_CHECK(MPI_Isend(&dummy, 0, MPI_UINT64_T, p, TAG_FINISH, s->comm, &fin[p]));
     }
-    idle = 0;
+    torus_idle_reset(&idle);
     while (receiving > 0) {
         if (drain(run, s, &receiving))
-            idle = 0;
-        else if (++idle > TORUS_IDLE_POLLS)
-            sched_yield();
+            torus_idle_reset(&idle);
+        else
+            torus_idle_wait(&idle);
     }
     close_receives(run, s);
     int all_done = 0;
-    idle = 0;
+    torus_idle_reset(&idle);
     while (!all_done) {
         int d2;
         all_done = 1;
@@ -355,8 +357,8 @@ static int base_update(ra_run *run)
         }
         KIT_MPI_CHECK(MPI_Test(&outreq, &d2, MPI_STATUS_IGNORE));
         all_done &= d2;
-        if (!all_done && ++idle > TORUS_IDLE_POLLS)
-            sched_yield();
+        if (!all_done)
+            torus_idle_wait(&idle);
     }
     free(fin);
     return KIT_EXIT_OK;

@@ -56,5 +56,9 @@ void kit_mpi_fail(int rc, const char *call, const char *file, int line) __attrib
  * MPI_MAX_LIBRARY_VERSION_STRING bytes), as the reports name the library
  * ("MPICH Version:<TAB>4.0.2", "Open MPI v4.1.4, package: ..."). */
 void kit_mpi_library(char *lib);
+/* A barrier the waiting ranks sleep in (MPI_Ibarrier polled every 200 us),
+ * so that a rank a benchmark measures alone has its core: MPI_Barrier
+ * polls, which on an oversubscribed node steals it. */
+void kit_mpi_sleepy_barrier(MPI_Comm comm);
 
 #endif

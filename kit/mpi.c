@@ -38,3 +38,17 @@ void kit_mpi_library(char *lib)
     if (nl)
         *nl = 0;
 }
+
+void kit_mpi_sleepy_barrier(MPI_Comm comm)
+{
+    MPI_Request rq;
+    int done = 0;
+    KIT_MPI_CHECK(MPI_Ibarrier(comm, &rq));
+    for (;;) {
+        KIT_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+        if (done)
+            break;
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+}

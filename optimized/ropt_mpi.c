@@ -7,12 +7,9 @@
 
 #include "torus_ticks.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 void ropt_mpi_options_defaults(ropt_mpi_options *o)
 {
@@ -165,44 +162,31 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     return 0;
 }
 
-/* Nothing to do: let the core go.  Spinning a little first keeps the
- * latency of a busy pair low; a node with more ranks than cores yields at
- * once (MPICH's shared-memory progress and our rings both busy-wait
- * otherwise).  A long wait sleeps: on the rings when the node hop goes
- * through shared memory (woken by whoever hands this rank work), else 1 us
- * doubling to 64 us.  Sleeping early does not pay: at -n 8 on 2 cores a
- * rank sleeping on the rings whenever idle ran at a third of one that
- * yields (a wake-up costs more than the work one packet brings). */
-static void back_off(const ropt_mpi *s, int idle)
-{
-    if (idle <= TORUS_IDLE_POLLS && !s->oversubscribed)
-        return;
-    if (idle < 4096) {
-        sched_yield();
-        return;
-    }
-    if (s->shm) {
-        torus_shm_idle(s->shm, 1000000L);
-        return;
-    }
-    int shift = (idle - 4096) / 1024;
-    struct timespec ts = {0, 1000L << (shift < 6 ? shift : 6)};
-    nanosleep(&ts, NULL);
-}
+/* Idle polls before a rank sleeps (torus_idle): spinning a little first
+ * keeps the latency of a busy pair low; a node with more ranks than cores
+ * yields at once (MPICH's shared-memory progress and our rings both
+ * busy-wait otherwise).  A long wait sleeps the transport's way: on the
+ * rings when the node hop goes through shared memory (woken by whoever
+ * hands this rank work), else 1 us doubling to 64 us.  Sleeping early does
+ * not pay: at -n 8 on 2 cores a rank sleeping on the rings whenever idle
+ * ran at a third of one that yields (a wake-up costs more than the work
+ * one packet brings). */
+#define ROPT_SLEEP_AT 4096
 
 void ropt_mpi_run(ropt_mpi *s, ra_gen_kind gen, uint64_t start, uint64_t count,
                   void (*tick)(void *ctx, uint64_t generated), void *ctx)
 {
     ropt *o = &s->core;
     ropt_start(o, gen, start, count);
-    int idle = 0;
+    torus_idle idle;
+    torus_idle_init(&idle, s->oversubscribed ? 0 : TORUS_IDLE_POLLS, ROPT_SLEEP_AT, &s->tp);
     uint64_t next_tick = 1 << 16, waited = 0;
     while (!o->done) {
         if (ropt_step(o)) {
-            idle = 0;
+            torus_idle_reset(&idle);
         } else {
             uint64_t t0 = o->profile ? torus_ticks() : 0;
-            back_off(s, ++idle);
+            torus_idle_wait(&idle);
             if (o->profile)
                 waited += torus_ticks() - t0;
         }

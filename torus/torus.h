@@ -182,7 +182,7 @@ typedef struct torus_packet {
 /* A polling loop that found nothing to do this many times in a row
  * yields its core (sched_yield): MPICH's shared-memory transport busy-waits,
  * and oversubscribed runs (more ranks than cores) would otherwise starve
- * the peer they wait for.  Shared by every algorithm that polls. */
+ * the peer they wait for.  The default spin of torus_idle (below). */
 #define TORUS_IDLE_POLLS 16
 
 /* A message request of the message interface (below): an index into the
@@ -235,6 +235,34 @@ typedef struct torus_transport {
     int (*test)(void *impl, torus_req *r);
     void (*reduced)(void *impl, size_t bytes);
     int (*line_send)(void *impl, int d, const void *buf, size_t bytes, int tag, torus_req *r);
+    /* how this transport waits long (optional, NULL: a timed nanosleep):
+     * block until work may have arrived or timeout_ns passed; 1 if it slept */
+    int (*sleep)(void *impl, long timeout_ns);
 } torus_transport;
+
+/* ---- idle: the one back-off policy of every polling loop (idle.c) ----- */
+
+/* The longest one sleep of torus_idle_wait lasts (a transport wakes early
+ * when work arrives). */
+#define TORUS_IDLE_SLEEP_NS 1000000L
+
+/* A loop's idle state.  spin: idle polls that return at once; then each
+ * idle poll yields the core until sleep_at (0: yield for ever), from
+ * where it sleeps through tp->sleep (tp NULL or without one: 1 us doubling
+ * to 64 us).  The algorithm decides when it is idle, the transport how a
+ * long wait sleeps. */
+typedef struct torus_idle {
+    int polls, spin, sleep_at;
+    const torus_transport *tp;
+} torus_idle;
+
+void torus_idle_init(torus_idle *w, int spin, int sleep_at, const torus_transport *tp);
+/* After a poll that found nothing to do. */
+void torus_idle_wait(torus_idle *w);
+/* After a poll that found work. */
+static inline void torus_idle_reset(torus_idle *w)
+{
+    w->polls = 0;
+}
 
 #endif

@@ -45,14 +45,13 @@ typedef struct torus_shm torus_shm;
  * Returns 0, or -1 with err set (on every rank). */
 int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_map *m, int me, int cap,
                      int slots, const torus_transport *net, char *err, size_t errlen);
-/* Fills t with the functions of this transport. */
+/* Fills t with the functions of this transport.  Its sleep(): an idle
+ * rank sleeps until a packet arrives through shared memory or one of its
+ * own is taken (torus_shm_sleep), at most timeout_ns, less when a
+ * dimension leaves the node (MPI cannot wake it). */
 void torus_shm_bind(torus_shm *s, torus_transport *t);
 /* How many of this rank's dimensions go through shared memory. */
 int torus_shm_count(const torus_shm *s);
-/* An idle rank sleeps until a packet arrives through shared memory or one
- * of its own is taken (torus_shm_sleep), at most timeout_ns, less when a
- * dimension leaves the node (MPI cannot wake it).  Returns 1 if it slept. */
-int torus_shm_idle(torus_shm *s, long timeout_ns);
 /* Collective over the node (the window is freed). */
 void torus_shm_destroy(torus_shm *s);
 

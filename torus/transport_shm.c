@@ -131,6 +131,15 @@ static int shm_test(void *impl, torus_req *r)
     return s->net.test(s->net.impl, r);
 }
 
+static int shm_sleep(void *impl, long timeout_ns)
+{
+    torus_shm *s = impl;
+    /* a network dimension is only looked at when asked: bound the sleep */
+    if (s->count < s->ndims && timeout_ns > 4 * TORUS_NET_POLL_NS)
+        timeout_ns = 4 * TORUS_NET_POLL_NS;
+    return torus_shm_sleep(s->core, timeout_ns);
+}
+
 void torus_shm_bind(torus_shm *s, torus_transport *t)
 {
     *t = (torus_transport){.impl = s,
@@ -142,7 +151,8 @@ void torus_shm_bind(torus_shm *s, torus_transport *t)
                            .sending = shm_sending,
                            .isend = s->net.isend ? shm_isend : NULL,
                            .irecv = s->net.irecv ? shm_irecv : NULL,
-                           .test = s->net.test ? shm_test : NULL};
+                           .test = s->net.test ? shm_test : NULL,
+                           .sleep = shm_sleep};
 }
 
 int torus_shm_count(const torus_shm *s)
@@ -150,13 +160,6 @@ int torus_shm_count(const torus_shm *s)
     return s->count;
 }
 
-int torus_shm_idle(torus_shm *s, long timeout_ns)
-{
-    /* a network dimension is only looked at when asked: bound the sleep */
-    if (s->count < s->ndims && timeout_ns > 4 * TORUS_NET_POLL_NS)
-        timeout_ns = 4 * TORUS_NET_POLL_NS;
-    return torus_shm_sleep(s->core, timeout_ns);
-}
 
 /* Which dimensions stay on the node at this rank. */
 static void node_dims(torus_shm *s, const torus_map *m, int me)

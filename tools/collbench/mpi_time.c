@@ -201,14 +201,7 @@ void cb_calibrate(bench *b)
     int active = b->me < 2;
     MPI_Request rq;
     if (!active) {
-        KIT_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
-        for (int done = 0; !done;) {
-            KIT_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
-            if (!done) {
-                struct timespec ts = {0, 200000};
-                nanosleep(&ts, NULL);
-            }
-        }
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     } else {
         enum { BIG = 1 << 20 };
         char *buf = calloc(2 * BIG, 1);

@@ -12,22 +12,6 @@ static void spin(double s)
     }
 }
 
-/* A barrier the waiting ranks sleep in, so a rank measured alone has its
- * core (MPI_Barrier polls, which on an oversubscribed node steals it). */
-void cal_sleepy_barrier(MPI_Comm comm)
-{
-    MPI_Request rq;
-    int done = 0;
-    KIT_MPI_CHECK(MPI_Ibarrier(comm, &rq));
-    for (;;) {
-        KIT_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
-        if (done)
-            break;
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words)
 {
     int huge;
@@ -73,11 +57,11 @@ double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, 
     *shape = s.shape;
     /* sleeping barriers: a rank done early must not poll away the core of
      * one still working (oversubscribed nodes) */
-    cal_sleepy_barrier(sync);
+    kit_mpi_sleepy_barrier(sync);
     double t0 = MPI_Wtime();
     ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
     double mine = MPI_Wtime() - t0, dt;
-    cal_sleepy_barrier(sync);
+    kit_mpi_sleepy_barrier(sync);
     KIT_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
     ropt_mpi_free(&s);
     if (!given)
@@ -175,7 +159,7 @@ void cal_message_costs(int rank, int P, int reps, int warm, double *ts, double *
     for (int k = 0; k < NS; k++) {
         double sum_s = 1e30, sum_r = 1e30; /* the least: load only adds */
         for (int rep = 0; rep < reps; rep++) {
-            cal_sleepy_barrier(MPI_COMM_WORLD);
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && !even) {
                 KIT_MPI_CHECK(MPI_Recv(buf, cal_msg_sizes[k], MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             } else if (in_pair) {
@@ -189,7 +173,7 @@ void cal_message_costs(int rank, int P, int reps, int warm, double *ts, double *
                 KIT_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD));
             else if (in_pair)
                 KIT_MPI_CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            cal_sleepy_barrier(MPI_COMM_WORLD);
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
             if (in_pair && even) {
                 KIT_MPI_CHECK(MPI_Send(buf, cal_msg_sizes[k], MPI_BYTE, peer, 2, MPI_COMM_WORLD));
             } else if (in_pair) {

@@ -25,7 +25,7 @@ double cal_measure_t_local(cal *c)
         if (lo < t_local)
             t_local = lo;
     }
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     KIT_MPI_CHECK(MPI_Bcast(&t_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     return t_local;
 }
@@ -48,9 +48,9 @@ double cal_measure_node_gups(cal *c)
         if (tries & 1) {
             secs = cal_routed_run(MPI_COMM_SELF, MPI_COMM_WORLD, "1", c->lk, c->kern, &cap1, &sh1, c->tab);
         } else {
-            cal_sleepy_barrier(MPI_COMM_WORLD);
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
             secs = cal_ceiling_ns(c->tab, c->lk, c->kern) * (double)c->kern / 1e9;
-            cal_sleepy_barrier(MPI_COMM_WORLD);
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         }
         double g = cal_node_rate(&c->ni, (double)c->kern, secs);
         if (g > node_gups)
@@ -62,9 +62,9 @@ double cal_measure_node_gups(cal *c)
 /* HPCC's Star kernel the same way, once: reported beside the ceiling */
 double cal_measure_star_gups(cal *c)
 {
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     double secs = cal_star_ns(c->tab, c->lk, c->kern) * (double)c->kern / 1e9;
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     return cal_node_rate(&c->ni, (double)c->kern, secs);
 }
 
@@ -117,7 +117,7 @@ void cal_measure_local_path(cal *c, double *t_test, double *local_path, int *nre
         *t_test = best_a > best_c ? best_a - best_c : 0;
         *local_path = best_b;
     }
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     for (int i = 0; i < nrecv; i++) {
         KIT_MPI_CHECK(MPI_Cancel(&req[i]));
         KIT_MPI_CHECK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
@@ -148,7 +148,7 @@ double cal_measure_link_bw(cal *c)
     }
     double best = 1e30, link_bw;
     for (int rep = 0; rep < 20; rep++) {
-        cal_sleepy_barrier(MPI_COMM_WORLD);
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (c->rank == 0) {
             KIT_MPI_CHECK(MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
@@ -212,7 +212,7 @@ double cal_measure_t_hop(cal *c, const torus_shape *shape, double H)
         }
         t_hop = best < 1e30 && best > 0 ? best : 0;
     }
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     KIT_MPI_CHECK(MPI_Bcast(&t_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     return t_hop;
 }
@@ -253,11 +253,11 @@ double cal_measure_base_gups(cal *c)
     for (int tries = 0; tries < btries; tries++) {
         run.upd_start = ra_dist_start(&ud, rank);
         run.upd_count = ra_dist_count(&ud, rank);
-        cal_sleepy_barrier(MPI_COMM_WORLD);
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         ra_base_algorithm.update(&run);
         double mine = MPI_Wtime() - t0, dt;
-        cal_sleepy_barrier(MPI_COMM_WORLD);
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         KIT_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
         if (dt < best)
             best = dt;

@@ -138,7 +138,7 @@ static void probe_memory(cal *c, probe_figs *pf)
         }
         pf->mlp = best * lat;
     }
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     KIT_MPI_CHECK(MPI_Bcast(&pf->mem_latency_ns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     KIT_MPI_CHECK(MPI_Bcast(&pf->mlp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
@@ -152,7 +152,7 @@ static void probe_bandwidth(cal *c, probe_figs *pf)
     uint64_t n = c->LS, *t = c->tab;
     double best = 0;
     for (int r = 0; r < 3; r++) {
-        cal_sleepy_barrier(MPI_COMM_WORLD);
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -198,7 +198,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
             pf->hop_shape[0] = 0;
         }
     }
-    cal_sleepy_barrier(MPI_COMM_WORLD); /* the others asleep while rank 0 measured alone */
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD); /* the others asleep while rank 0 measured alone */
     if (c->P > 1) {
         /* the run's own ranks and shape on tables that never leave the
          * cache (2^12 words a rank): the routing, the node's transport, its
@@ -228,7 +228,7 @@ static void probe_instructions(cal *c, probe_figs *pf)
     int nrecv;
     cal_measure_local_path(c, &t_test, NULL, &nrecv);
     pf->instr_test = t_test * f / 1e9;
-    cal_sleepy_barrier(MPI_COMM_WORLD);
+    kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     KIT_MPI_CHECK(MPI_Bcast(&pf->instr_local, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     KIT_MPI_CHECK(MPI_Bcast(&pf->instr_hop, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
@@ -243,7 +243,7 @@ static void probe_latency(cal *c, probe_figs *pf)
     double best = 1e30;
     for (int r = 0; r < 1000; r++) {
         if (r % 100 == 0)
-            cal_sleepy_barrier(MPI_COMM_WORLD);
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (c->rank == 0) {
             KIT_MPI_CHECK(MPI_Send(&x, 1, MPI_UINT64_T, 1, 9, MPI_COMM_WORLD));

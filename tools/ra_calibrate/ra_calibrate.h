@@ -128,7 +128,6 @@ typedef struct cal_figs {
 
 /* kernels.c */
 extern int cal_ceil_kind, cal_ceil_depth;
-void cal_sleepy_barrier(MPI_Comm comm);
 uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words);
 double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
                   torus_shape *shape, uint64_t *given);

@@ -9,11 +9,22 @@
 #include "kit_cli.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Over MPI a wait spins first: a peer running on another core answers
+ * within microseconds, and a rank that yields early hands its core to
+ * whatever else is runnable, often a rank spinning in the MPI library
+ * (MPICH busy-polls without yielding), which keeps it for a whole time
+ * slice.  Measured with bin/collbench --rounds 5 at 4 and 8 ranks on 2
+ * cores: a small bcast took 1.5-14x MPICH's with a yield every 16 idle
+ * polls, 1.3-1.8x after 1000, while allreduce and barrier were the same.
+ * After that many, the peer is likely descheduled (more ranks than
+ * cores): yield on every idle poll until something completes (no sleep:
+ * a collective's waits are short). */
+#define TORUS_COLL_SPIN_POLLS 1000
 
 /* Tags: one per call, so a fast rank's next collective can never match a
  * message of this one; MPI guarantees tags up to 32767. */
@@ -139,6 +150,7 @@ int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err,
         free(v);
     }
     c->idle = cfg->idle;
+    torus_idle_init(&c->idle_wait, TORUS_COLL_SPIN_POLLS, 0, c->tp);
     c->idle_ctx = cfg->idle_ctx;
     /* TORUS_COLL_<OP>=name forces an algorithm; the same variable is
      * exported to every rank by the launcher, so the choice stays global */
@@ -205,7 +217,7 @@ static int test_one(torus_coll *c, torus_req *r)
     if (rc < 0)
         return -1;
     c->progress++;
-    c->idle_polls = 0;
+    torus_idle_reset(&c->idle_wait);
     return 1;
 }
 
@@ -235,27 +247,13 @@ int torus__wait(torus_coll *c, torus_req *r, int n)
     }
 }
 
-/* Over MPI a wait spins first: a peer running on another core answers
- * within microseconds, and a rank that yields early hands its core to
- * whatever else is runnable, often a rank spinning in the MPI library
- * (MPICH busy-polls without yielding), which keeps it for a whole time
- * slice.  Measured with bin/collbench --rounds 5 at 4 and 8 ranks on 2
- * cores: a small bcast took 1.5-14x MPICH's with a yield every 16 idle
- * polls, 1.3-1.8x after 1000, while allreduce and barrier were the same.
- * After that many, the peer is likely descheduled (more ranks than
- * cores): yield on every idle poll until something completes. */
-#define TORUS_COLL_SPIN_POLLS 1000
-
 void torus__idle(torus_coll *c)
 {
     if (c->idle) {
         c->idle(c->idle_ctx);
         return;
     }
-    if (c->idle_polls > TORUS_COLL_SPIN_POLLS)
-        sched_yield();
-    else
-        c->idle_polls++;
+    torus_idle_wait(&c->idle_wait);
 }
 
 int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes)

@@ -59,7 +59,7 @@ struct torus_coll {
     int shared_nodes; /* some node holds several ranks (found once at creation) */
     void (*idle)(void *ctx);
     void *idle_ctx;
-    int idle_polls;
+    torus_idle idle_wait; /* torus__idle's state (torus/idle.c) */
     int seq;          /* calls so far: the tag of the current call */
     int skip_empty;   /* alltoallv: empty blocks are not exchanged (torus_coll_skip_empty) */
     uint64_t progress; /* operations completed: the virtual-rank runner watches it */
@@ -88,8 +88,8 @@ int torus__isend(torus_coll *c, int peer, const void *buf, size_t bytes, torus_r
 int torus__irecv(torus_coll *c, int peer, void *buf, size_t bytes, torus_req *r);
 int torus__wait(torus_coll *c, torus_req *r, int n);
 /* A wait that found nothing to do: the context's idle hook (a simulator
- * switches virtual rank), else spin a while, then yield the core.  A
- * completed request resets the count (c->idle_polls = 0). */
+ * switches virtual rank), else torus_idle: spin a while, then yield the
+ * core.  A completed request resets it. */
 void torus__idle(torus_coll *c);
 int torus__send(torus_coll *c, int peer, const void *buf, size_t bytes);
 int torus__recv(torus_coll *c, int peer, void *buf, size_t bytes);
