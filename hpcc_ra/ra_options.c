@@ -51,7 +51,9 @@ static int parse_suite(const char *s, int *mask)
 
 /* The harness options, in --help order; the enum is each one's id. */
 enum harness_id {
-    H_LOG2_TABLE, H_MEM, H_UPDATES, H_TIME_BOUND, H_NO_VERIFY, H_GEN, H_LCG, H_SUITE, H_OUTPUT,
+    H_LOG2_TABLE, H_MEM, H_UPDATES, H_TIME_BOUND, H_NO_VERIFY, H_GEN,
+    H_LCG, /* an alias of --gen lcg: take() sees --gen's entry */
+    H_SUITE, H_OUTPUT,
     H_JSON, H_PAPI, H_PROGRESS, H_NO_PROGRESS, H_QUIET, H_DRY_RUN, H_HELP, H_VERSION, H_COUNT
 };
 
@@ -72,7 +74,7 @@ static const kit_opt harness_opts[H_COUNT + 1] = {
     {.name = "no-verify", .type = KIT_OPT_FLAG, .id = H_NO_VERIFY, .defval = "verify", .help = "skip verification"},
     {.name = "gen", .type = KIT_OPT_CHOICE, .id = H_GEN, .meta = "G", .defval = "lfsr",
      .help = "generator: lfsr, lcg or both", .choices = "lfsr|lcg|both"},
-    {.name = "lcg", .type = KIT_OPT_FLAG, .id = H_LCG, .defval = "off", .help = "same as --gen lcg (HPCC's _LCG variants)"},
+    {.name = "lcg", .type = KIT_OPT_FLAG, .id = H_LCG, .alias = "gen=lcg", .help = "(HPCC's _LCG variants)"},
     {.name = "suite", .type = KIT_OPT_TEXT, .id = H_SUITE, .meta = "LIST", .defval = "mpi",
      .help = "tests to run: mpi, star, single, all (HPCC's three), ceiling (every rank alone, HPCC's stream "
              "prefetched: the node's memory ceiling); comma list allowed",
@@ -163,9 +165,6 @@ static int take(void *ctxp, const kit_opt *o, const kit_opt_val *v, char *err, s
         break;
     case H_GEN:
         cfg->gens = v->l == 0 ? RA_GENS_LFSR : v->l == 1 ? RA_GENS_LCG : RA_GENS_LFSR | RA_GENS_LCG;
-        break;
-    case H_LCG:
-        cfg->gens = RA_GENS_LCG;
         break;
     case H_SUITE:
         if (parse_suite(v->s, &cfg->suite))

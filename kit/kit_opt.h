@@ -52,6 +52,10 @@ typedef struct kit_opt {
     int optional;         /* the value may be left out: --opt, --opt=V or --opt V (V not an option) */
     char short_name;      /* also -c (help: "-h, --help"); 0 none */
     int hidden;           /* parsed but not listed in --help (an alias) */
+    const char *alias;    /* a FLAG that abbreviates another option with a value, "name=value":
+                           * the parser checks the value against that option and hands the
+                           * callback that option's entry, so the meaning is declared once;
+                           * --help says "same as --name value" */
 } kit_opt;
 
 /* A value, checked and converted by its type. */

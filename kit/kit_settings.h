@@ -22,15 +22,22 @@ typedef enum {
     KIT_SET_ALGORITHM, /* auto or an algorithm the library registers */
     KIT_SET_COUNT,     /* a whole number */
     KIT_SET_FILE,      /* a path */
+    KIT_SET_TEXT,      /* words the reader passes on (a command, options, a list) */
 } kit_set_kind;
 
 /* Who reads a setting (bits): the torus library (so every program and the
- * adapter), the MPI adapter, the harness, a test build only. */
+ * adapter), the MPI adapter, the harness, a test build only, the run
+ * scripts (run_scripts/, its .sh files), the Slurm templates (run_scripts/slurm/,
+ * which turn them into the scripts' options).  The scripts' and templates'
+ * rows are declared here too, so that docs/settings.md is every variable
+ * the kit reads; tests/suite_docs.sh holds them to what the scripts read. */
 enum {
     KIT_READ_LIBRARY = 1,
     KIT_READ_ADAPTER = 2,
     KIT_READ_HARNESS = 4,
     KIT_READ_TESTS = 8,
+    KIT_READ_SCRIPTS = 16,
+    KIT_READ_SLURM = 32,
 };
 
 typedef struct kit_setting_decl {

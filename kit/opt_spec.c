@@ -243,19 +243,39 @@ int kit_opt_parse(const kit_opt *spec, int argc, char **argv, unsigned flags, ki
             rc = -1;
             break;
         }
+        const kit_opt *o = ent[i];
         const char *val = optarg;
+        char target[64];
+        if (o->alias) {
+            /* "name=value": the option it stands for, with that value */
+            const char *eq = strchr(o->alias, '=');
+            size_t tl = eq ? (size_t)(eq - o->alias) : 0;
+            const kit_opt *t = NULL;
+            if (eq && tl < sizeof target) {
+                memcpy(target, o->alias, tl);
+                target[tl] = 0;
+                t = kit_opt_find(spec, target);
+            }
+            if (!t || t->alias) {
+                snprintf(err, errlen, "--%s: its alias '%s' names no option of this program", o->name, o->alias);
+                rc = -1;
+                break;
+            }
+            o = t;
+            val = eq + 1;
+        }
         /* an optional value may also come as the next word, when that word
          * is not itself an option: getopt_long only takes --opt=V */
-        if (ent[i]->optional && !val && optind < argc && strncmp(argv[optind], "--", 2) != 0)
+        if (o->optional && !val && optind < argc && strncmp(argv[optind], "--", 2) != 0)
             val = argv[optind++];
         kit_opt_val v;
-        if (check_value(ent[i], val, &v, err, errlen)) {
+        if (check_value(o, val, &v, err, errlen)) {
             rc = -1;
             break;
         }
-        if (ent[i]->type == KIT_OPT_FILE_OUT)
+        if (o->type == KIT_OPT_FILE_OUT)
             last[i] = val;
-        rc = fn(ctx, ent[i], &v, err, errlen);
+        rc = fn(ctx, o, &v, err, errlen);
         if (rc)
             break;
     }
@@ -323,8 +343,13 @@ void kit_opt_help(FILE *f, const kit_opt *spec)
             fprintf(f, "%*s", COL - at, "");
         else
             fprintf(f, "\n%*s", COL, "");
-        char text[1200];
-        snprintf(text, sizeof text, "%s%s%s%s", o->help ? o->help : "", o->defval ? " [default: " : "",
+        char text[1200], same[200] = "";
+        if (o->alias) {
+            const char *eq = strchr(o->alias, '=');
+            snprintf(same, sizeof same, "same as --%.*s %s%s", eq ? (int)(eq - o->alias) : 0, o->alias,
+                     eq ? eq + 1 : "", o->help ? " " : "");
+        }
+        snprintf(text, sizeof text, "%s%s%s%s%s", same, o->help ? o->help : "", o->defval ? " [default: " : "",
                  o->defval ? o->defval : "", o->defval ? "]" : "");
         wrap(f, text, COL, COL);
         fputc('\n', f);

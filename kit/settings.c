@@ -11,6 +11,8 @@
 
 #define LIB KIT_READ_LIBRARY
 #define ADP KIT_READ_ADAPTER
+#define SCR KIT_READ_SCRIPTS
+#define SLURM KIT_READ_SLURM
 
 const kit_setting_decl kit_settings[] = {
     {"TORUS_NODES", KIT_SET_COUNT, "k, a divisor of the rank count", "unset: the nodes MPI reports", LIB | ADP, 1,
@@ -42,12 +44,42 @@ const kit_setting_decl kit_settings[] = {
     {"TORUS_COLL_MULTISEND", KIT_SET_ALGORITHM, "auto, direct, routed", "auto", ADP, 1,
      "force the algorithm of MPI_Neighbor_alltoallv's plan"},
     {"OMP_NUM_THREADS", KIT_SET_COUNT, "1..1024", "unset: the OpenMP runtime's (one per CPU the rank may use)",
-     KIT_READ_HARNESS, 0,
-     "threads per process of the Star and Single kernels (--suite star, single)"},
+     KIT_READ_HARNESS | SCR, 0,
+     "threads per process of the Star and Single kernels (--suite star, single; hpcc_submission.sh: 1 when unset)"},
     {"RA_PROGRESS_DELAY_S", KIT_SET_COUNT, "seconds", "unset: 10", KIT_READ_TESTS, 0,
      "test builds only: when the first progress line is printed"},
     {"RA_INJECT_MPI_ERROR", KIT_SET_ONOFF, "set or unset", "unset", KIT_READ_TESTS, 0,
      "test builds only: rank 0 makes a failing MPI call"},
+    {"LAUNCHER", KIT_SET_CHOICE, "mpirun, srun", "mpirun", SCR, 0,
+     "how the scripts launch ranks (srun inside a Slurm allocation)"},
+    {"MPIRUN", KIT_SET_FILE, "an mpirun command", "unset: the mpirun of the build's MPI (mpirun.mpich, mpirun.openmpi)",
+     SCR, 0, "the mpirun the scripts launch with (LAUNCHER=mpirun)"},
+    {"LAUNCHER_ARGS", KIT_SET_TEXT, "launcher options", "unset: none", SCR | SLURM, 0,
+     "more options for the launcher, before the rank count"},
+    {"MPI", KIT_SET_CHOICE, "mpich, openmpi", "unset: the flavour of bin/", SCR, 0,
+     "compare.sh and bench_adapter.sh: which build's binaries and mpirun"},
+    {"RA_BIN", KIT_SET_FILE, "a folder with ra_opt, ra_base, ...", "unset: the kit's bin/ (or the install's)", SCR, 0,
+     "where the scripts find the kit's binaries"},
+    {"GNUPLOT", KIT_SET_FILE, "a gnuplot command", "gnuplot", SCR, 0, "plot.sh and plot_coll.sh: the gnuplot to run"},
+    {"HPCC", KIT_SET_TEXT, "hpcc binaries, space separated", "hpcc", SCR, 0,
+     "compare.sh: the HPCC binaries it times beside ra_opt (empty: none)"},
+    {"HPCC_MPIRUN", KIT_SET_FILE, "an mpirun command", "unset: mpirun.openmpi (the Debian package's MPI), else mpirun",
+     SCR, 0, "compare.sh: the mpirun of the HPCC binaries"},
+    {"RA_HOME", KIT_SET_FILE, "the kit's checkout or install prefix", "unset: the submit directory", SLURM, 0,
+     "where the templates find the run scripts and binaries"},
+    {"RA_ARGS", KIT_SET_TEXT, "ra_opt options", "--node-dim --progress", SLURM, 0, "ra_opt.sbatch: ra_opt's options"},
+    {"MEM", KIT_SET_TEXT, "a byte count (e.g. 2G)", "unset: half of each node's RAM over its ranks", SLURM, 0,
+     "hpcc_submission.sbatch: -m, the memory per process"},
+    {"OUTDIR", KIT_SET_FILE, "a folder", "hpcc-submission-<job>", SLURM, 0, "hpcc_submission.sbatch: -o"},
+    {"OPT_ARGS", KIT_SET_TEXT, "ra_opt options", "unset: the whole suite (--full)", SLURM, 0,
+     "hpcc_submission.sbatch: set, a RandomAccess-only submission with these ra_opt options (-O)"},
+    {"NPS", KIT_SET_TEXT, "process counts", "1, 2 and 4 nodes' ranks", SLURM, 0, "sweep.sbatch: -p"},
+    {"SIZES", KIT_SET_TEXT, "log2 table sizes", "28", SLURM, 0, "sweep.sbatch: -k"},
+    {"VARIANTS", KIT_SET_TEXT, "sweep.sh variants", "ra_base ra_opt ra_opt:--node-dim", SLURM, 0, "sweep.sbatch: -a"},
+    {"CSV", KIT_SET_FILE, "a CSV file", "sweep.csv", SLURM, 0, "sweep.sbatch: -o"},
+    {"TIMEOUT", KIT_SET_COUNT, "seconds, 0 = none", "900", SLURM, 0, "sweep.sbatch: --timeout"},
+    {"PAPI", KIT_SET_ONOFF, "1, 0", "0", SLURM, 0, "sweep.sbatch: 1 gives --papi"},
+    {"CALIBRATE", KIT_SET_ONOFF, "1, 0", "1", SLURM, 0, "sweep.sbatch: 0 gives --no-calibrate"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -122,10 +154,11 @@ void kit_settings_help(FILE *f, unsigned readers)
 
 static const char *reader_words(unsigned r, char *buf, size_t len)
 {
-    static const char *const names[] = {"the library", "the adapter", "the harness", "test builds"};
+    static const char *const names[] = {"the library", "the adapter", "the harness", "test builds",
+                                        "the run scripts", "the Slurm templates"};
     size_t o = 0;
     buf[0] = 0;
-    for (int i = 0; i < 4 && o < len; i++)
+    for (int i = 0; i < 6 && o < len; i++)
         if (r & (1u << i))
             o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", names[i]);
     return buf;

@@ -28,8 +28,8 @@ RA_SCRIPT=compare.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
 ra_guard_stdout
-NP=${NP:-2}
-K=${K:-27}
+NP=2
+K=27
 GEN=lfsr
 KEEP=""
 HPCC=${HPCC-hpcc}

@@ -139,7 +139,7 @@ if [ ${#MODEL[@]} -gt 0 ] && [ $have_pred = 0 ]; then
     done
     [ $have_bounds = 1 ] || echo "# $RA_SCRIPT: torusmodel gave no bounds ($(head -1 "$work/err")); plotting measurements only"
 elif [ $have_pred = 0 ]; then
-    echo "# $RA_SCRIPT: no parameters for bounds (run sweep.sh with CALIBRATE=1, or give --params/--preset); plotting measurements only"
+    echo "# $RA_SCRIPT: no parameters for bounds (run sweep.sh without --no-calibrate, or give --params/--preset); plotting measurements only"
 fi
 
 # Variants that measure the same thing draw on top of each other: shrinking

@@ -50,11 +50,13 @@ usage: $0 [options] [-- extra options for every run]
                --dims=flat, --dims=hypercube, --outstanding=8 [default: "ra_base ra_opt"]
   -g GEN       lfsr or lcg [default: lfsr]
   -h           this help
-environment: LAUNCHER=mpirun|srun [mpirun], MPIRUN [matches the build],
-  LAUNCHER_ARGS [none], PAPI=1 adds --papi to every run [0], TIMEOUT seconds
-  per run, 0 = none [0], CALIBRATE=0 skips the ra_calibrate runs and the
-  model columns [1], PARAMS_DIR for the calibrations, one params file per
-  process count and size [CSV name with -params/], RA_BIN [bin/]
+  --papi       add --papi to every run (the CSV's papi_ columns)
+  --timeout S  stop a run after S seconds, 0 = never [default: 0]
+  --no-calibrate  skip the ra_calibrate runs and leave the model columns empty
+  --params-dir DIR  the calibrations, one params file per process count and
+               size [default: CSV name with -params/]
+environment (docs/settings.md): LAUNCHER=mpirun|srun [mpirun], MPIRUN
+  [matches the build], LAUNCHER_ARGS [none], RA_BIN [bin/]
 Logs of each run: CSV name with -logs/, one file per run named by its
 run_id (the CSV's first column): a slug of it, '-', the first 12 hex digits
 of its SHA-256, ".txt".  Every option and variant is
@@ -66,17 +68,23 @@ EOF
 }
 
 # every value from its option alone (sweep.sbatch turns its sbatch --export
-# variables NPS, SIZES, VARIANTS, CSV into these options)
+# variables NPS, SIZES, VARIANTS, CSV, TIMEOUT, PAPI, CALIBRATE into these
+# options)
 CSV=sweep.csv
 NPS=$(default_nps)
 SIZES="20 22"
 VARIANTS="ra_base ra_opt"
 GEN=lfsr
+PAPI=0 TIMEOUT=0 NO_CALIBRATE=0 PARAMS_DIR=""
 RA_OPTSPEC='-o name CSV
 -p uints:1:1048576 NPS
 -k uints:1:62 SIZES
 -a text VARIANTS
 -g choice:lfsr,lcg GEN
+--papi flag PAPI
+--timeout uint:0:100000000 TIMEOUT
+--no-calibrate flag NO_CALIBRATE
+--params-dir name PARAMS_DIR
 -h help -'
 ra_parse_opts "$@"
 [ ${#RA_ARGS[@]} = 0 ] || ra_die "unexpected argument '$(ra_show "${RA_ARGS[0]}")': allowed options, then -- and options for every run"
@@ -88,9 +96,7 @@ ra_check "-p" uints:1:1048576 "$NPS"
 ra_check "-k" uints:1:62 "$SIZES"
 ra_check "-a" text "$VARIANTS"
 ra_check "-g" choice:lfsr,lcg "$GEN"
-ra_check PAPI choice:0,1 "${PAPI:-0}"
-ra_check TIMEOUT uint:0:100000000 "${TIMEOUT:-0}"
-ra_check CALIBRATE choice:0,1 "${CALIBRATE:-1}"
+ra_check "--timeout" uint:0:100000000 "$TIMEOUT"
 read -r -a NP_LIST <<<"$NPS"
 read -r -a K_LIST <<<"$SIZES"
 read -r -a V_LIST <<<"$VARIANTS"
@@ -106,25 +112,25 @@ ra_find_bin
 for v in "${V_LIST[@]}"; do
     vargs=()
     [ "$v" != "${v%%:*}" ] && IFS=: read -r -a vargs <<<"${v#*:}"
-    [ "${PAPI:-0}" = 1 ] && vargs+=(--papi)
+    [ "$PAPI" = 1 ] && vargs+=(--papi)
     ra_dry_run "${v%%:*}" "" --log2-table "${K_LIST[0]}" --gen "$GEN" --no-progress ${vargs[@]+"${vargs[@]}"} \
         ${EXTRA[@]+"${EXTRA[@]}"}
 done
 base=${CSV%.csv}
 LOGS=$base-logs
-PARAMS_DIR=${PARAMS_DIR:-$base-params}
-ra_check PARAMS_DIR name "$PARAMS_DIR"
+[ -n "$PARAMS_DIR" ] || PARAMS_DIR=$base-params
+ra_check "--params-dir" name "$PARAMS_DIR"
 if [ -s "$CSV" ]; then
     [ "$(head -1 "$CSV")" = "$CSV_HEADER" ] ||
         ra_die "$(ra_show "$CSV") has other columns than this sweep.sh writes: allowed a CSV from this version (choose a new -o FILE)"
 fi
 ra_out_dir "-o" "$(dirname -- "$CSV")"
 ra_out_dir "the logs folder" "$LOGS"
-[ "${CALIBRATE:-1}" = 1 ] && ra_out_dir PARAMS_DIR "$PARAMS_DIR"
+[ "$NO_CALIBRATE" = 0 ] && ra_out_dir "--params-dir" "$PARAMS_DIR"
 [ -e "$CSV" ] && [ ! -f "$CSV" ] && [ ! -c "$CSV" ] && ra_bad "-o" "$CSV" "a CSV file (it is a folder)"
 
 mkdir -p "$LOGS" || { echo "$RA_SCRIPT: error: cannot create $LOGS" >&2; exit 3; }
-if [ "${CALIBRATE:-1}" = 1 ]; then
+if [ "$NO_CALIBRATE" = 0 ]; then
     mkdir -p "$PARAMS_DIR" || { echo "$RA_SCRIPT: error: cannot create $PARAMS_DIR" >&2; exit 3; }
 fi
 if [ -s "$CSV" ]; then
@@ -156,7 +162,7 @@ log_name() {
 calibrate() {
     local np=$1 k=$2 sfx=${3:+.$3}
     local f="$PARAMS_DIR/np$1_k$2$sfx.params" log="$LOGS/calibrate_np${np}_k$k$sfx.txt"
-    [ "${CALIBRATE:-1}" = 1 ] || return 0
+    [ "$NO_CALIBRATE" = 0 ] || return 0
     if [ ! -s "$f" ] || [ -n "$sfx" ]; then
         ra_launcher "$np"
         # written beside, renamed over the earlier file only when it
@@ -257,10 +263,10 @@ for k in "${K_LIST[@]}"; do
             prog=${v%%:*}
             vargs=()
             [ "$v" != "$prog" ] && IFS=: read -r -a vargs <<<"${v#*:}"
-            [ "${PAPI:-0}" = 1 ] && vargs+=(--papi)
+            [ "$PAPI" = 1 ] && vargs+=(--papi)
             ra_launcher "$np"
             pre=()
-            [ "${TIMEOUT:-0}" -gt 0 ] && pre=(timeout "$TIMEOUT")
+            [ "$TIMEOUT" -gt 0 ] && pre=(timeout "$TIMEOUT")
             log=$LOGS/$(log_name "$id")
             params=$(calibrate "$np" "$k")
             ran=1
@@ -300,7 +306,7 @@ for k in "${K_LIST[@]}"; do
         # the point's second calibration (again when it ran anything now,
         # else once if an interrupted sweep left it undone), then its rows
         # take the better bounds of the two
-        if [ "${CALIBRATE:-1}" = 1 ] && [ -s "$PARAMS_DIR/np${np}_k$k.params" ] &&
+        if [ "$NO_CALIBRATE" = 0 ] && [ -s "$PARAMS_DIR/np${np}_k$k.params" ] &&
             { [ "$ran" = 1 ] || [ ! -s "$PARAMS_DIR/np${np}_k$k.after.params" ]; }; then
             calibrate "$np" "$k" after >/dev/null
             rebound "$np" "$k"

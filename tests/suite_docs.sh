@@ -186,6 +186,39 @@ if [ -x "$BUILD/tests/settings_table" ]; then
         [[ $declared == *" $w "* ]] || undeclared="$undeclared $w"
     done
     if [ -z "$undeclared" ]; then ok "every setting the docs write as NAME=value is declared in kit/settings.c"; else bad "settings the docs use but kit/settings.c does not declare:$undeclared"; fi
+    # the scripts' and templates' variables: every one a script reads from
+    # the environment (${NAME:-...}, ${NAME-...}, ${NAME:+...} of a name
+    # the file does not set itself, or sets only from its own default) is
+    # declared with the scripts or the templates as reader, and every such
+    # declaration names a variable a script reads
+    script_inputs() {
+        for f in "$1"/*.sh "$1"/slurm/*.sbatch; do
+            grep -oE '\$\{[A-Z][A-Z0-9_]*:?[-+]' "$f" | sed -E 's/^\$\{//; s/:?[-+]$//' | sort -u | while read -r n; do
+                case $n in SLURM_* | RA__*) continue ;; esac
+                if grep -qE "(^|[[:space:];(])$n=" "$f" && ! grep -qE "(^|[[:space:];(])$n=\\\$\\{$n:?-" "$f"; then continue; fi
+                echo "$n"
+            done
+        done | sort -u
+    }
+    script_declared=" $(grep -E '^\| `[A-Z_0-9]*` \|.*\| [^|]*the (run scripts|Slurm templates)[^|]*\| (yes|no) \|' "$TMP/settings.tbl" |
+        sed -n 's/^| `\([A-Z_0-9]*\)` |.*/\1/p' | tr '\n' ' ') "
+    script_check() {
+        local miss="" stale="" n
+        for n in $(script_inputs "$1"); do [[ $script_declared == *" $n "* ]] || miss="$miss $n"; done
+        for n in $script_declared; do grep -qE "\\\$\\{$n\b" "$1"/*.sh "$1"/slurm/*.sbatch || stale="$stale $n"; done
+        echo "${miss:+read but not declared:$miss}${stale:+${miss:+; }declared but read by no script:$stale}"
+    }
+    why=$(script_check run_scripts)
+    if [ -z "$why" ]; then
+        ok "every variable the run scripts and Slurm templates read is declared in kit/settings.c ($(echo $script_declared | wc -w) of them)"
+    else
+        bad "run_scripts/ and kit/settings.c disagree: $why"
+    fi
+    mkdir -p "$TMP/rs/slurm" && cp run_scripts/*.sh "$TMP/rs/" && cp run_scripts/slurm/*.sbatch "$TMP/rs/slurm/"
+    echo 'echo "${RA_PLANTED:-x}"' >>"$TMP/rs/compare.sh"
+    why=$(script_check "$TMP/rs")
+    case "$why" in *"read but not declared: RA_PLANTED"*) ok "the check finds a planted undeclared script variable: $why" ;;
+    *) bad "a planted \${RA_PLANTED:-x} in compare.sh went unnoticed: '$why'" ;; esac
 else
     bad "$BUILD/tests/settings_table not built"
 fi

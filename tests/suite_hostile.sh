@@ -71,7 +71,7 @@ R=$ROOT/run_scripts
 if command -v gnuplot >/dev/null 2>&1; then
     D="$H/o'ut s \$(touch PWNED)"
     mkdir -p "$D"
-    CALIBRATE=0 "$R/sweep.sh" -o "$D/s w.csv" -p "1 2" -k 10 -a "ra_opt ra_base" >"$H/sw.log" 2>&1
+    "$R/sweep.sh" --no-calibrate -o "$D/s w.csv" -p "1 2" -k 10 -a "ra_opt ra_base" >"$H/sw.log" 2>&1
     awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next }
         { $3 = "h`touch PWNED1`\"; system \"touch PWNED2\"; #"; $8 = (NR % 2 ? "ra_opt'"'"'; system '"'"'touch PWNED3'"'"'; x='"'"'" : "ra_base`touch PWNED4`"); print }' \
         "$D/s w.csv" >"$H/evil.csv"
@@ -167,8 +167,8 @@ for a in "-- --bogus" "-- --dims 3x3" "-k 99" "-n"; do
 done
 MPIRUN=$H/fake/mpirun expect 2 "hpcc_submission.sh -O '--dims 3x3' at 2 ranks (its --dry-run=2 sees the shape)" \
     "$R/hpcc_submission.sh" -n 2 -k 12 -o sub -O "--dims 3x3"
-MPIRUN=$H/fake/mpirun CALIBRATE=0 expect 2 "sweep.sh with a bad option passed through (was a failed row, 'see log:' and nothing)" \
-    "$R/sweep.sh" -o s.csv -p 2 -k 12 -a ra_opt -- --bogus
+MPIRUN=$H/fake/mpirun expect 2 "sweep.sh with a bad option passed through (was a failed row, 'see log:' and nothing)" \
+    "$R/sweep.sh" --no-calibrate -o s.csv -p 2 -k 12 -a ra_opt -- --bogus
 MPIRUN=$H/fake/mpirun expect 2 "sweep.sh -a ra_opt:--dims=3t (its -logs/ and -params/ were left)" "$R/sweep.sh" -o s.csv -p 2 -k 12 -a ra_opt:--dims=3t
 
 # 6. two outputs on one path
@@ -263,7 +263,8 @@ declare -A VALID=(
     [collbench:warmup]="zero" [collbench:seed]="zero p63" [collbench:latency]="zero" [collbench:csv]="$NAMES"
     [collbench:json]="$NAMES" [collbench:tune]="$NAMES" [ra_calibrate:output]="$NAMES" [ra_calibrate:link-bw]="$POS"
     [sparsest_cut:link-bw]="$POS" [sparsest_cut:bytes-per-update]="$POS"
-    [hpcc_submission.sh:-t]="zero" [hpcc_submission.sh:-o]="$NAMES" [sweep.sh:-o]="$NAMES"
+    [hpcc_submission.sh:-t]="zero" [hpcc_submission.sh:-o]="$NAMES" [sweep.sh:-o]="$NAMES" [sweep.sh:--timeout]="zero"
+    [sweep.sh:--params-dir]="$NAMES"
     [compare.sh:--keep]="$NAMES" [plot.sh:-o]="$NAMES"
 )
 for o in t-local t-send t-recv t-overhead t-hop t-local-plain t-test t-exposed t-wait-routed t-wait-direct \
@@ -371,7 +372,7 @@ sweep_script() {
                 n_skip=$((n_skip + 1)) # valid: the script would run (suite_scripts.sh runs them)
                 continue
             fi
-            HOSTILE_LAUNCHED=$HOSTILE_LAUNCHED MPIRUN=$H/fake/mpirun CALIBRATE=0 GNUPLOT=true hrun "$R/$s" "${BW[@]}" "${args[@]}"
+            HOSTILE_LAUNCHED=$HOSTILE_LAUNCHED MPIRUN=$H/fake/mpirun GNUPLOT=true hrun "$R/$s" "${BW[@]}" "${args[@]}"
             if refused 2; then n_ref=$((n_ref + 1)); else note "$s ${args[*]}: exit $HRC, ${#HERR[@]} lines: $(head -c 160 "$H/err")"; fi
         done
     done < <(sed -n "/^RA_OPTSPEC='/,/'\$/p" "$R/$s" | sed -e "s/^RA_OPTSPEC='//" -e "s/'\$//")
@@ -379,7 +380,7 @@ sweep_script() {
 
 for b in ra_opt ra_base torusmodel sparsest_cut ra_calibrate collbench; do sweep_binary "$b"; done
 # plot.sh needs the sweep's CSV of part 1 (made with gnuplot there)
-[ -s "$D/s w.csv" ] || { mkdir -p "$D"; CALIBRATE=0 "$R/sweep.sh" -o "$D/s w.csv" -p 1 -k 10 -a ra_opt >/dev/null 2>&1; }
+[ -s "$D/s w.csv" ] || { mkdir -p "$D"; "$R/sweep.sh" --no-calibrate -o "$D/s w.csv" -p 1 -k 10 -a ra_opt >/dev/null 2>&1; }
 for s in hpcc_submission.sh sweep.sh compare.sh plot.sh plot_coll.sh; do sweep_script "$s"; done
 if [ -z "$fails" ]; then
     ok "generated sweep: every option of the 6 binaries and 5 scripts x 11 values: $n_ref refused (exit 2, one line, no stdout, nothing left), $n_ok valid (--dry-run exit 0, silent), $n_skip valid for a script (it would run: skipped)"

@@ -93,7 +93,7 @@ done
 [ -e "/opt/with space 'q'" ] && miss="$miss (wrote outside DESTDIR)"
 qo="$TMP/out dir 'q'"
 mkdir -p "$qo"
-(cd "$TMP" && MPIRUN='' CALIBRATE=0 "$sp/bin/hpcc-ra-sweep" -o "$qo/inst.csv" -p 2 -k 12 -a ra_base) >"$TMP/instsw" 2>&1
+(cd "$TMP" && MPIRUN='' "$sp/bin/hpcc-ra-sweep" --no-calibrate -o "$qo/inst.csv" -p 2 -k 12 -a ra_base) >"$TMP/instsw" 2>&1
 rc3=$?
 (cd "$TMP" && MPIRUN='' "$dd$dp/bin/hpcc-ra-submission" -n 2 -k 12 -t 0.05 -o "$qo/inst sub") >"$TMP/instsub" 2>&1
 rc4=$?

@@ -19,7 +19,7 @@ fi
 VERSION=$(sed -n 's/^VERSION := //p' Makefile)
 for b in ra_base ra_opt sparsest_cut torusmodel ra_calibrate; do
     missing=$(bin/$b --help 2>&1 | awk '
-        function check() { if (e != "" && e !~ /default/ && e !~ /^  (-h, )?--(help|version)/) print e }
+        function check() { if (e != "" && e !~ /default/ && e !~ /same as --/ && e !~ /^  (-h, )?--(help|version)/) print e }
         /^  (-[a-zA-Z], )?--/ { check(); e = $0; next }
         /^      / && e != "" { e = e " " $0; next }
         { check(); e = "" }
@@ -199,9 +199,9 @@ else
     bad "sweep.sh resume: rc=$rc2/$rc3 skipped=$(grep -c skipped "$TMP/sw2")/$(grep -c skipped "$TMP/sw3") rows=$(($(wc -l <"$csv") - 1))"
 fi
 # A failing run is recorded (status error) and retried next time, not duplicated.
-CALIBRATE=0 run_scripts/sweep.sh -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw4" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw4" 2>&1
 rc4=$?
-CALIBRATE=0 run_scripts/sweep.sh -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw5" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw5" 2>&1
 if [ $rc4 = 1 ] && grep -q 'FAILED with exit 2' "$TMP/sw5" && grep -q 'will be retried' "$TMP/sw5" &&
     [ "$(awk -F, 'NR > 1 && $33 == "error"' "$TMP/sweep/f.csv" | wc -l)" = 1 ]; then
     ok "sweep.sh: a failing run (--dims 3x3 on 2 ranks) gets one error row and is retried"
@@ -269,7 +269,7 @@ if make --no-print-directory install MPI="$MPI" PAPI="${PAPI:-}" PREFIX="$inst" 
         [ -e "$inst/$f" ] || miss="$miss $f"
     done
     # The installed sweep must run the installed binaries, from anywhere.
-    (cd "$TMP" && MPIRUN= CALIBRATE=0 "$inst/bin/hpcc-ra-sweep" -o "$TMP/isw.csv" -p 2 -k 12 -a ra_base) >"$TMP/isw" 2>&1
+    (cd "$TMP" && MPIRUN= "$inst/bin/hpcc-ra-sweep" --no-calibrate -o "$TMP/isw.csv" -p 2 -k 12 -a ra_base) >"$TMP/isw" 2>&1
     irc=$?
     if [ -z "$miss" ] && [ $irc = 0 ] && grep -q ',passed,' "$TMP/isw.csv" && "$inst/bin/ra_opt" --version | grep -q "^papi: $built$"; then
         ok "make install PREFIX=...: binaries, libtorus.a, torus headers, scripts; installed hpcc-ra-sweep runs the installed ra_base"
@@ -294,8 +294,8 @@ done
 exec $MPIRUN $MPIRUN_FLAGS -n "$n" "$@"
 EOF
 chmod +x "$TMP/fakebin/srun"
-FAKE_SRUN_LOG=$TMP/srun.log MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" LAUNCHER=srun CALIBRATE=0 \
-    run_scripts/sweep.sh -o "$TMP/srun.csv" -p 2 -k 12 -a ra_opt >"$TMP/o" 2>&1
+FAKE_SRUN_LOG=$TMP/srun.log MPIRUN_FLAGS=$MPIRUN_FLAGS PATH="$TMP/fakebin:$PATH" LAUNCHER=srun \
+    run_scripts/sweep.sh --no-calibrate -o "$TMP/srun.csv" -p 2 -k 12 -a ra_opt >"$TMP/o" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "^srun -n 2 --cpu-bind=cores --distribution=block:block .*/ra_opt --log2-table 12" "$TMP/srun.log" &&
     grep -q ',srun,ra_opt,2,12,0,' "$TMP/srun.csv"; then
@@ -372,17 +372,17 @@ v_fail="ra_opt:--map=$TMP/maps/m2" v_pass="ra_opt:--map=$TMP/maps_m2"
 old_name() { echo "$1|2|12|lfsr" | tr '|:/=' '____'; } # the names before issue 33
 scsv="$Q/sw/s.csv"
 mkdir -p "$Q/sw"
-CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w1" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w1" 2>&1
 rc1=$?
 logs="$Q/sw/s-logs"
 nlogs=$(find "$logs" -name '*.txt' | wc -l)
 logof() { grep -l -- "$1" "$logs"/*.txt 2>/dev/null | head -1; }
 flog=$(grep -o 'see .*-logs/[^:]*\.txt' "$TMP/w1" | head -1 | sed 's/^see //')
 S=$(tree_sums "$Q/sw")
-CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 99 -a ra_opt >"$TMP/w2" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 99 -a ra_opt >"$TMP/w2" 2>&1
 rc2=$?
 same_tree "$Q/sw" "$S" && w2=same || w2=changed
-CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a ra_opt -- --bogus >"$TMP/w3" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 12 -a ra_opt -- --bogus >"$TMP/w3" 2>&1
 rc3=$?
 same_tree "$Q/sw" "$S" && w3=same || w3=changed
 if [ "$(old_name "$v_fail")" = "$(old_name "$v_pass")" ] && [ "$(old_name ra_opt:--dims=2x1)" = "$(old_name ra_opt:--dims:2x1)" ] &&
@@ -397,7 +397,7 @@ fi
 # a calibration that fails leaves the earlier params file whole
 passing=$(awk -F, 'NR > 1 && $11 == 0' "$scsv")
 plogs=$(tree_sums "$logs" | grep -v -F "$(basename "$flog")")
-CALIBRATE=0 run_scripts/sweep.sh -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w4" 2>&1
+run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 12 -a "$v_fail $v_pass ra_opt:--dims=2x1 ra_opt:--dims:2x1" >"$TMP/w4" 2>&1
 rc4=$?
 ccsv="$Q/cal/c.csv"
 mkdir -p "$Q/cal"

@@ -18,6 +18,12 @@ static int parse(ra_config *c, char *err, int argc, const char **argv)
     return ra_options_parse(argc, v, &algo, c, err, 256);
 }
 
+static int take_nothing(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
+{
+    (void)ctx, (void)o, (void)v, (void)err, (void)errlen;
+    return 0;
+}
+
 #define ARGV(...) (const char *[]){"prog", __VA_ARGS__}
 #define NARGS(...) (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(char *))
 #define P(...) parse(&c, err, NARGS(__VA_ARGS__), ARGV(__VA_ARGS__))
@@ -221,6 +227,36 @@ static void t_dry_run_limits_parse_after_error(void)
     ASSERT_EQ_U64(c.updates, 7);
 }
 
+/* an alias (--lcg) is the option it abbreviates (--gen lcg): later words
+ * override it like any repeat of --gen, and --help says what it stands for;
+ * an alias naming no option is refused, not ignored */
+static void t_alias_is_its_option(void)
+{
+    ra_config c;
+    char err[256];
+    ASSERT_EQ_INT(P("--gen", "both", "--lcg"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.gens, RA_GENS_LCG);
+    ASSERT_EQ_INT(P("--lcg", "--gen", "lfsr"), RA_PARSE_OK);
+    ASSERT_EQ_INT(c.gens, RA_GENS_LFSR);
+    ASSERT_EQ_INT(P("--lcg=yes"), RA_PARSE_ERROR);
+    ASSERT_STR_EQ(err, "option '--lcg' takes no value, got 'yes' (see --help)");
+    static const kit_opt bad[] = {{.name = "gen", .type = KIT_OPT_CHOICE, .choices = "a|b"},
+                                  {.name = "x", .type = KIT_OPT_FLAG, .alias = "gen=c"},
+                                  {.name = "y", .type = KIT_OPT_FLAG, .alias = "nothing=a"},
+                                  {0}};
+    char *argv_x[] = {"prog", "--x", NULL}, *argv_y[] = {"prog", "--y", NULL};
+    ASSERT_EQ_INT(kit_opt_parse(bad, 2, argv_x, 0, take_nothing, NULL, NULL, err, sizeof err), -1);
+    ASSERT_STR_EQ(err, "bad value 'c' for --gen: allowed a, b");
+    ASSERT_EQ_INT(kit_opt_parse(bad, 2, argv_y, 0, take_nothing, NULL, NULL, err, sizeof err), -1);
+    ASSERT_STR_EQ(err, "--y: its alias 'nothing=a' names no option of this program");
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    ASSERT_TRUE(f != NULL);
+    kit_opt_help(f, bad);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "--x                   same as --gen c");
+}
+
 static const test_case cases[] = {
     {"byte_and_number_values", t_byte_and_number_values},
     {"values_and_algorithm_options", t_values_and_algorithm_options},
@@ -231,6 +267,7 @@ static const test_case cases[] = {
     {"algorithm_option_range_while_reading", t_algorithm_option_range_while_reading},
     {"outputs_on_one_path_refused", t_outputs_on_one_path_refused},
     {"dry_run_limits_parse_after_error", t_dry_run_limits_parse_after_error},
+    {"alias_is_its_option", t_alias_is_its_option},
 };
 
 int main(int argc, char **argv)
