@@ -26,6 +26,15 @@ run_mpi() {
 # key NAME [FILE] : value of "NAME: value" from the first key block
 key() { grep -m1 "^$1: " "${2:-$TMP/out}" | cut -d' ' -f2-; }
 
+# jkey NAME [FILE] : the first member "NAME" of a JSON file as the kit's
+# programs write it: a string without its quotes (no escapes in it), a
+# number, true/false/null, or an array of scalars as written ("[]" when
+# empty); nothing when there is no such member
+jkey() {
+    grep -o "\"$1\": \(\"[^\"]*\"\|\[[^]]*\]\|[^],}]*\)" "${2:-$TMP/out}" | head -1 |
+        sed -e 's/^"[^"]*": //' -e 's/^"\(.*\)"$/\1/'
+}
+
 # expect_run DESC EXPECTED_FP : checks the last run's exit code, errors, pending and fingerprint
 expect_exact() {
     local desc=$1 want=$2 rc=$3

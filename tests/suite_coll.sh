@@ -76,6 +76,12 @@ cb_checks_expected() {
 # Every stderr line of a good run is a notice (of collbench or the library).
 cb_noise() { grep -v '^collbench: notice: \|^torus_coll: notice: ' "$1" | head -3; }
 
+# The run's facts come from its --json (jkey, tests/lib.sh), not from the
+# table's # preamble: CB_JSON is removed before each run that writes it.
+CB_JSON=$TMP/cb.json
+# "CHECKS FAILED" of --validate, from the JSON's "validation"
+cb_validation() { echo "$(jkey checks "$CB_JSON") $(jkey failures "$CB_JSON")"; }
+
 CB_OPS="barrier bcast allreduce alltoall alltoallv"
 for n in 1 2 3 4 5 8; do
     if [ $n -le 4 ]; then
@@ -83,11 +89,12 @@ for n in 1 2 3 4 5 8; do
     else
         CB_SIZES="24,16K" CB_EXP_BYTES="24 16384"
     fi
-    run_mpi $n bin/collbench --validate --sizes $CB_SIZES --iters 1 --warmup 0
+    rm -f "$CB_JSON"
+    run_mpi $n bin/collbench --validate --sizes $CB_SIZES --iters 1 --warmup 0 --json "$CB_JSON"
     rc=$?
     diffs=$(diff <(cb_expected "$TMP/err") <(cb_printed "$TMP/out") | grep '^[<>]' | head -4 | tr '\n' ' ')
     want=$(cb_checks_expected "$TMP/out" $n)
-    got=$(sed -n 's/^# validation: \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$TMP/out")
+    got=$(cb_validation)
     noise=$(cb_noise "$TMP/err")
     rows=$(cb_printed "$TMP/out" | wc -l)
     if [ $rc = 0 ] && [ -z "$diffs" ] && [ "$got" = "$want 0" ] && [ -z "$noise" ] && ! grep -q FAILED "$TMP/err"; then
@@ -99,13 +106,14 @@ for n in 1 2 3 4 5 8; do
 done
 
 # --dims: the collectives on another torus of the same ranks.
-run_mpi 8 bin/collbench --validate --dims 2x2x2m --op allreduce,bcast --sizes 24 --iters 1 --warmup 0
+rm -f "$CB_JSON"
+run_mpi 8 bin/collbench --validate --dims 2x2x2m --op allreduce,bcast --sizes 24 --iters 1 --warmup 0 --json "$CB_JSON"
 rc=$?
-got=$(sed -n 's/^# validation: \([0-9]*\) checks, \([0-9]*\) failed$/\2/p' "$TMP/out")
-if [ $rc = 0 ] && [ "$got" = 0 ] && grep -q '^# shape: 2x2x2m (--dims 2x2x2m)' "$TMP/out"; then
-    ok "collbench --dims 2x2x2m at 8 ranks: the shape in the preamble, allreduce and bcast validated"
+got=$(jkey failures "$CB_JSON")
+if [ $rc = 0 ] && [ "$got" = 0 ] && [ "$(jkey shape "$CB_JSON")" = 2x2x2m ] && [ "$(jkey shape_source "$CB_JSON")" = "--dims 2x2x2m" ]; then
+    ok "collbench --dims 2x2x2m at 8 ranks: shape 2x2x2m from --dims 2x2x2m (JSON), allreduce and bcast validated"
 else
-    bad "collbench --dims 2x2x2m: rc=$rc failed=$got $(head -2 "$TMP/err")"
+    bad "collbench --dims 2x2x2m: rc=$rc failed=$got shape '$(jkey shape "$CB_JSON")' from '$(jkey shape_source "$CB_JSON")' $(head -2 "$TMP/err")"
 fi
 
 # --choose: the table's picks over MPI / with the deposit bit, from the
@@ -175,12 +183,14 @@ cb_fail "--json into a missing folder" 3 "cannot write --json '$TMP/no/such/r.js
 # A forced algorithm whose precondition fails falls back with one notice:
 # bruck takes uniform blocks only, and the v call never says its blocks are.
 if cb_algs alltoallv | grep -qw bruck; then
-    TORUS_COLL_ALLTOALLV=bruck run_mpi 4 bin/collbench --validate --op alltoallv --algorithms auto,mpi --sizes 8,64 --iters 1 --warmup 0
+    rm -f "$CB_JSON"
+    TORUS_COLL_ALLTOALLV=bruck run_mpi 4 bin/collbench --validate --op alltoallv --algorithms auto,mpi --sizes 8,64 --iters 1 --warmup 0 \
+        --json "$CB_JSON"
     rc=$?
     notices=$(grep -c "^torus_coll: notice: alltoallv algorithm 'bruck' cannot run" "$TMP/err")
     autos=$(grep -c '^ *[0-9]*  auto(' "$TMP/out")
     if [ $rc = 0 ] && [ "$notices" = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && [ "$autos" = 2 ] && ! grep -q '  auto(bruck)' "$TMP/out" &&
-        grep -q '^# validation: [0-9]* checks, 0 failed$' "$TMP/out"; then
+        [[ "$(cb_validation)" =~ ^[0-9]+\ 0$ ]]; then
         ok "TORUS_COLL_ALLTOALLV=bruck on the v call: one notice, auto falls back to $(grep -m1 -o 'auto([a-z_]*)' "$TMP/out"), validated"
     else
         bad "TORUS_COLL_ALLTOALLV=bruck: rc=$rc notices=$notices auto rows=$autos $(head -3 "$TMP/err")"
@@ -206,7 +216,8 @@ else
 fi
 if [ $rc = 0 ] && [ "$hdr" = "op,size,algorithm,chosen,ranks,shape,mode,host,iters,warmup,min_us,avg_us,max_us,mb_s,pred_us,ratio_vs_mpi" ] &&
     [ "$crows" = "$trows" ] && [ "$jrows" = "$trows 2 mpi 2" ] && [ "$left" = 0 ] &&
-    [ "$(awk -F, 'NR > 1 && $9 != 4' "$TMP/res/r.csv" | wc -l)" = 0 ] && grep -q '^# iters: 3 per size .*, rounds: 2$' "$TMP/out" &&
+    [ "$(awk -F, 'NR > 1 && $9 != 4' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
+    [ "$(jkey iters_per_size "$TMP/res/r.json")" = 3 ] && [ "$(jkey rounds "$TMP/res/r.json")" = 2 ] &&
     [ "$(awk -F, 'NR > 1 && $3 == "mpi" && $16 != ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
     [ "$(awk -F, 'NR > 1 && $3 != "mpi" && $16 == ""' "$TMP/res/r.csv" | wc -l)" = 0 ] &&
     [ "$(awk -F, 'NR > 1 && $8 != h' h="$(hostname)" "$TMP/res/r.csv" | wc -l)" = 0 ]; then
@@ -252,23 +263,25 @@ fi
 # receive at 700 MHz, 24 bytes at 154e6 bytes/s, 100 ns for the link.
 CB_OPS="allreduce"
 CB_EXP_BYTES="8 16 32 64"
-bin/collbench --simulate 4x4x4 --op allreduce --sizes 8:64 >"$TMP/out" 2>"$TMP/err"
+rm -f "$CB_JSON"
+bin/collbench --simulate 4x4x4 --op allreduce --sizes 8:64 --json "$CB_JSON" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 diffs=$(diff <(cb_expected "$TMP/err" 1) <(cb_printed "$TMP/out") | grep '^[<>]' | head -4 | tr '\n' ' ')
 nalg=$(cb_algs allreduce | wc -w)
-if [ $rc = 0 ] && [ -z "$diffs" ] && [ -z "$(cb_noise "$TMP/err")" ] && { [ "$nalg" -gt 0 ] || grep -q '^# (no allreduce algorithm registered yet)$' "$TMP/out"; }; then
+if [ $rc = 0 ] && [ -z "$diffs" ] && [ -z "$(cb_noise "$TMP/err")" ] && { [ "$nalg" -gt 0 ] || [ "$(jkey allreduce "$CB_JSON")" = "[]" ]; }; then
     ok "--simulate 4x4x4 --op allreduce --sizes 8:64: $(cb_printed "$TMP/out" | wc -l) rows (auto and $nalg algorithms x 4 sizes, no mpi)"
 else
     bad "--simulate 4x4x4 allreduce: rc=$rc rows: ${diffs:-as expected} $(head -2 "$TMP/err")"
 fi
 CB_OPS="barrier bcast"
-bin/collbench --simulate 4x4x4 --op barrier,bcast --sizes 8:64 >"$TMP/out" 2>"$TMP/err"
+rm -f "$CB_JSON"
+bin/collbench --simulate 4x4x4 --op barrier,bcast --sizes 8:64 --json "$CB_JSON" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 bin/collbench --simulate 4x4x4 --op barrier,bcast --sizes 8:64 >"$TMP/out2" 2>&1
 diffs=$(diff <(cb_expected "$TMP/err" 1) <(cb_printed "$TMP/out") | grep '^[<>]' | head -4 | tr '\n' ' ')
-alpha=$(sed -n 's/^# calibration: alpha \([0-9.e+-]*\) s,.*/\1/p' "$TMP/out")
+alpha=$(jkey alpha_s "$CB_JSON")
 same=$(diff <(grep -v '^# date' "$TMP/out") <(grep -v '^# date' "$TMP/out2") | wc -l)
-if [ $rc = 0 ] && [ -z "$diffs" ] && [ "$same" = 0 ] && grep -q '^# ranks: 64 simulated' "$TMP/out" &&
+if [ $rc = 0 ] && [ -z "$diffs" ] && [ "$same" = 0 ] && [ "$(jkey ranks "$CB_JSON")" = 64 ] && [ "$(jkey mode "$CB_JSON")" = simulate:bgl ] &&
     awk -v a="$alpha" 'BEGIN { want = 2279 / 700e6 + 24 / 154e6 + 100e-9; exit !(a > 0.99 * want && a < 1.01 * want) }'; then
     ok "--simulate 4x4x4 barrier, bcast: $(cb_printed "$TMP/out" | wc -l) rows, the same twice, alpha $alpha s as the link model says"
 else
@@ -315,10 +328,11 @@ fi
 # sparse's two.  Then --simulate: every time at or above the link-model
 # bound (a bound no algorithm can beat), and the same output twice.
 for n in 1 2 3 4 5 8; do
-    run_mpi $n bin/collbench --op halo4d,transpose,sparse --validate --sizes 1,3K --iters 1 --warmup 0 --rounds 1
+    rm -f "$CB_JSON"
+    run_mpi $n bin/collbench --op halo4d,transpose,sparse --validate --sizes 1,3K --iters 1 --warmup 0 --rounds 1 --json "$CB_JSON"
     rc=$?
     rows=$(awk '/^# op: / { op = $3; next } /^#/ { next } NF { r++; if (op == "sparse") s++ } END { print r + 0, s + 0 }' "$TMP/out")
-    got=$(sed -n 's/^# validation: \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$TMP/out")
+    got=$(cb_validation)
     want=$(echo "$rows" | awk '{ print $1 + $2, 0 }')
     names=$(awk '/^#/ { next } NF { a = $2; sub(/\(.*/, "", a); print a }' "$TMP/out" | sort -u | tr '\n' ' ')
     if [ $rc = 0 ] && [ "$got" = "$want" ] && [ "${rows%% *}" -ge 24 ] && [ -z "$(cb_noise "$TMP/err")" ] &&

@@ -180,21 +180,21 @@ bounds_ok() {
         }' "${1:-$TMP/out}"
 }
 # net_ok [FILE]: network_bound_gups = 2 hosts alpha C / b / transfers from the
-# header's b and link_bw and the key block's machine_nodes, alpha, transfers
+# key block's bytes_per_update (b), link_bw (C), machine_nodes, alpha, transfers
 net_ok() {
-    local f=${1:-$TMP/out} bc
-    bc=$(sed -n 's/^# clock_hz .* b \([^ ]*\) B  link_bw \([^ ]*\) B\/s.*/\1 \2/p' "$f")
-    awk -v bc="$bc" -v h="$(key machine_nodes "$f")" -v a="$(key alpha "$f")" -v t="$(key net_transfers_per_update "$f")" \
-        -v g="$(key network_bound_gups "$f")" 'BEGIN {
-            split(bc, x, " "); want = 2 * h * a * x[2] / x[1] / 1e9 / t
+    local f=${1:-$TMP/out}
+    awk -v b="$(key bytes_per_update "$f")" -v c="$(key link_bw "$f")" -v h="$(key machine_nodes "$f")" \
+        -v a="$(key alpha "$f")" -v t="$(key net_transfers_per_update "$f")" -v g="$(key network_bound_gups "$f")" 'BEGIN {
+            want = 2 * h * a * c / b / 1e9 / t
             exit !(want > 0 && g / want > 0.9999 && g / want < 1.0001) }'
 }
 
 # Every preset: the --help's list and the one an unknown name is refused
 # with (tm_machine_names) are the same, each loads with --scale-term none,
-# prints its sources and its rows; a preset with a node model (node.c)
-# prints its terms with a source each and, on one shape, the sensitivity
-# line.  Structure only: machines.c's figures are its own to change.
+# gives its sources, network and rows (its --json); a preset with a node
+# model (node.c) gives its terms with a source each and, on one shape, the
+# sensitivity key.  Structure only: machines.c's figures are its own to
+# change.
 help_presets=$(bin/torusmodel --help | awk '/^  --preset /{ p = 1; sub(/^  --preset +NAME/, ""); print; next } p && /^  --/{ exit } p' |
     tr '\n' ' ' | sed -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' | tr ',;' '\n\n' | awk 'NF { print $1 }')
 bin/torusmodel --preset no-such-machine >/dev/null 2>"$TMP/err"
@@ -206,19 +206,19 @@ else
 fi
 for m in $(printf '%s\n' $help_presets $known_presets | awk '!seen[$0]++'); do
     why=""
-    bin/torusmodel --preset "$m" --scale-term none >"$TMP/out" 2>"$TMP/err" || why="exit $?: $(head -c 300 "$TMP/err")"
-    rows=$(grep -c '^ *[0-9]' "$TMP/out")
-    first=$(awk '/^ *[0-9]/ { print $2; exit }' "$TMP/out")
-    [ -z "$why" ] && ! grep -q '^# sources: ' "$TMP/out" && why="no '# sources:' line"
-    [ -z "$why" ] && ! grep -q '^# network ' "$TMP/out" && why="no '# network' line"
+    bin/torusmodel --preset "$m" --scale-term none --json >"$TMP/j" 2>"$TMP/err" || why="exit $?: $(head -c 300 "$TMP/err")"
+    rows=$(grep -o '{"nodes": ' "$TMP/j" | wc -l)
+    first=$(jkey shape "$TMP/j")
+    [ -z "$why" ] && [ -z "$(jkey sources "$TMP/j")" ] && why="--json: no sources"
+    [ -z "$why" ] && [ -z "$(jkey network "$TMP/j")" ] && why="--json: no network"
     [ -z "$why" ] && [ "$rows" -lt 1 ] && why="no rows"
     node=no
-    grep -q '^# node model ' "$TMP/out" && node=yes
+    grep -q '"node_model": {' "$TMP/j" && node=yes
     # a machine (not paper 002's BlueGene/L) names what it assumes
-    case $m in bgl-*) ;; *) [ -z "$why" ] && ! grep -qi 'assumed' "$TMP/out" && why="no assumption named" ;; esac
+    case $m in bgl-*) ;; *) [ -z "$why" ] && [[ ! "$(jkey assumed "$TMP/j")" =~ ^\[\"[a-z_]+\" ]] && why="no assumption named" ;; esac
     if [ -z "$why" ] && [ $node = yes ]; then
-        # every term printed with a figure carries its source
-        nosrc=$(grep -E '^#   [a-z_]+ +[0-9][0-9.e+-]* +[a-zA-Z/]+ +(not given)?$' "$TMP/out" | head -1)
+        # every term given with a figure carries its source
+        nosrc=$(grep -o '"[a-z_]*": {"value": [0-9][^,]*, "unit": "[^"]*", "source": null' "$TMP/j" | head -1)
         [ -n "$nosrc" ] && why="a term without its source: $nosrc"
     fi
     if [ -z "$why" ]; then
@@ -231,9 +231,6 @@ for m in $(printf '%s\n' $help_presets $known_presets | awk '!seen[$0]++'); do
         case $s in *"clock "[+-]*%*"mem_latency "[+-]*%*) ;; *) why="--shape $first: sensitivity_per_10pct '$s'" ;; esac
     elif [ -z "$why" ] && grep -q '^sensitivity_per_10pct:' "$TMP/out"; then
         why="a sensitivity line without a node model"
-    fi
-    if [ -z "$why" ] && [ "${m#bgl-}" = "$m" ]; then
-        bin/torusmodel --preset "$m" --scale-term none --json >"$TMP/j" 2>&1 && grep -q '"sources": ' "$TMP/j" || why="--json: no sources"
     fi
     if [ -z "$why" ]; then
         ok "torusmodel --preset $m --scale-term none: $rows shapes, sources$([ $node = yes ] && echo ", node model, on $first: $(key sensitivity_per_10pct | cut -d, -f1-2)")"
@@ -363,19 +360,21 @@ rc=$?
 sens=$(key sensitivity_per_10pct)
 if [ $rc = 0 ] && [ ! -s "$TMP/err" ] && [ -n "$(key binding)" ] && [ -n "$(key baseline_binding)" ] && bounds_ok \
     && awk -v p="$(key predicted_gups)" -v b="$(key baseline_predicted_gups)" 'BEGIN { exit !(p > 0 && b > 0 && b < p) }' \
-    && [[ $sens == *"clock "[+-]*%* ]] && [[ $sens == *"mem_latency "[+-]*%* ]] \
-    && grep -q '^#   mem_bw .*12 channels x 38.4 GB/s' "$TMP/out"; then
+    && [[ $sens == *"clock "[+-]*%* ]] && [[ $sens == *"mem_latency "[+-]*%* ]]; then
     ok "torusmodel --node (128 cores, 12 channels, dragonfly 128x3072): ra_opt $(key predicted_gups) GUPS ($(key binding)), baseline $(key baseline_predicted_gups) ($(key baseline_binding)); $(cut -d, -f1-2 <<<"$sens")"
 else
     bad "torusmodel --node procurement: exit $rc $(head -c 300 "$TMP/err") $(tr '\n' ' ' <"$TMP/out" | tail -c 700)"
 fi
-# the same in JSON: the node model's keys beside the bounds
+# the same in JSON: the node model's keys beside the bounds, and its
+# mem_bw term from the spec sheet's 12 channels x 38.4 GB/s
 bin/torusmodel --node clock_ghz=2.4,cores=128,mem_latency_ns=110,mlp=24,channels=12,channel_gbs=38.4,mpi_latency_us=2,inj_gbs=25,link_gbs=25 \
     --network dragonfly:16,16,11,12 --shape 128x3072 --algorithm routed --json >"$TMP/j" 2>&1
+mem_bw=$(grep -o '"mem_bw": {[^}]*}' "$TMP/j")
 if grep -q '"injection_bound_gups": [0-9]' "$TMP/j" && grep -q '"sensitivity_per_10pct": "clock [+-]' "$TMP/j" \
     && grep -q '"baseline_predicted_gups": [0-9]' "$TMP/j" && grep -q '"baseline_binding": "[a-z]*"' "$TMP/j" \
-    && grep -q '"first_order_gups": [0-9]' "$TMP/j" && grep -q '"scale_eta": 1' "$TMP/j"; then
-    ok "torusmodel --node --json: injection bound, sensitivity, baseline, first order and scale term keys"
+    && grep -q '"first_order_gups": [0-9]' "$TMP/j" && grep -q '"scale_eta": 1' "$TMP/j" \
+    && [ "$(jkey value /dev/stdin <<<"$mem_bw")" = 4.608e+11 ] && [[ "$(jkey source /dev/stdin <<<"$mem_bw")" == *"12 channels x 38.4 GB/s"* ]]; then
+    ok "torusmodel --node --json: injection bound, sensitivity, baseline, first order and scale term keys; node_model's mem_bw 4.608e+11 B/s from 12 channels x 38.4 GB/s"
 else
     bad "torusmodel --node --json: $(head -c 600 "$TMP/j")"
 fi

@@ -175,28 +175,85 @@ double tm_node_injection(const tm_params *p, double nodes, double hops_out, doub
     return nodes * g / 1e9;
 }
 
+static const char *const term_unit[TM_N_KEYS] = {"ns", "misses", "B/s", "B", "cycles", "cycles", "cycles", "ns",
+                                                 "B/s", "msg/s", "x", "ns"};
+
+/* Term i as printed: its figure (0: not given) and source ("" for none);
+ * an instruction cost not given is the out-of-order reference's, *dflt. */
+static double term_of(const tm_params *p, int i, const char **src, int *dflt)
+{
+    double v = p->node.v[i];
+    *src = p->node.src[i];
+    *dflt = 0;
+    if (v <= 0 && (i == TM_N_INSTR_LOCAL || i == TM_N_INSTR_HOP || i == TM_N_INSTR_TEST)) {
+        *dflt = 1;
+        *src = NODE_REF_OOO_SRC;
+        return i == TM_N_INSTR_LOCAL ? NODE_REF_OOO_LOCAL : i == TM_N_INSTR_HOP ? NODE_REF_OOO_HOP : NODE_REF_OOO_TEST;
+    }
+    return v > 0 ? v : 0;
+}
+
 /* The terms, each with its source, as `# term:` lines (text) */
 void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
 {
-    static const char *const unit[TM_N_KEYS] = {"ns", "misses", "B/s", "B", "cycles", "cycles", "cycles", "ns",
-                                                "B/s", "msg/s", "x", "ns"};
     fprintf(f, "# node model (torusmodel/node.c), %s:\n", p->preset);
     fprintf(f, "#   clock %.4g GHz, %g cores, %g ranks per node\n", p->clock_hz / 1e9,
             p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node, p->ranks_per_node);
     for (int i = 0; i < TM_N_KEYS; i++) {
-        double v = p->node.v[i];
-        const char *src = p->node.src[i][0] ? p->node.src[i] : "not given";
-        if (v > 0)
-            fprintf(f, "#   %-15s %-10.4g %-7s %s\n", node_keys[i], v, unit[i], src);
-        else if (i == TM_N_INSTR_LOCAL || i == TM_N_INSTR_HOP || i == TM_N_INSTR_TEST)
-            fprintf(f, "#   %-15s %-10.4g %-7s %s (default)\n", node_keys[i],
-                    i == TM_N_INSTR_LOCAL ? NODE_REF_OOO_LOCAL : i == TM_N_INSTR_HOP ? NODE_REF_OOO_HOP
-                                                                                     : NODE_REF_OOO_TEST,
-                    unit[i], NODE_REF_OOO_SRC);
+        const char *src;
+        int dflt;
+        double v = term_of(p, i, &src, &dflt);
+        if (dflt)
+            fprintf(f, "#   %-15s %-10.4g %-7s %s (default)\n", node_keys[i], v, term_unit[i], src);
+        else if (v > 0)
+            fprintf(f, "#   %-15s %-10.4g %-7s %s\n", node_keys[i], v, term_unit[i], src[0] ? src : "not given");
         else
-            fprintf(f, "#   %-15s %-10s %-7s %s\n", node_keys[i], "-", unit[i], "not given");
+            fprintf(f, "#   %-15s %-10s %-7s %s\n", node_keys[i], "-", term_unit[i], "not given");
     }
     fprintf(f, "#   derived: t_local %.4g, t_hop %.4g, baseline local %.4g + test %.4g, message %.4g cycles; "
                "memory %.4g GUPS per node\n",
             q->t_local, q->t_hop, q->t_local_plain, q->t_test, q->t_send + q->t_recv, q->nnode ? q->node_rate[0] : 0);
+}
+
+static void json_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void tm_node_print_json(FILE *f, const tm_params *p)
+{
+    fprintf(f, "\"node_model\": {\"clock_hz\": %.6g, \"cores\": %g, \"ranks_per_node\": %g, \"terms\": {",
+            p->clock_hz, p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node, p->ranks_per_node);
+    for (int i = 0; i < TM_N_KEYS; i++) {
+        const char *src;
+        int dflt;
+        double v = term_of(p, i, &src, &dflt); /* no figure: no source, as printed */
+        fprintf(f, "%s\"%s\": {\"value\": ", i ? ", " : "", node_keys[i]);
+        if (v > 0)
+            fprintf(f, "%.6g", v);
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"unit\": \"%s\", \"source\": ", term_unit[i]);
+        if (src[0] && v > 0)
+            json_text(f, src);
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"default\": %s}", dflt ? "true" : "false");
+    }
+    /* the terms whose figure is an assumption, not a published one */
+    fprintf(f, "}, \"assumed\": [");
+    for (int i = 0, k = 0; i < TM_N_KEYS; i++)
+        if (p->node.v[i] > 0 && !strncmp(p->node.src[i], "assumed", 7))
+            fprintf(f, "%s\"%s\"", k++ ? ", " : "", node_keys[i]);
+    fprintf(f, "]}, ");
 }

@@ -587,11 +587,33 @@ static void print_text_row(const tm_cli *c, const tm_run *run, int k)
                fig(f1, sizeof f1, "%.4f", run->base[k].predicted_gups, "unbounded"), run->base[k].binding);
 }
 
+/* --simulate's keys of one shape */
+static void print_sim_keys(const ropt_timed_result *sr)
+{
+    printf("sim_gups: %.6g\nsim_gups_total: %.6g\nsim_time_s: %.6g\nsim_window_frac: %.6g\nsim_sbf: %.6g\n"
+           "sim_link_utilisation: %.6g\nsim_bytes_per_update: %.6g\nsim_bytes_per_update_total: %.6g\n"
+           "sim_updates: %llu\nsim_fingerprint: %016llx\nsim_exact: %s\n",
+           sr->gups, sr->gups_total, sr->time_s, sr->window_frac, sr->sbf, sr->link_util, sr->bytes_per_update,
+           sr->bytes_per_update_total, (unsigned long long)sr->updates, (unsigned long long)sr->fingerprint,
+           sr->exact ? "yes" : "no");
+    printf("sim_dim_util_mean:");
+    for (int d = 0; d < sr->ndims; d++)
+        printf("%s%.4f", d ? "," : " ", sr->dim_util_mean[d]);
+    printf("\nsim_dim_util_max:");
+    for (int d = 0; d < sr->ndims; d++)
+        printf("%s%.4f", d ? "," : " ", sr->dim_util_max[d]);
+    char hot[160];
+    hot_link(sr, hot, sizeof hot);
+    printf("\nsim_hottest_link: %s\nsim_hottest_util: %.4f\nsim_blocked_frac: %.4f\nsim_waiting_frac: %.4f\n"
+           "sim_cap: %d\nsim_mean_fill: %.4f\nsim_fill_quartiles: %.4f,%.4f,%.4f,%.4f\n",
+           hot, sr->hot_util, sr->blocked_frac, sr->waiting_frac, sr->cap, sr->mean_fill, sr->fill_frac[0],
+           sr->fill_frac[1], sr->fill_frac[2], sr->fill_frac[3]);
+}
+
 /* One shape: its key block under the table. */
 static void print_keys(const tm_cli *c, const tm_run *run)
 {
     const tm_row *row = &run->rows[0];
-    const ropt_timed_result *sr = &run->sims[0];
     char name[128];
     torus_shape_format(&c->p.shapes[0], name, sizeof name);
     char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32];
@@ -617,26 +639,10 @@ static void print_keys(const tm_cli *c, const tm_run *run)
     }
     if (c->bucketed)
         printf("mean_bucket_size: %.4f\n", run->bucket[0]);
-    if (!c->simulate)
-        return;
-    printf("sim_gups: %.6g\nsim_gups_total: %.6g\nsim_time_s: %.6g\nsim_window_frac: %.6g\nsim_sbf: %.6g\n"
-           "sim_link_utilisation: %.6g\nsim_bytes_per_update: %.6g\nsim_bytes_per_update_total: %.6g\n"
-           "sim_updates: %llu\nsim_fingerprint: %016llx\nsim_exact: %s\n",
-           sr->gups, sr->gups_total, sr->time_s, sr->window_frac, sr->sbf, sr->link_util, sr->bytes_per_update,
-           sr->bytes_per_update_total, (unsigned long long)sr->updates, (unsigned long long)sr->fingerprint,
-           sr->exact ? "yes" : "no");
-    printf("sim_dim_util_mean:");
-    for (int d = 0; d < sr->ndims; d++)
-        printf("%s%.4f", d ? "," : " ", sr->dim_util_mean[d]);
-    printf("\nsim_dim_util_max:");
-    for (int d = 0; d < sr->ndims; d++)
-        printf("%s%.4f", d ? "," : " ", sr->dim_util_max[d]);
-    char hot[160];
-    hot_link(sr, hot, sizeof hot);
-    printf("\nsim_hottest_link: %s\nsim_hottest_util: %.4f\nsim_blocked_frac: %.4f\nsim_waiting_frac: %.4f\n"
-           "sim_cap: %d\nsim_mean_fill: %.4f\nsim_fill_quartiles: %.4f,%.4f,%.4f,%.4f\n",
-           hot, sr->hot_util, sr->blocked_frac, sr->waiting_frac, sr->cap, sr->mean_fill, sr->fill_frac[0],
-           sr->fill_frac[1], sr->fill_frac[2], sr->fill_frac[3]);
+    if (c->simulate)
+        print_sim_keys(&run->sims[0]);
+    /* the network bound's inputs, as the header's "b" and "link_bw" */
+    printf("bytes_per_update: %g\nlink_bw: %g\n", c->p.bytes_per_update, c->p.link_bw);
 }
 
 /* Everything computed, as the table (or key block) or one JSON object. */
@@ -662,6 +668,9 @@ static void print_results(const tm_cli *c, const tm_run *run)
                p->algorithm == TM_ROUTED ? "routed" : "direct", p->preset, net);
         if (p->sources)
             printf("\"sources\": \"%s\", ", p->sources); /* the table's own text: no quotes or backslashes */
+        printf("\"bytes_per_update\": %g, \"link_bw\": %g, ", p->bytes_per_update, p->link_bw);
+        if (tm_node_given(p))
+            tm_node_print_json(stdout, p);
         printf("\"rows\": [");
         for (int k = 0; k < p->nshapes; k++)
             print_json_row(c, run, k);

@@ -193,6 +193,11 @@ void tm_node_reference(tm_params *p, int in_order, double issue_width, const cha
 void tm_node_derive(const tm_params *p, double hops, double hops_out, double fill, tm_params *q);
 double tm_node_injection(const tm_params *p, double nodes, double hops_out, double fill);
 void tm_node_print(FILE *f, const tm_params *p, const tm_params *q);
+/* The same terms as "node_model": {...}, one member of the JSON object
+ * (followed by ", "): each term's value (null: not given), unit, source
+ * (null: none) and whether it is the reference's default; "assumed": the
+ * terms whose source is an assumption. */
+void tm_node_print_json(FILE *f, const tm_params *p);
 /* --node KEY=VALUE,...: a machine from its spec sheet (spec.c) */
 int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen);
 /* spec.c: "clock +8.1%, ..." the first-order prediction's change in percent

@@ -215,10 +215,26 @@ static void auto_shapes(void)
     ASSERT_EQ_INT(s.n, 4);
 }
 
-int main(void)
+/* Every case starts from the same state: no failed runs, the default
+ * generation batch, the simulated MPI transport, no shapes counted. */
+static void sim_reset(void)
 {
+    bad_runs = 0;
+    g_batch = 16;
+    g_rings = 0;
+    nshapes = 0;
+}
+
+static void t_auto_shapes(void)
+{
+    sim_reset();
     auto_shapes();
-    /* All shapes with up to 64 ranks, both generators. */
+}
+
+/* All shapes with up to 64 ranks, both generators. */
+static void t_every_shape_to_64_ranks(void)
+{
+    sim_reset();
     for (int g = 0; g < 2; g++) {
         uint64_t want = seq_fp(10, (ra_gen_kind)g, 4ULL << 10);
         for (int n = 1; n <= 64; n++) {
@@ -234,13 +250,16 @@ int main(void)
     }
     printf("simulated %d shapes\n", nshapes);
     ASSERT_EQ_INT(bad_runs, 0);
+}
 
-    /* The shared-memory ring protocol (torus_shm.h), the same code the node
-     * hop runs, under the random scheduler with waiting packets hidden and
-     * free send slots refused at random: every shape up to 32 ranks, both
-     * generators. */
+/* The shared-memory ring protocol (torus_shm.h), the same code the node
+ * hop runs, under the random scheduler with waiting packets hidden and
+ * free send slots refused at random: every shape up to 32 ranks, both
+ * generators. */
+static void t_rings_every_shape_to_32_ranks(void)
+{
+    sim_reset();
     g_rings = 1;
-    int before = nshapes;
     for (int g = 0; g < 2; g++) {
         uint64_t want = seq_fp(10, (ra_gen_kind)g, 4ULL << 10);
         for (int n = 2; n <= 32; n++) {
@@ -248,13 +267,22 @@ int main(void)
             factorisations(n, n, &cur, 0, 10, (ra_gen_kind)g, want, 2);
         }
     }
-    printf("rings: simulated %d shapes\n", nshapes - before);
+    printf("rings: simulated %d shapes\n", nshapes);
     ASSERT_EQ_INT(bad_runs, 0);
     g_rings = 0;
+}
+
+static void t_option_grid(void)
+{
+    sim_reset();
     option_grid();
     ASSERT_EQ_INT(bad_runs, 0);
+}
 
-    /* Thousands of virtual ranks. */
+/* Thousands of virtual ranks. */
+static void t_thousands_of_virtual_ranks(void)
+{
+    sim_reset();
     torus_shape big;
     char err[256];
     ASSERT_EQ_INT(torus_shape_parse("16x16x16", 4096, &big, err, sizeof err), 0);
@@ -284,9 +312,14 @@ int main(void)
     check_la(&big, 16, RA_GEN_LFSR, 5, 2, 64, 0.3, want16);
     g_rings = 0;
     ASSERT_EQ_INT(bad_runs, 0);
+}
 
-    /* Figure 3a: one shared receive bucket can deadlock; per-dimension
-     * receive buckets on the same shapes and seeds never do. */
+/* Figure 3a: one shared receive bucket can deadlock; per-dimension
+ * receive buckets on the same shapes and seeds never do. */
+static void t_shared_receive_bucket_deadlocks(void)
+{
+    sim_reset();
+    char err[256];
     int shared_dead = 0, perdim_dead = 0, runs = 0;
     const char *shapes[] = {"4x4", "8x8", "4x4x4", "3x5"};
     int ns[] = {16, 64, 64, 15};
@@ -313,5 +346,18 @@ int main(void)
     printf("shared receive bucket: %d of %d runs deadlocked; per-dimension: %d\n", shared_dead, runs, perdim_dead);
     ASSERT_TRUE(shared_dead > 0);
     ASSERT_EQ_INT(perdim_dead, 0);
-    TEST_MAIN_END("test_ropt_sim");
+}
+
+static const test_case cases[] = {
+    {"auto_shapes", t_auto_shapes},
+    {"every_shape_to_64_ranks", t_every_shape_to_64_ranks},
+    {"rings_every_shape_to_32_ranks", t_rings_every_shape_to_32_ranks},
+    {"option_grid", t_option_grid},
+    {"thousands_of_virtual_ranks", t_thousands_of_virtual_ranks},
+    {"shared_receive_bucket_deadlocks", t_shared_receive_bucket_deadlocks},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_ropt_sim", cases);
 }

@@ -18,54 +18,77 @@
 #define T_LOCAL (104 / HZ)
 #define T_HOP (128 / HZ)
 
-static void simulate(void)
+/* One shape of paper 002's machine: the table exact, every update counted,
+ * never faster than the CPU bound, and 1 MB/s links bind. */
+static void simulate(const char *shape, int n)
 {
     char err[256];
-    const char *shapes[] = {"4mx4mx2m", "4x4x2m", "8x8", "3x5x2"};
-    int ns[] = {32, 32, 64, 30};
-    for (int i = 0; i < 4; i++) {
-        ropt_timed_config c;
-        ropt_timed_defaults(&c);
-        ASSERT_EQ_INT(c.outstanding, ROPT_TIMED_DEFAULT_OUTSTANDING);
-        ASSERT_EQ_INT(c.lookahead, ROPT_TIMED_DEFAULT_LOOKAHEAD);
-        ASSERT_EQ_INT(torus_shape_parse(shapes[i], ns[i], &c.shape, err, sizeof err), 0);
-        c.updates_per_rank = 2048;
-        c.t_update_s = T_LOCAL;
-        c.t_hop_s = T_HOP;
-        c.link_bw = 175e6;
-        c.latency_s = 1e-7;
-        c.header_bytes = 32;
-        ropt_timed_result r;
-        ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
-        double H = torus_expected_hops(&c.shape);
-        double cpu_gups = ns[i] / (T_LOCAL + H * T_HOP) / 1e9;
-        ASSERT_TRUE(r.exact);
-        ASSERT_EQ_INT(r.updates, 2048 * (uint64_t)ns[i]);
-        ASSERT_TRUE(r.max_pending <= ROPT_BUDGET);
-        /* never faster than the CPU bound (5% for the steady window) */
-        ASSERT_TRUE(r.gups <= cpu_gups * 1.05);
-        ASSERT_TRUE(r.gups_total <= cpu_gups);
-        ASSERT_TRUE(r.gups > 0.3 * cpu_gups);
-        ASSERT_TRUE(r.link_util > 0 && r.link_util < 1);
-        /* where the time goes is measured over the steady window: 80% of
-         * the work in at most the whole run, at least 80% of it at the
-         * CPU bound's pace; its packets are nearly all full */
-        ASSERT_TRUE(r.window_frac > 0 && r.window_frac <= 1);
-        ASSERT_TRUE(r.window_frac * r.time_s >= 0.8 * (double)r.updates / (cpu_gups * 1e9) * 0.95);
-        ASSERT_TRUE(r.blocked_frac >= 0 && r.waiting_frac >= 0 && r.blocked_frac + r.waiting_frac <= 1);
-        ASSERT_TRUE(r.mean_fill > 0.8 && r.mean_fill <= 1);
-        ASSERT_TRUE(r.bytes_per_update > 0 && r.bytes_per_update <= r.bytes_per_update_total * 1.001);
-        /* HPCC's consecutive LFSR values are correlated: a few thousand
-         * updates per rank land within ~5% of the expected hop count */
-        ASSERT_NEAR(r.hops_per_update, H, 0.15);
-        /* a slow network binds: 1 MB/s links */
-        c.link_bw = 1e6;
-        ropt_timed_result slow;
-        ASSERT_EQ_INT(ropt_timed_run(&c, &slow, err, sizeof err), 0);
-        ASSERT_TRUE(slow.exact);
-        ASSERT_TRUE(slow.gups < 0.5 * r.gups);
-    }
-    /* bad input is refused with a line, not simulated */
+    ropt_timed_config c;
+    ropt_timed_defaults(&c);
+    ASSERT_EQ_INT(c.outstanding, ROPT_TIMED_DEFAULT_OUTSTANDING);
+    ASSERT_EQ_INT(c.lookahead, ROPT_TIMED_DEFAULT_LOOKAHEAD);
+    ASSERT_EQ_INT(torus_shape_parse(shape, n, &c.shape, err, sizeof err), 0);
+    c.updates_per_rank = 2048;
+    c.t_update_s = T_LOCAL;
+    c.t_hop_s = T_HOP;
+    c.link_bw = 175e6;
+    c.latency_s = 1e-7;
+    c.header_bytes = 32;
+    ropt_timed_result r;
+    ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
+    double H = torus_expected_hops(&c.shape);
+    double cpu_gups = n / (T_LOCAL + H * T_HOP) / 1e9;
+    ASSERT_TRUE(r.exact);
+    ASSERT_EQ_INT(r.updates, 2048 * (uint64_t)n);
+    ASSERT_TRUE(r.max_pending <= ROPT_BUDGET);
+    /* never faster than the CPU bound (5% for the steady window) */
+    ASSERT_TRUE(r.gups <= cpu_gups * 1.05);
+    ASSERT_TRUE(r.gups_total <= cpu_gups);
+    ASSERT_TRUE(r.gups > 0.3 * cpu_gups);
+    ASSERT_TRUE(r.link_util > 0 && r.link_util < 1);
+    /* where the time goes is measured over the steady window: 80% of
+     * the work in at most the whole run, at least 80% of it at the
+     * CPU bound's pace; its packets are nearly all full */
+    ASSERT_TRUE(r.window_frac > 0 && r.window_frac <= 1);
+    ASSERT_TRUE(r.window_frac * r.time_s >= 0.8 * (double)r.updates / (cpu_gups * 1e9) * 0.95);
+    ASSERT_TRUE(r.blocked_frac >= 0 && r.waiting_frac >= 0 && r.blocked_frac + r.waiting_frac <= 1);
+    ASSERT_TRUE(r.mean_fill > 0.8 && r.mean_fill <= 1);
+    ASSERT_TRUE(r.bytes_per_update > 0 && r.bytes_per_update <= r.bytes_per_update_total * 1.001);
+    /* HPCC's consecutive LFSR values are correlated: a few thousand
+     * updates per rank land within ~5% of the expected hop count */
+    ASSERT_NEAR(r.hops_per_update, H, 0.15);
+    /* a slow network binds: 1 MB/s links */
+    c.link_bw = 1e6;
+    ropt_timed_result slow;
+    ASSERT_EQ_INT(ropt_timed_run(&c, &slow, err, sizeof err), 0);
+    ASSERT_TRUE(slow.exact);
+    ASSERT_TRUE(slow.gups < 0.5 * r.gups);
+}
+
+static void t_simulate_4mx4mx2m(void)
+{
+    simulate("4mx4mx2m", 32);
+}
+
+static void t_simulate_4x4x2m(void)
+{
+    simulate("4x4x2m", 32);
+}
+
+static void t_simulate_8x8(void)
+{
+    simulate("8x8", 64);
+}
+
+static void t_simulate_3x5x2(void)
+{
+    simulate("3x5x2", 30);
+}
+
+/* bad input is refused with a line, not simulated */
+static void t_simulate_refuses_no_cpu_costs(void)
+{
+    char err[256];
     ropt_timed_config c;
     ropt_timed_defaults(&c);
     ASSERT_EQ_INT(torus_shape_parse("8x8", 64, &c.shape, err, sizeof err), 0);
@@ -128,13 +151,16 @@ static int ring_step(void *ctx, int r, double now, double *cpu_s)
     return (r == 3 || x->got[r]) ? TORUS_TIMED_DONE : TORUS_TIMED_IDLE;
 }
 
-static void transport(void)
+/* the 4-ring of ring_step: 1 MB/s links, 1 us per link, one send slot */
+static const torus_timed_params ring_params = {.cap = 16, .outstanding = 1, .link_bw = 1e6, .latency_s = 1e-6,
+                                               .header_bytes = 20};
+
+static void t_transport_times_and_counts(void)
 {
     torus_map m;
-    torus_timed_params p = {.cap = 16, .outstanding = 1, .link_bw = 1e6, .latency_s = 1e-6, .header_bytes = 20};
     ring_ctx x;
     memset(&x, 0, sizeof x);
-    torus_timed *tt = four_ranks("4", &p, &m, x.tp);
+    torus_timed *tt = four_ranks("4", &ring_params, &m, x.tp);
     torus_timed_stats st;
     ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
     ASSERT_EQ_INT(st.run.packets, 2);
@@ -151,12 +177,18 @@ static void transport(void)
     ASSERT_NEAR(st.window.link_busy_s, st.run.link_busy_s, 1e-15);
     ASSERT_NEAR(st.window.t1, st.makespan, 1e-15);
     torus_timed_destroy(tt);
-
-    /* marked around the second send (100 us to 200 us): the window holds
-     * that packet alone, its one link (0 -> 1, +) busy all of it */
     torus_map_free(&m);
+}
+
+/* marked around the second send (100 us to 200 us): the window holds
+ * that packet alone, its one link (0 -> 1, +) busy all of it */
+static void t_transport_marked_window(void)
+{
+    torus_map m;
+    ring_ctx x;
     memset(&x, 0, sizeof x);
-    tt = four_ranks("4", &p, &m, x.tp);
+    torus_timed *tt = four_ranks("4", &ring_params, &m, x.tp);
+    torus_timed_stats st;
     x.mark = tt;
     ASSERT_EQ_INT(torus_timed_run(tt, ring_step, &x, &st), 0);
     ASSERT_EQ_INT(st.run.packets, 2);
@@ -225,7 +257,7 @@ static double gap_run(int gaps, double *to3)
     return x.arrive[2];
 }
 
-static void link_gaps(void)
+static void t_link_gaps(void)
 {
     double to3;
     /* 100 us on the wire, one latency per link */
@@ -237,7 +269,7 @@ static void link_gaps(void)
 
 /* BlueGene/L's wire format (paper 002 sec. 2, 4.3.1, Table 7): 32-byte
  * chunks, at most 256 bytes, 24 bytes of header inside, 14 per link. */
-static void wire_format(void)
+static void t_wire_format(void)
 {
     torus_timed_params p = {.header_bytes = 24, .chunk_bytes = 32, .packet_max_bytes = 256, .link_overhead_bytes = 14};
     int k = 0;
@@ -262,11 +294,19 @@ static void wire_format(void)
     ASSERT_EQ_INT(k, 1);
 }
 
-int main(void)
+static const test_case cases[] = {
+    {"simulate_4mx4mx2m", t_simulate_4mx4mx2m},
+    {"simulate_4x4x2m", t_simulate_4x4x2m},
+    {"simulate_8x8", t_simulate_8x8},
+    {"simulate_3x5x2", t_simulate_3x5x2},
+    {"simulate_refuses_no_cpu_costs", t_simulate_refuses_no_cpu_costs},
+    {"transport_times_and_counts", t_transport_times_and_counts},
+    {"transport_marked_window", t_transport_marked_window},
+    {"link_gaps", t_link_gaps},
+    {"wire_format", t_wire_format},
+};
+
+int main(int argc, char **argv)
 {
-    simulate();
-    transport();
-    link_gaps();
-    wire_format();
-    TEST_MAIN_END("test_ropt_timed");
+    return TEST_RUN(argc, argv, "test_ropt_timed", cases);
 }

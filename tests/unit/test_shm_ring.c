@@ -73,7 +73,7 @@ static torus_shm_core *core_of(world *w, int r)
 }
 
 /* One thread, two ranks of "2": the protocol step by step. */
-static void protocol(void)
+static void t_protocol_step_by_step(void)
 {
     world w;
     ASSERT_EQ_INT(world_init(&w, "2", 2, 8, 2), 0);
@@ -253,14 +253,42 @@ static void threads(const char *shape, int n, int cap, int slots, int sleepy)
     world_free(&w);
 }
 
-int main(void)
+static void t_threads_line_4(void)
 {
-    protocol();
     threads("4", 4, 13, 1, 0);
+}
+
+static void t_threads_2x2x2(void)
+{
     threads("2x2x2", 8, 64, 3, 0);
-    /* idle ranks asleep: every wake-up arrives (none waits out its second) */
+}
+
+/* idle ranks asleep: every wake-up arrives (none waits out its second) */
+static void t_asleep_line_2(void)
+{
     threads("2", 2, 200, 1, 1);
+}
+
+static void t_asleep_line_4(void)
+{
     threads("4", 4, 13, 1, 1);
+}
+
+static void t_asleep_2x2x2(void)
+{
     threads("2x2x2", 8, 64, 3, 1);
-    TEST_MAIN_END("test_shm_ring");
+}
+
+static const test_case cases[] = {
+    {"protocol_step_by_step", t_protocol_step_by_step},
+    {"threads_line_4", t_threads_line_4},
+    {"threads_2x2x2", t_threads_2x2x2},
+    {"asleep_line_2", t_asleep_line_2},
+    {"asleep_line_4", t_asleep_line_4},
+    {"asleep_2x2x2", t_asleep_2x2x2},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_shm_ring", cases);
 }

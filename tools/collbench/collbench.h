@@ -164,6 +164,7 @@ typedef struct run_info {
     char host[128]; /* rank 0's host name, commas and quotes replaced (a CSV field) */
     const char *mode; /* "mpi" or "simulate:bgl" */
     int rounds;       /* --rounds: a rank's time is the median of its round means */
+    int iters, iters_big, warmup, warmup_big; /* per size, and above BIG_SIZE (the JSON's keys) */
     double alpha, beta, gamma;
     char calib[320];
     row *rows;

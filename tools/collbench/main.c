@@ -104,6 +104,10 @@ static void run_info_init(run_info *ri, const opts *o, int n)
     ri->ranks = n;
     ri->mode = "mpi";
     ri->rounds = (int)o->rounds;
+    ri->iters = cb_iters_for(o, 0);
+    ri->iters_big = cb_iters_for(o, BIG_SIZE + 1);
+    ri->warmup = cb_warmup_for(o, 0);
+    ri->warmup_big = cb_warmup_for(o, BIG_SIZE + 1);
     cb_mpi_library(ri->mpi);
     cb_now_string(ri->date, sizeof ri->date);
     if (gethostname(ri->host, sizeof ri->host - 1))

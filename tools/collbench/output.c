@@ -193,6 +193,10 @@ static void emit_json(writer *w, const run_info *ri)
     json_str(w, ri->mode);
     wput(w, ", \"ranks\": %d, \"nodes\": %d, \"rounds\": %d, \"shape\": ", ri->ranks, ri->nodes, ri->rounds);
     json_str(w, ri->shape);
+    wput(w, ", \"shape_source\": ");
+    json_str(w, ri->shape_src);
+    wput(w, ", \"iters_per_size\": %d, \"iters_above_64k\": %d, \"warmup_per_size\": %d, \"warmup_above_64k\": %d",
+         ri->iters, ri->iters_big, ri->warmup, ri->warmup_big);
     wput(w, ", \"host\": ");
     json_str(w, ri->host);
     wput(w, ", \"mpi_library\": ");
@@ -202,7 +206,20 @@ static void emit_json(writer *w, const run_info *ri)
     wput(w, ",\n \"calibration\": {\"alpha_s\": %.6g, \"beta_s_per_byte\": %.6g, \"gamma_s_per_byte\": %.6g, \"how\": ",
          ri->alpha, ri->beta, ri->gamma);
     json_str(w, ri->calib);
-    wput(w, "},\n \"validation\": {\"checks\": %d, \"failures\": %d},\n \"rows\": [", ri->checks, ri->failures);
+    wput(w, "},\n \"validation\": {\"checks\": %d, \"failures\": %d},\n \"algorithms\": {", ri->checks, ri->failures);
+    /* the registry, as the preamble's "# algorithms:" line lists it */
+    for (int op = 0; op < TORUS_COLL_NCOLL; op++) {
+        wput(w, "%s\"%s\": [", op ? ", " : "", torus_coll_op_name((torus_coll_op)op));
+        const char *const *a = torus_coll_algorithms((torus_coll_op)op);
+        for (int i = 0; a[i]; i++)
+            wput(w, "%s\"%s\"", i ? ", " : "", a[i]);
+        wput(w, "]");
+    }
+    wput(w, ", \"multisend\": [");
+    const char *const *m = torus_multisend_algorithms();
+    for (int i = 0; m[i]; i++)
+        wput(w, "%s\"%s\"", i ? ", " : "", m[i]);
+    wput(w, "]},\n \"rows\": [");
     for (int i = 0; i < ri->nrows; i++) {
         const row *r = &ri->rows[i];
         wput(w, "%s\n  {\"op\": \"%s\", \"size\": %zu, \"algorithm\": ", i ? "," : "", op_label(r->kind), r->size);
