@@ -30,6 +30,9 @@ done
 for suite in tests/suite_*.sh; do
     name=$(basename "$suite" .sh); want "${name#suite_}" || continue
     echo "# $(basename "$suite")"
+    rt_t0=$SECONDS
     . "$suite"
+    # each suite's share of make test's time (its budget: 10 minutes per MPI)
+    echo "# $(basename "$suite"): $((SECONDS - rt_t0)) s"
 done
 finish

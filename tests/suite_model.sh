@@ -286,7 +286,8 @@ serial_fail "torusmodel network nodes mismatch" 2 "multiply to ranks_per_node" \
     bin/torusmodel --preset bgq --shape 8x8x8
 
 # ra_calibrate -> params -> torusmodel prediction, at the run's rank count
-if run_mpi 2 bin/ra_calibrate --quick --log2-table 20 --output "$TMP/cal.params" && grep -q '^t_hop *= ' "$TMP/cal.params" \
+if run_mpi 2 bin/ra_calibrate --quick --log2-table 20 --output "$TMP/cal.params" && cp "$TMP/out" "$TMP/cal.out" \
+    && grep -q '^t_hop *= ' "$TMP/cal.params" \
     && grep -q '^node_gups *= 2:' "$TMP/cal.params" && grep -q '^ranks_per_node *= 2' "$TMP/cal.params" \
     && bin/torusmodel --params "$TMP/cal.params" --algorithm routed >"$TMP/out" 2>&1 && [ -n "$(key predicted_gups)" ] \
     && awk -v p="$(key predicted_gups)" -v b="$(key bound_gups)" 'BEGIN { exit !(p > 0 && p <= b) }'; then
@@ -298,10 +299,9 @@ fi
 # calibration's own run of each algorithm (the fit and tm_evaluate agree),
 # unless a bound caps it; the bounds use no wait
 for alg in routed direct; do
-    case $alg in routed) w=t_wait_routed; nth=1 ;; direct) w=t_wait_direct; nth=2 ;; esac
+    case $alg in routed) w=t_wait_routed ;; direct) w=t_wait_direct ;; esac
     if [ "$alg" = direct ]; then shp=(--shape 2); else shp=(); fi
-    # "# routed run: ..., R GUPS measured; baseline run B GUPS measured"
-    run_g=$(grep '^# routed run:' "$TMP/cal.params" | sed 's/ GUPS measured/\n/g' | awk -v k=$nth 'NR == k { print $NF }')
+    case $alg in routed) run_g=$(key routed_run_gups "$TMP/cal.out") ;; direct) run_g=$(key baseline_run_gups "$TMP/cal.out") ;; esac
     if grep -q "^$w *= " "$TMP/cal.params" && grep -q '^t_exposed *= ' "$TMP/cal.params" \
         && bin/torusmodel --params "$TMP/cal.params" --algorithm $alg "${shp[@]}" >"$TMP/out" 2>&1 && [ -n "$run_g" ] \
         && awk -v p="$(key predicted_gups)" -v b="$(key bound_gups)" -v g="$run_g" \
