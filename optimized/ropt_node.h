@@ -16,7 +16,8 @@
  * of the grammar's TORUS_AUTO_T_MSG to TORUS_AUTO_T_HOP, so that on one
  * node `--node-hops auto` picks exactly the shapes ra_opt's `--dims auto`
  * always picked there (flat up to 24 ranks, 2-D from 32: the unit test
- * test_ropt_wide pins it for every R <= 128). */
+ * test_ropt_wide pins it for every R <= 128 but 125, where auto took
+ * 5x5x5 and the node model, weighing one hop or two, takes 25x5). */
 #define ROPT_NODE_HOP_COST 0.5
 #define ROPT_NODE_PACKET_COST 30.0
 
