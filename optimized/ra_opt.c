@@ -170,6 +170,13 @@ static int opt_update(ra_run *run)
         run->stats.prof_names = ropt_time_names;
         for (int i = 0; i < ROPT_T_N; i++)
             run->stats.prof_s[i] = (double)s->core.ticks[i] / tps;
+        /* what the profile's shares are counted per (rank 0's, printed):
+         * crossings for the hop's price h, packets for a packet's */
+        double g = s->core.generated ? (double)s->core.generated : 1;
+        size_t used = strlen(run->keys);
+        snprintf(run->keys + used, sizeof run->keys - used,
+                 "profile_crossings_per_update: %.4f\nprofile_packets_per_update: %.6f\n", (double)s->core.st.hops / g,
+                 (double)s->core.st.packets_sent / g);
     }
     return KIT_EXIT_OK;
 }
