@@ -15,6 +15,7 @@
 #include "ra_table.h"
 #include "ropt_node.h"
 #include "ropt_sim.h"
+#include "ropt_timed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +182,52 @@ static void t_wide_64_two_hops(void) { wide(64, 2); }
 static void t_wide_128_one_hop(void) { wide(128, 1); }
 static void t_wide_128_two_hops(void) { wide(128, 2); }
 
+/* The timed simulator's prices (issue 35, item 1): a node where nothing
+ * but the CPU binds runs at the model's 1 / (t_update + H (t_hop +
+ * t_packet / cap)) per rank; the projection's entry picks ra_opt's shape;
+ * a negative price or a batch beyond ra_opt's is refused. */
+static void t_timed_prices(void)
+{
+    ropt_timed_config c;
+    ropt_timed_defaults(&c);
+    ropt_timed_ra_opt_defaults(&c);
+    double cost[3];
+    ASSERT_EQ_INT(ropt_timed_ra_opt_node(16, 0, 0.4, 30, &c.shape, cost), 1);
+    ASSERT_EQ_INT(c.shape.n, 16);
+    ASSERT_EQ_INT(c.shape.ndims, 1);
+    ASSERT_EQ_INT(ropt_timed_capacity(&c), 45);
+    c.updates_per_rank = 8192;
+    c.t_update_s = 1e-9, c.t_hop_s = 0.4e-9, c.t_packet_s = 30e-9;
+    c.link_bw = 1e15, c.latency_s = 1e-7, c.header_bytes = 32;
+    ropt_timed_result r;
+    char err[256];
+    ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
+    double want = 16 / (1e-9 * (1 + 0.9375 * (0.4 + 30.0 / 45))) / 1e9;
+    if (!(r.gups > 0.98 * want && r.gups < 1.02 * want))
+        fprintf(stderr, "timed 16 ranks: %.4f GUPS, the model %.4f\n", r.gups, want);
+    ASSERT_TRUE(r.gups > 0.98 * want && r.gups < 1.02 * want);
+    ASSERT_TRUE(r.exact);
+    ASSERT_TRUE(r.max_pending <= 1024);
+    double priced = r.gups;
+    c.t_packet_s = 0;
+    ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
+    /* 1.375 updates' time per update against 2.0; within 4%: with one
+     * send slot and cheaper steps a rank now waits a little (2% here) */
+    want = 16 / (1e-9 * (1 + 0.9375 * 0.4)) / 1e9;
+    ASSERT_TRUE(r.gups > 0.96 * want && r.gups < 1.01 * want);
+    ASSERT_TRUE(r.gups > 1.4 * priced);
+    ASSERT_EQ_INT(ropt_timed_ra_opt_node(64, 0, -1, 0, &c.shape, NULL), 2); /* ra_opt's default prices: 8x8 */
+    ASSERT_EQ_INT(c.shape.k[0] * 10 + c.shape.k[1], 88);
+    ASSERT_EQ_INT(ropt_timed_ra_opt_node(64, 1, -1, 0, &c.shape, NULL), 1);
+    c.t_packet_s = -1e-9;
+    ASSERT_EQ_INT(ropt_timed_check(&c, err, sizeof err), -2);
+    ASSERT_STR_CONTAINS(err, "must be >= 0");
+    c.t_packet_s = 0, c.batch = ROPT_MAX_BATCH + 1;
+    ASSERT_EQ_INT(ropt_timed_check(&c, err, sizeof err), -2);
+}
+
 static const test_case cases[] = {
+    {"timed_prices", t_timed_prices},
     {"node_parts", t_node_parts},
     {"default_prices_keep_auto", t_default_prices_keep_auto},
     {"prices_decide", t_prices_decide},
