@@ -163,6 +163,7 @@ TLAYER_test_options        := hpcc_ra
 TLAYER_test_report         := hpcc_ra
 TLAYER_test_ropt_sim       := optimized
 TLAYER_test_ropt_timed     := optimized
+TLAYER_test_ropt_wide      := optimized
 TLAYER_test_sparsest_cut   := sparsest_cut
 TLAYER_test_sc_shapes      := sparsest_cut
 TLAYER_test_networks       := sparsest_cut

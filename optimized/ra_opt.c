@@ -43,6 +43,12 @@ static void options_of(const ra_config *cfg, ropt_mpi_options *o)
     o->profile = ra_algo_option(cfg, "profile") != NULL;
     const char *nt = ra_algo_option(cfg, "node-transport");
     o->node_shm = !nt || !strcmp(nt, "auto") ? -1 : !strcmp(nt, "shm");
+    const char *nh = ra_algo_option(cfg, "node-hops");
+    o->node_hops = !nh || !strcmp(nh, "auto") ? 0 : (int)strtol(nh, NULL, 10);
+    if (ra_algo_option(cfg, "hop-cost"))
+        o->hop_cost = strtod(ra_algo_option(cfg, "hop-cost"), NULL);
+    if (ra_algo_option(cfg, "packet-cost"))
+        o->packet_cost = strtod(ra_algo_option(cfg, "packet-cost"), NULL);
 }
 
 /* Before MPI starts: --dims's grammar (its product is checked against the
@@ -61,7 +67,7 @@ static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
         torus_shape_parse(dims, 0, &s, err, errlen))
         return KIT_EXIT_USAGE;
     if (files && cfg->dry_ranks > 0 && !o.node_dim) {
-        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, err, errlen))
+        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, NULL, err, errlen))
             return KIT_EXIT_USAGE;
         torus_map m;
         if (o.mapfile) {
@@ -81,6 +87,23 @@ static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
         kit_lines_close(&L);
     }
     return KIT_EXIT_OK;
+}
+
+/* The node's routing as keys: node_hops (1 or 2, "none" where the shape
+ * mixes node and network dimensions), who chose it, and the model's price
+ * of each routing in updates per update at the prices it was given. */
+static void node_hops_keys(const ropt_node_choice *nc, const ropt_mpi_options *o, char *buf, size_t len)
+{
+    if (nc->hops < 0) {
+        snprintf(buf, len, "node_hops: none\nnode_hops_chosen_by: %s\n",
+                 o->dims && strcmp(o->dims, "auto") && strncmp(o->dims, "auto:", 5) ? "dims" : "several_nodes");
+        return;
+    }
+    char c2[32] = "none";
+    if (nc->cost[2] > 0)
+        snprintf(c2, sizeof c2, "%.3f", nc->cost[2]);
+    snprintf(buf, len, "node_hops: %d\nnode_hops_chosen_by: %s\nnode_hops_model: 1 hop %.3f, 2 hops %s (h %g, s %g)\n",
+             nc->hops, nc->by_model ? "model" : "option", nc->cost[1], c2, o->hop_cost, o->packet_cost);
 }
 
 static int opt_setup(ra_run *run, char *err, size_t errlen)
@@ -114,6 +137,10 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
              "node_transport: %s\nnode_transport_chosen_by: %s\nshm_dims: %d\nnode_ranks: %d\nnode_cores: %d\n",
              s->node_shm ? "shm" : "mpi", o.node_shm < 0 ? "auto" : "option", s->shm_dims, s->node.local_size,
              s->node_cores);
+    char why[160];
+    node_hops_keys(&s->nodes, &o, why, sizeof why);
+    size_t used = strlen(run->keys);
+    snprintf(run->keys + used, sizeof run->keys - used, "%s", why);
     if (run->rank == 0 && !cfg->quiet)
         printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
                "expected hops %.3f\n"
@@ -143,6 +170,13 @@ static int opt_update(ra_run *run)
         run->stats.prof_names = ropt_time_names;
         for (int i = 0; i < ROPT_T_N; i++)
             run->stats.prof_s[i] = (double)s->core.ticks[i] / tps;
+        /* what the profile's shares are counted per (rank 0's, printed):
+         * crossings for the hop's price h, packets for a packet's */
+        double g = s->core.generated ? (double)s->core.generated : 1;
+        size_t used = strlen(run->keys);
+        snprintf(run->keys + used, sizeof run->keys - used,
+                 "profile_crossings_per_update: %.4f\nprofile_packets_per_update: %.6f\n", (double)s->core.st.hops / g,
+                 (double)s->core.st.packets_sent / g);
     }
     return KIT_EXIT_OK;
 }
@@ -180,6 +214,19 @@ static const kit_opt opt_options[] = {
              "packet), mpi (MPI_Isend/Irecv), or auto (shm unless a node has more ranks than cores); dimensions that "
              "leave the node always use MPI",
      .choices = "auto|shm|mpi", .allowed = "auto, shm or mpi"},
+    {.name = "node-hops", .type = KIT_OPT_CHOICE, .meta = "H", .defval = "auto",
+     .help = "a node's ranks routed in 1 hop (one node dimension, small packets) or 2 (a 2-D node shape, larger "
+             "packets), or auto: the cheaper by the model H * (hop-cost + packet-cost / capacity); with --node-dim, "
+             "or --dims auto on one node",
+     .choices = "auto|1|2", .allowed = "auto, 1 or 2"},
+    {.name = "hop-cost", .type = KIT_OPT_DOUBLE, .meta = "H", .defval = STR(ROPT_NODE_HOP_COST),
+     .help = "--node-hops auto: the price of a crossing update, in updates at the node's ceiling (tests/bench_node.sh "
+             "measures it)",
+     .lo = 0, .hi = 1e6, .allowed = "a number of updates in 0..1e6"},
+    {.name = "packet-cost", .type = KIT_OPT_DOUBLE, .meta = "S", .defval = STR(ROPT_NODE_PACKET_COST),
+     .help = "--node-hops auto: the price of a packet, in updates at the node's ceiling (60 x the default hop-cost: on "
+             "one node auto picks the shapes --dims auto always picked)",
+     .lo = 0, .hi = 1e9, .allowed = "a number of updates in 0..1e9"},
     {.name = "profile", .type = KIT_OPT_FLAG, .defval = "off",
      .help = "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
              "ranks in the key block and JSON)"},

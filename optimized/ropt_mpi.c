@@ -17,13 +17,20 @@ void ropt_mpi_options_defaults(ropt_mpi_options *o)
     o->dims = "auto";
     o->node_shm = -1;
     ropt_params_defaults(&o->prm);
+    o->hop_cost = ROPT_NODE_HOP_COST;
+    o->packet_cost = ROPT_NODE_PACKET_COST;
 }
 
-int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
-                          size_t errlen)
+int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni,
+                          ropt_node_choice *nc, char *err, size_t errlen)
 {
     int over = o->node_dim ? ni->nnodes : P;
     const char *dims = o->dims ? o->dims : "auto";
+    ropt_node_choice own;
+    if (!nc)
+        nc = &own;
+    memset(nc, 0, sizeof *nc);
+    nc->hops = -1;
     if (torus_shape_parse(dims, over, shape, err, errlen)) {
         if (o->node_dim) {
             size_t l = strlen(err);
@@ -31,11 +38,30 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
         }
         return KIT_EXIT_USAGE;
     }
-    if (!strcmp(dims, "auto") || !strncmp(dims, "auto:", 5))
-        ropt_auto_shape(over, &o->prm, o->node_dim ? ni->per_node : 0, shape);
-    if (o->node_dim && torus_shape_append(shape, ni->per_node)) {
-        snprintf(err, errlen, "--node-dim: too many dimensions");
-        return KIT_EXIT_USAGE;
+    int is_auto = !strcmp(dims, "auto") || !strncmp(dims, "auto:", 5);
+    if (o->node_dim) {
+        /* the nodes' shape (chosen again per node part under auto), then
+         * the node's own one or two dimensions */
+        torus_shape net = *shape;
+        ropt_node_choose(ni->per_node, &net, is_auto, &o->prm, o->node_hops, o->hop_cost, o->packet_cost, nc, shape);
+        for (int d = 0; d < nc->part.ndims; d++)
+            if (torus_shape_append(shape, nc->part.k[d])) {
+                snprintf(err, errlen, "--node-dim: too many dimensions");
+                return KIT_EXIT_USAGE;
+            }
+    } else if (is_auto && (ni ? ni->nnodes == 1 : o->node_hops != 0)) {
+        /* one node: the whole shape is the node's */
+        ropt_node_choose(P, NULL, 0, &o->prm, o->node_hops, o->hop_cost, o->packet_cost, nc, NULL);
+        *shape = nc->part;
+    } else {
+        if (o->node_hops) {
+            snprintf(err, errlen, "--node-hops %d: a node's routing is set with --node-dim, or with --dims auto on "
+                                  "one node (here %s over %d node%s)", o->node_hops, dims, ni ? ni->nnodes : 0,
+                     ni && ni->nnodes == 1 ? "" : "s");
+            return KIT_EXIT_USAGE;
+        }
+        if (is_auto)
+            ropt_auto_shape(over, &o->prm, 0, shape);
     }
     if (ropt_capacity(shape, &o->prm) < 1) {
         int left = o->prm.budget - o->prm.lookahead - 2 * o->prm.batch;
@@ -121,7 +147,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
             return KIT_EXIT_USAGE;
         }
     }
-    int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, err, errlen);
+    int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, &s->nodes, err, errlen);
     if (!rc)
         rc = place_ranks(s, comm, P, o, &ni, err, errlen);
     if (rc)

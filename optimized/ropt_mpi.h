@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "ropt.h"
+#include "ropt_node.h"
 #include "torus_mpi.h"
 
 typedef struct ropt_mpi_options {
@@ -25,6 +26,10 @@ typedef struct ropt_mpi_options {
     const torus_node_info *node; /* the node layout if the caller has it (ra_main
                                     finds it once), else NULL: found here */
     ropt_params prm;     /* budget, look-ahead, send slots per dimension */
+    int node_hops;       /* a node's ranks in 1 or 2 hops, 0: the model's
+                            choice (ropt_node.h); with --node-dim, or --dims
+                            auto on one node */
+    double hop_cost, packet_cost; /* the model's prices, in updates */
 } ropt_mpi_options;
 
 /* ra_opt's defaults: auto shape, XYZT order, ROPT_DEFAULT_* values, the
@@ -47,16 +52,22 @@ typedef struct ropt_mpi {
     int oversubscribed;  /* more ranks on this node than cores: never spin */
     int node_cores;      /* the cores this node's ranks run on */
     int node_shm;        /* the node hop's road, once auto is decided */
+    ropt_node_choice nodes; /* one hop or two on the node (hops -1: the
+                               shape mixes node and network dimensions) */
     double wait_s;       /* seconds spent backing off in the last run */
 } ropt_mpi;
 
 /* The shape: --dims over P ranks (o->dims), or with o->node_dim over the
- * nodes of ni plus a node-local last dimension; ra_opt's auto choice; the
- * bucket capacity the budget leaves it.  Not collective (ni is read only
- * with node_dim), so ra_opt --dry-run=P checks a shape before a launch.
- * 0, or KIT_EXIT_USAGE with one line in err. */
-int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni, char *err,
-                          size_t errlen);
+ * nodes of ni plus the node's part, one node-local dimension or two
+ * (o->node_hops, ropt_node_choose); ra_opt's auto choice, on one node the
+ * node's part alone; the bucket capacity the budget leaves it.  Not
+ * collective, so ra_opt --dry-run=P checks a shape before a launch: ni may
+ * then be NULL (not with node_dim), and --dims auto is taken as one node
+ * when o->node_hops forces a routing, else as ropt_auto_shape over P.
+ * *nc (may be NULL) gets the node's routing.  0, or KIT_EXIT_USAGE with
+ * one line in err. */
+int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni,
+                          ropt_node_choice *nc, char *err, size_t errlen);
 
 /* Collective over comm: builds everything for this rank's block of the
  * table (global words local_start .. +local_size, distributed by td).

@@ -4,8 +4,8 @@
  * Algorithm: paper 002 sec. 5 and the CPU model of sec. 6.2.
  *   Every virtual rank runs the real ropt state machine over its endpoint
  *   of torus/transport_timed.c, which owns the links, the clocks and the
- *   event loop.  A step costs t_update per update generated and t_hop per
- *   update bucketed.  GUPS is the steady rate: 80% of the updates over the
+ *   event loop.  A step costs t_update per update generated, t_hop per
+ *   update bucketed and t_packet per packet sent.  GUPS is the steady rate: 80% of the updates over the
  *   time from 10% to 90% of the expected CPU work done; the whole run,
  *   start and drain included, is reported beside it.  The final table is
  *   checked against the sequential replay of the same updates.  Where the
@@ -21,6 +21,7 @@
 #include "ra_dist.h"
 #include "ra_local.h"
 #include "ra_table.h"
+#include "ropt_node.h"
 #include "ropt_sim.h"
 #include "torus_timed.h"
 
@@ -29,6 +30,8 @@
 #include <string.h>
 
 _Static_assert(TORUS_TIMED_FILL_BINS == 4, "ropt_timed_result's fill_frac has four bins");
+_Static_assert(ROPT_DEFAULT_OUTSTANDING == 1 && ROPT_DEFAULT_LOOKAHEAD == 128 && ROPT_DEFAULT_BATCH == 64,
+               "ROPT_TIMED_RA_OPT_SETTINGS names ra_opt's defaults");
 _Static_assert(ROPT_TIMED_MAX_OUTSTANDING == ROPT_MAX_OUTSTANDING && ROPT_TIMED_MAX_LOOKAHEAD == ROPT_MAX_LOOKAHEAD,
                "the narrow entry states ra_opt's ranges");
 
@@ -39,11 +42,32 @@ void ropt_timed_defaults(ropt_timed_config *c)
     c->lookahead = ROPT_TIMED_DEFAULT_LOOKAHEAD; /* no memory model: no pipeline, see ropt.h */
 }
 
+void ropt_timed_ra_opt_defaults(ropt_timed_config *c)
+{
+    c->outstanding = ROPT_DEFAULT_OUTSTANDING;
+    c->lookahead = ROPT_DEFAULT_LOOKAHEAD;
+    c->batch = ROPT_DEFAULT_BATCH;
+}
+
+int ropt_timed_ra_opt_node(int R, int node_hops, double hop, double packet, torus_shape *out, double cost[3])
+{
+    ropt_params prm;
+    ropt_params_defaults(&prm);
+    ropt_node_choice nc;
+    if (hop < 0)
+        hop = ROPT_NODE_HOP_COST, packet = ROPT_NODE_PACKET_COST;
+    ropt_node_choose(R, NULL, 0, &prm, node_hops, hop, packet, &nc, NULL);
+    *out = nc.part;
+    if (cost)
+        cost[0] = 0, cost[1] = nc.cost[1], cost[2] = nc.cost[2];
+    return nc.hops;
+}
+
 typedef struct timed_run {
     ropt *ranks;
     int n;
     torus_timed *tt;
-    double t_gen, t_hop;
+    double t_gen, t_hop, t_packet;
     double work, work_all, t10, t90; /* steady-state window */
     uint64_t tests[2], blocked[2];   /* send tests and refusals summed over ranks at t10, t90 */
     int mark_failed;
@@ -63,9 +87,10 @@ static int step_rank(void *ctx, int r, double now, double *cpu_s)
 {
     timed_run *tr = ctx;
     ropt *o = &tr->ranks[r];
-    uint64_t gen0 = o->generated, hop0 = o->st.hops;
+    uint64_t gen0 = o->generated, hop0 = o->st.hops, pk0 = o->st.packets_sent;
     int moved = ropt_step(o);
-    double cost = (double)(o->generated - gen0) * tr->t_gen + (double)(o->st.hops - hop0) * tr->t_hop;
+    double cost = (double)(o->generated - gen0) * tr->t_gen + (double)(o->st.hops - hop0) * tr->t_hop +
+                  (double)(o->st.packets_sent - pk0) * tr->t_packet;
     *cpu_s = cost;
     /* ranks step in time order, so this rank's clock is global time */
     tr->work += cost;
@@ -87,7 +112,7 @@ static void timed_params(const ropt_timed_config *c, ropt_params *prm)
 {
     ropt_params_defaults(prm);
     prm->lookahead = c->lookahead;
-    prm->batch = ROPT_TIMED_DEFAULT_BATCH;
+    prm->batch = c->batch > 0 ? c->batch : ROPT_TIMED_DEFAULT_BATCH;
     prm->outstanding = c->outstanding;
     if (c->budget > 0)
         prm->budget = c->budget;
@@ -122,6 +147,15 @@ int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen)
     int N = sh->n;
     if (N > 65536) {
         snprintf(err, errlen, "--simulate on %d ranks refused: allowed at most 65536 (64x32x32)", N);
+        return -2;
+    }
+    if (!(c->t_packet_s >= 0) || !(c->t_hop_s >= 0) || !(c->t_update_s >= 0)) {
+        snprintf(err, errlen, "--simulate: CPU costs (t_local, t_hop, the packet cost) must be >= 0");
+        return -2;
+    }
+    if (c->batch < 0 || c->batch > ROPT_MAX_BATCH) {
+        snprintf(err, errlen, "--simulate: a batch of 0 (the simulator's %d) or 1..%d required", ROPT_TIMED_DEFAULT_BATCH,
+                 ROPT_MAX_BATCH);
         return -2;
     }
     if (c->t_update_s + c->t_hop_s <= 0) {
@@ -169,7 +203,8 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     torus_map map;
     memset(&map, 0, sizeof map);
     torus_timed *tt = NULL;
-    timed_run tr = {.ranks = NULL, .t_gen = c->t_update_s, .t_hop = c->t_hop_s, .t10 = -1, .t90 = -1};
+    timed_run tr = {.ranks = NULL, .t_gen = c->t_update_s, .t_hop = c->t_hop_s, .t_packet = c->t_packet_s, .t10 = -1,
+                    .t90 = -1};
     torus_route *routes = NULL;
     torus_transport *tps = NULL;
     uint64_t *table = NULL, *ref = NULL;
@@ -200,7 +235,9 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
         ropt_start(&tr.ranks[r], RA_GEN_LFSR, ra_dist_start(&ud, r), ra_dist_count(&ud, r));
     tr.n = N;
     tr.tt = tt;
-    tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * tr.t_hop);
+    /* packets counted full: the window's edges are where the expected work
+     * is 10% and 90% done, a little early when packets go part full */
+    tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * (tr.t_hop + tr.t_packet / cap));
     torus_timed_stats ts;
     int run_rc = torus_timed_run(tt, step_rank, &tr, &ts);
     if (run_rc || tr.mark_failed) {

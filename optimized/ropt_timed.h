@@ -20,6 +20,9 @@ typedef struct ropt_timed_config {
     long updates_per_rank;
     double t_update_s;   /* CPU seconds per update generated (t_local) */
     double t_hop_s;      /* CPU seconds per update routed at a hop (t_hop) */
+    double t_packet_s;   /* CPU seconds per packet sent, the sender's and the
+                            receiver's work together, charged to the sender
+                            (0: none, the BlueGene/L tables' model) */
     double link_bw;      /* bytes per second per link and direction */
     double latency_s;    /* per physical link */
     double header_bytes; /* per packet, beyond 8 bytes per update */
@@ -27,8 +30,9 @@ typedef struct ropt_timed_config {
      * header_bytes per bucket sent) */
     double chunk_bytes, packet_max_bytes, link_overhead_bytes;
     int outstanding;     /* send slots per dimension */
-    int lookahead;       /* apply pipeline depth, counted in the budget (with a
-                            generation batch of ROPT_TIMED_DEFAULT_BATCH) */
+    int lookahead;       /* apply pipeline depth, counted in the budget */
+    int batch;           /* generation batch, counted twice in the budget
+                            (0: ROPT_TIMED_DEFAULT_BATCH; ra_opt's is 64) */
     int link_gaps;       /* torus_timed_params.link_gaps: 0 free-at times, 1 idle gaps */
     int budget;          /* updates a rank may hold (0: HPCC's 1024).  torusmodel's
                             reduced machine (scale.c) sets it so that its buckets
@@ -78,6 +82,20 @@ int ropt_timed_budget_for(const ropt_timed_config *c, int cap);
 /* ra_opt's own bucket capacity on shape s with its defaults (one send slot,
  * its look-ahead and batch): the updates a packet of it holds. */
 int ropt_timed_ra_opt_capacity(const torus_shape *s);
+
+/* ra_opt on one node of R ranks (--dims auto, its --node-hops model,
+ * optimized/ropt_node.h): *out gets the shape it routes them on; returns
+ * the node hops it takes (1 or 2; 0 for one rank).  node_hops 0 is the
+ * model's choice at prices hop and packet (any one unit: only their
+ * ratio matters; hop < 0: ra_opt's default prices, --hop-cost and
+ * --packet-cost unset), 1 or 2 forced; with ra_opt's own send slot,
+ * pipeline and batch (ropt_timed_ra_opt_defaults).  The model's price of each routing
+ * goes to cost[1], cost[2] (may be NULL; 0: not possible). */
+int ropt_timed_ra_opt_node(int R, int node_hops, double hop, double packet, torus_shape *out, double cost[3]);
+/* Sets c's send slots, pipeline and batch to ra_opt's (ROPT_DEFAULT_*). */
+void ropt_timed_ra_opt_defaults(ropt_timed_config *c);
+/* ra_opt's defaults, for --help: send slots, pipeline, batch. */
+#define ROPT_TIMED_RA_OPT_SETTINGS "1 send slot, pipeline 128, batch 64"
 
 /* Returns 0, -2 on bad input (err), -3 out of memory or a stuck machine. */
 int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *r, char *err, size_t errlen);

@@ -7,20 +7,40 @@
 # each row's median with its min and max, then the ratios the targets
 # name.  A benchmark, not a test: nothing here passes or fails.
 #
-# usage: tests/bench_node.sh [ROUNDS]   (default 3; MPI=openmpi for Open MPI)
+# usage: tests/bench_node.sh [ROUNDS]   (default 3)
+#   MPI=mpich|openmpi (default: the flavour bin/ was built for, bin/.flavour):
+#   the launcher mpirun.$MPI, and bin/ must hold that flavour's build (bin/
+#   is shared: `make MPI=openmpi PAPI=0` relinks it for Open MPI, `make`
+#   back for MPICH); a mismatch is refused before anything runs.
+#   SMALL=1 shrinks every table 2^7 times: a check of the script's
+#   plumbing in seconds, not a measurement.
 #   rows: -n 2 at 2^27 (ceiling, Star, ra_opt, ra_base), -n 1 at 2^26
 #   (ceiling, ra_opt), -n 8 and -n 2 at 2^25 (ra_opt), ra_opt --profile at
-#   -n 1, 2 and 8.  About 3 minutes a round on the 2-core development VM.
+#   -n 1, 2 and 8; then the crossing cost h and the timed simulator's
+#   projection for 16, 64 and 128 ranks per node (bin/torusmodel
+#   --ra-opt-node).  About 3 minutes a round on the 2-core development VM.
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
 case "$ROUNDS" in '' | *[!0-9]*) echo "bench_node.sh: ROUNDS '$ROUNDS' is not a whole number" >&2; exit 2 ;; esac
-MPI=${MPI:-mpich}
+built=$(awk '{print $1; exit}' bin/.flavour 2>/dev/null)
+MPI=${MPI:-${built:-mpich}}
+case "$MPI" in mpich | openmpi) ;; *) echo "bench_node.sh: bad value '$MPI' for MPI: allowed mpich or openmpi" >&2; exit 2 ;; esac
+# the build line of ra_opt --version names the MPI it was linked with
+if ! bin/ra_opt --version 2>/dev/null | grep -q "^build: .* MPI=$MPI "; then
+    echo "bench_node.sh: bin/ holds the ${built:-unknown} build, not MPI=$MPI: run 'make -j2 MPI=$MPI$([ "$MPI" = openmpi ] && echo ' PAPI=0')' first" >&2
+    exit 2
+fi
+command -v "mpirun.$MPI" >/dev/null || { echo "bench_node.sh: no mpirun.$MPI on PATH" >&2; exit 2; }
+SMALL=${SMALL:-0}
+case "$SMALL" in 0 | 1) ;; *) echo "bench_node.sh: bad value '$SMALL' for SMALL: allowed 0 or 1" >&2; exit 2 ;; esac
 RUN=(mpirun.$MPI)
 [ "$MPI" = openmpi ] && RUN+=(--oversubscribe $([ "$(id -u)" = 0 ] && echo --allow-run-as-root))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 key() { grep -m1 "^$1: " "$2" | cut -d' ' -f2-; }
+# SMALL=1: every --log2-table 7 smaller (the rows keep their names)
+small() { if [ "$SMALL" = 1 ]; then awk '{ for (i = 1; i < NF; i++) if ($i == "--log2-table") $(i + 1) -= 7; print }' <<<"$*"; else echo "$*"; fi; }
 
 # name|ranks|key|command...
 rows=(
@@ -38,7 +58,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     for row in "${rows[@]}"; do
         IFS='|' read -r name n k cmd <<<"$row"
         # shellcheck disable=SC2086
-        "${RUN[@]}" -n "$n" $cmd --quiet --no-progress >"$out/r" 2>"$out/e" || echo "# $name: exit $? ($(head -c 200 "$out/e"))"
+        "${RUN[@]}" -n "$n" $(small "$cmd") --quiet --no-progress >"$out/r" 2>"$out/e" || echo "# $name: exit $? ($(head -c 200 "$out/e"))"
         echo "$(key "$k" "$out/r")" >>"$out/$i"
         # the hops an update of this row made: what the crossing cost is per
         [ "$name" = "ra_opt n=2 2^27" ] && key hops_per_update "$out/r" >>"$out/hops"
@@ -75,7 +95,50 @@ echo "crossing cost h n=2 2^27: $(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${m
 echo "# where the time goes (--profile: min max of each rank's share of the timed run)"
 for spec in "1 26" "2 27" "8 25"; do
     set -- $spec
-    "${RUN[@]}" -n "$1" bin/ra_opt --log2-table "$2" --profile --quiet --no-progress >"$out/p" 2>/dev/null
-    echo "n=$1 2^$2: gups $(key gups "$out/p")  $(grep '^profile_' "$out/p" | sed 's/^profile_//' | tr '\n' ' ')"
+    # shellcheck disable=SC2046
+    "${RUN[@]}" -n "$1" $(small bin/ra_opt --log2-table "$2") --profile --quiet --no-progress >"$out/p$1" 2>/dev/null
+    echo "n=$1 2^$2: gups $(key gups "$out/p$1")  $(grep '^profile_' "$out/p$1" | sed 's/^profile_//' | tr '\n' ' ')"
 done
+
+# The projection (issue 35): the timed simulator runs a node of R ranks as
+# ra_opt routes it (bin/torusmodel --ra-opt-node: the shape --dims auto
+# picks there, one hop or two by ra_opt's model at these prices), every
+# rank charged per update, per update routed and per packet sent:
+#   a packet's price s: an estimate from the one -n 2 --profile run above,
+#     the send and poll shares of a rank's time (the max over ranks) in
+#     updates at the ceiling (c2/o2 of them per update), per packet it sent;
+#   the hop's price: h less what packets cost per crossing at -n 2
+#     (s x packets / crossings), since h counts them;
+#   an update's own price: c1/o1 updates at the ceiling (ra_opt alone).
+# The unit is one update at -n 2's ceiling per rank, so a rate over R
+# ranks divided by R and by that ceiling is the share of it one rank keeps.
+proj=$(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${med[ceiling n=2 2^27]}" -v o1="${med[ra_opt n=1 2^26]}" \
+    -v c1="${med[ceiling n=1 2^26]}" -v x="$hops" -v sp="$(key profile_send "$out/p2" | awk '{print $2}')" \
+    -v pp="$(key profile_poll "$out/p2" | awk '{print $2}')" -v ppu="$(key profile_packets_per_update "$out/p2")" \
+    -v cpu="$(key profile_crossings_per_update "$out/p2")" 'BEGIN {
+        if (!(o2 > 0 && o1 > 0 && c1 > 0 && c2 > 0 && x > 0 && ppu > 0 && cpu > 0)) exit
+        h = (c2 / o2 - c1 / o1) / x; s = (sp + pp) * (c2 / o2) / ppu; hh = h - s * ppu / cpu
+        if (hh < 0) hh = 0
+        u = c1 / o1
+        printf "%.6g %.6g %.6g %.6g %.6g", h, s, hh, u, c2 / 2 }')
+if [ -z "$proj" ]; then
+    echo "# projection: - (a median or the -n 2 profile is missing)"
+else
+    read -r h s hh u cr <<<"$proj"
+    echo "# projection: the timed simulator (bin/torusmodel --ra-opt-node) with h $h per crossing (of it $hh the hop, the rest packets),"
+    echo "#   a packet s $s updates (estimate: one -n 2 --profile run, send + poll per packet sent), an update itself $u, at the ceiling $cr GUPS per rank"
+    for hopsel in auto 1 2; do
+        # shellcheck disable=SC2046
+        bin/torusmodel --ra-opt-node 16,64,128 --node-hops "$hopsel" --hop-cost "$(awk -v a="$hh" -v b="$u" 'BEGIN { printf "%.6g", a / b }')" \
+            --packet-cost "$(awk -v a="$s" -v b="$u" 'BEGIN { printf "%.6g", a / b }')" --clock-hz 1e9 \
+            --t-local "$(awk -v a="$u" -v b="$cr" 'BEGIN { printf "%.6g", a / b }')" --link-bw 1e15 --bytes-per-update 8 \
+            >"$out/t.$hopsel" 2>"$out/te" || echo "# torusmodel --node-hops $hopsel: exit $? ($(head -c 200 "$out/te"))"
+    done
+    # the first table's rows: N shape ... sim_gups (the 12th column)
+    awk -v cr="$cr" 'FNR == 1 { f++; rest = 0 } /^# where the time goes/ { rest = 1 } !rest && /^ +[0-9]+ / && $12 != "" { n = $1; g[f, n] = $12; sh[f, n] = $2; if (f == 1) order[++k] = n }
+        END { for (i = 1; i <= k; i++) { n = order[i]
+            printf "projection %d ranks/node: %.4g GUPS per rank, %.3f of the ceiling (shape %s; one hop %s %.3f, two hops %s %.3f)\n",
+                n, g[1, n] / n, g[1, n] / n / cr, sh[1, n], sh[2, n], g[2, n] / n / cr, sh[3, n], (g[3, n] ? g[3, n] / n / cr : 0) } }' \
+        "$out/t.auto" "$out/t.1" "$out/t.2"
+fi
 echo "# $(lscpu | grep -m1 'Model name' | tr -s ' '), L3 $(lscpu | grep -m1 'L3' | awk '{print $3, $4}'), $("${RUN[0]}" --version 2>&1 | head -1)"

@@ -417,3 +417,29 @@ fi
 serial_fail "torusmodel bad --scale-term" 2 "bad value 'some' for --scale-term: allowed auto, none, full or reduced" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --scale-term some
 serial_fail "torusmodel --scale-nodes below 16" 2 "for --scale-nodes" bin/torusmodel --preset bgl-routed --shape 8x8 --scale-nodes 8
+
+# --ra-opt-node (issue 35): a node as ra_opt routes it, on the timed
+# simulator.  Nothing but the CPU binds, so the rate is the model's
+# 1 / (1 + H (h + s / cap)) per rank: 16 ranks flat, cap 768 / 17 = 45.
+bin/torusmodel --ra-opt-node 16 --hop-cost 0.4 --packet-cost 30 --clock-hz 1e9 --t-local 10 --link-bw 1e15 \
+    --bytes-per-update 8 >"$TMP/out" 2>&1
+want=$(awk 'BEGIN { printf "%.4f", 16 / 10 / (1 + 0.9375 * (0.4 + 30 / 45)) }')
+got=$(awk -v g="$(key sim_gups)" 'BEGIN { printf "%.4f", g }')
+if [ "$(key shape)" = 16 ] && [ "$(key sim_exact)" = yes ] && [ "$(key sim_cap)" = 45 ] &&
+    awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0.98 * b && a < 1.02 * b) }'; then
+    ok "torusmodel --ra-opt-node 16: shape 16, cap 45, exact, $got GUPS against the model's $want"
+else
+    bad "torusmodel --ra-opt-node 16 (want $want): $(tr '\n' ' ' <"$TMP/out" | tail -c 600)"
+fi
+bin/torusmodel --ra-opt-node 64 --clock-hz 1e9 --t-local 10 --link-bw 1e15 --bytes-per-update 8 >"$TMP/out" 2>&1
+bin/torusmodel --ra-opt-node 64 --node-hops 1 --clock-hz 1e9 --t-local 10 --link-bw 1e15 --bytes-per-update 8 \
+    >"$TMP/one" 2>&1
+if [ "$(key shape)" = 8x8 ] && [ "$(key shape "$TMP/one")" = 64 ] && [ "$(key sim_exact "$TMP/one")" = yes ]; then
+    ok "torusmodel --ra-opt-node 64: 8x8 at ra_opt's default prices, 64 with --node-hops 1"
+else
+    bad "torusmodel --ra-opt-node 64: $(key shape), --node-hops 1: $(key shape "$TMP/one")"
+fi
+serial_fail "torusmodel bad --ra-opt-node" 2 "bad value '16,x' for --ra-opt-node" bin/torusmodel --ra-opt-node 16,x
+serial_fail "torusmodel --node-hops alone" 2 "node-hops: allowed with --ra-opt-node only" \
+    bin/torusmodel --preset bgl-routed --shape 8x8 --node-hops 2
+serial_fail "torusmodel negative --packet-cost" 2 "for --packet-cost" bin/torusmodel --ra-opt-node 16 --packet-cost -1

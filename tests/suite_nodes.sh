@@ -128,4 +128,21 @@ if [ "$MPI" = mpich ]; then
     expect_fail "TORUS_NODES=1 over 2 MPICH cliques" 2 "an emulated node holds ranks of different machines" \
         4 env TORUS_NODES=1 MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_CLIQUES_BY_BLOCK=1 bin/ra_opt --log2-table 10
 fi
+# Two hops on a node (--node-hops 2, issue 35): 8 ranks as 2 nodes of 4,
+# each node routed 2x2 below the nodes' dimension, both node dimensions
+# through the node's rings; and --node-hops 1 keeps today's 2x4.
+run_nodes 8 2 bin/ra_opt --log2-table $NODES_K --node-dim --node-transport shm --node-hops 2
+rc=$?
+if [ "$(key shape)" = 2x2x2 ] && [ "$(key node_hops)" = 2 ] && [ "$(key shm_dims)" = 2 ]; then
+    expect_exact "ra_opt n=8 --node-dim --node-hops 2 on 2 emulated nodes of 4: shape 2x2x2, both node dimensions in the rings" "$ref" $rc
+else
+    bad "ra_opt n=8 --node-hops 2 on 2 nodes: shape $(key shape), node_hops $(key node_hops), shm_dims $(key shm_dims) $(head -c 300 "$TMP/err")"
+fi
+run_nodes 8 2 bin/ra_opt --log2-table $NODES_K --node-dim --node-transport shm --node-hops 1
+rc=$?
+if [ "$(key shape)" = 2x4 ] && [ "$(key node_hops)" = 1 ] && [ "$(key shm_dims)" = 1 ]; then
+    expect_exact "ra_opt n=8 --node-dim --node-hops 1 on 2 emulated nodes of 4: shape 2x4" "$ref" $rc
+else
+    bad "ra_opt n=8 --node-hops 1 on 2 nodes: shape $(key shape), node_hops $(key node_hops), shm_dims $(key shm_dims) $(head -c 300 "$TMP/err")"
+fi
 MPIRUN_FLAGS=$nodes_saved_flags

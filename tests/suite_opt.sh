@@ -95,3 +95,42 @@ if [ -n "$fb" ] && [ "$fb" = "$fo" ] && [ "$fb" = "$("$BUILD/tests/ra_seq" 17 lc
 else
     bad "ra_base $fb vs ra_opt $fo (ra_opt max_pending $po)"
 fi
+
+# One hop or two on a node (--node-hops, issue 35): on one node --dims auto
+# follows the model (at its default prices the shapes auto always picked),
+# a forced routing is kept and said so, exact either way; forcing one where
+# the shape is given is refused before anything runs.
+ref=$("$BUILD/tests/ra_seq" 14 lfsr)
+run_mpi 2 bin/ra_opt --log2-table 14
+if [ "$(key shape)" = 2 ] && [ "$(key node_hops)" = 1 ] && [ "$(key node_hops_chosen_by)" = model ] &&
+    [ "$(key node_hops_model)" = "1 hop 0.309, 2 hops none (h 0.5, s 30)" ]; then
+    ok "ra_opt n=2: node_hops $(key node_hops) by $(key node_hops_chosen_by) ($(key node_hops_model))"
+else
+    bad "ra_opt n=2 node_hops keys: $(grep '^node_hops' "$TMP/out" | tr '\n' ' ')"
+fi
+run_mpi 4 bin/ra_opt --log2-table 14 --node-hops 2 --quiet
+rc=$?
+if [ "$(key shape)" = 2x2 ] && [ "$(key node_hops)" = 2 ] && [ "$(key node_hops_chosen_by)" = option ]; then
+    expect_exact "ra_opt n=4 --node-hops 2: shape 2x2, node_hops 2 by option" "$ref" $rc
+else
+    bad "ra_opt n=4 --node-hops 2: shape $(key shape), $(grep '^node_hops' "$TMP/out" | tr '\n' ' ')"
+fi
+run_mpi 4 bin/ra_opt --log2-table 14 --hop-cost 0.1 --packet-cost 999 --quiet
+rc=$?
+# 4: H 3/4, 768 / 5 = 153 per packet; 2x2: H 1, 768 / 6 = 128: one hop at any price
+if [ "$(key shape)" = 4 ] && [ "$(key node_hops_chosen_by)" = model ] &&
+    [ "$(key node_hops_model)" = "1 hop 4.972, 2 hops 7.905 (h 0.1, s 999)" ]; then
+    expect_exact "ra_opt n=4 with a dear packet: still one hop, 2x2 costs more ($(key node_hops_model))" "$ref" $rc
+else
+    bad "ra_opt n=4 --packet-cost 999: shape $(key shape), $(grep '^node_hops' "$TMP/out" | tr '\n' ' ')"
+fi
+run_mpi 4 bin/ra_opt --log2-table 14 --dims 4 --quiet
+if [ "$(key node_hops)" = none ] && [ "$(key node_hops_chosen_by)" = dims ]; then
+    ok "ra_opt n=4 --dims 4: node_hops none, chosen by dims"
+else
+    bad "ra_opt n=4 --dims 4: $(grep '^node_hops' "$TMP/out" | tr '\n' ' ')"
+fi
+expect_fail "--node-hops 2 with a given shape" 2 "node-hops 2: a node's routing is set with --node-dim, or with --dims auto on one node" \
+    4 bin/ra_opt --log2-table 12 --dims 4 --node-hops 2
+expect_fail "bad --node-hops" 2 "bad value '3' for --node-hops: allowed auto, 1 or 2" 2 bin/ra_opt --node-hops 3
+expect_fail "negative --packet-cost" 2 "for --packet-cost" 2 bin/ra_opt --packet-cost -1

@@ -31,7 +31,8 @@
 
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
-       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_PARAM };
+       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST,
+       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -84,6 +85,22 @@ static const kit_opt fixed_tail[] = {
      .help = "free-at: a packet starts when its whole path is free after every earlier booking; gaps: in the "
              "earliest window its whole path is idle, gaps before earlier bookings included",
      .choices = "free-at|gaps", .allowed = "free-at or gaps"},
+    {.name = "hop-cost", .type = KIT_OPT_DOUBLE, .id = OPT_HOP_COST, .meta = "H", .defval = "t_hop / t_local",
+     .help = "CPU time per update routed at a hop in --simulate, in units of t_local (tests/bench_node.sh's "
+             "measured crossing cost h)",
+     .lo = 0, .hi = 1e6, .allowed = "a multiple of t_local in 0..1e6"},
+    {.name = "packet-cost", .type = KIT_OPT_DOUBLE, .id = OPT_PACKET_COST, .meta = "S", .defval = "0",
+     .help = "CPU time per packet sent in --simulate (sender and receiver together, charged to the sender), in "
+             "units of t_local",
+     .lo = 0, .hi = 1e9, .allowed = "a multiple of t_local in 0..1e9"},
+    {.name = "ra-opt-node", .type = KIT_OPT_TEXT, .id = OPT_RA_OPT_NODE, .meta = "R,...", .defval = "none",
+     .help = "--simulate one node of each R ranks as ra_opt runs it: the shape its --dims auto picks there (one "
+             "hop or two by its model at --hop-cost and --packet-cost, else at ra_opt's default prices) and its "
+             ROPT_TIMED_RA_OPT_SETTINGS "; replaces --shape(s), implies --simulate --algorithm routed",
+     .allowed = "comma-separated ranks per node, each 1..65536"},
+    {.name = "node-hops", .type = KIT_OPT_CHOICE, .id = OPT_NODE_HOPS, .meta = "H", .defval = "auto",
+     .help = "--ra-opt-node: route the node in 1 hop, 2, or as ra_opt's model picks (auto)",
+     .choices = "auto|1|2", .allowed = "auto, 1 or 2"},
     {.name = "header-bytes", .type = KIT_OPT_DOUBLE, .id = OPT_HEADER_BYTES, .meta = "H",
      .defval = "the packet_header_bytes parameter when set, else 32",
      .help = "bytes per packet on the wire beyond 8 per update", .lo = 0, .hi = 1e9,
@@ -175,6 +192,11 @@ typedef struct tm_cli {
     ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
     long sim_outstanding, sim_lookahead, sim_budget;
     int sim_link_gaps;
+    int sim_outstanding_set, sim_lookahead_set;
+    double hop_cost, packet_cost; /* in t_local; hop_cost < 0: t_hop */
+    const char *ra_opt_node;      /* --ra-opt-node's list, or NULL */
+    int node_hops;                /* 0 = the model, 1 or 2 */
+    int node_hops_of[TM_MAX_SHAPES];
     const char *write_params;
 } tm_cli;
 
@@ -233,13 +255,25 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
         c->sim_latency = v->d;
         break;
     case OPT_SIM_OUTSTANDING:
-        c->sim_outstanding = v->l;
+        c->sim_outstanding = v->l, c->sim_outstanding_set = 1;
+        break;
+    case OPT_HOP_COST:
+        c->hop_cost = v->d;
+        break;
+    case OPT_PACKET_COST:
+        c->packet_cost = v->d;
+        break;
+    case OPT_RA_OPT_NODE:
+        c->ra_opt_node = v->s;
+        break;
+    case OPT_NODE_HOPS:
+        c->node_hops = (int)v->l; /* the choices' order: auto, 1, 2 */
         break;
     case OPT_SIM_BUDGET:
         c->sim_budget = v->l;
         break;
     case OPT_SIM_LOOKAHEAD:
-        c->sim_lookahead = strtol(v->s, NULL, 10); /* the choice's word is the depth */
+        c->sim_lookahead = strtol(v->s, NULL, 10), c->sim_lookahead_set = 1; /* the choice's word is the depth */
         break;
     case OPT_SIM_LINKS:
         c->sim_link_gaps = v->l == 1;
@@ -264,7 +298,24 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
     c->sim_updates = 0, c->sim_latency = 1e-7, c->header_bytes = -1; /* -1: see --help */
     ropt_timed_defaults(&c->sim_defaults);
     c->sim_outstanding = c->sim_defaults.outstanding, c->sim_lookahead = c->sim_defaults.lookahead;
+    c->hop_cost = -1;
     int rc = kit_opt_parse(spec(), argc, argv, 0, take, c, NULL, err, errlen);
+    if (rc == CLI_GO && c->ra_opt_node) {
+        /* the node's shapes at the prices given (any order on the line) */
+        if (tm_ra_opt_nodes(&c->p, c->ra_opt_node, c->node_hops, c->hop_cost, c->packet_cost, c->node_hops_of, err,
+                            errlen))
+            return CLI_BAD;
+        c->simulate = 1;
+        c->p.algorithm = TM_ROUTED;
+        ropt_timed_ra_opt_defaults(&c->sim_defaults);
+        if (!c->sim_outstanding_set)
+            c->sim_outstanding = c->sim_defaults.outstanding;
+        if (!c->sim_lookahead_set)
+            c->sim_lookahead = c->sim_defaults.lookahead;
+    } else if (rc == CLI_GO && c->node_hops) {
+        snprintf(err, errlen, "--node-hops: allowed with --ra-opt-node only");
+        return CLI_BAD;
+    }
     return rc < 0 ? CLI_BAD : rc;
 }
 
@@ -335,7 +386,8 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->updates_per_rank = c->sim_updates > 0 ? (long)c->sim_updates
                                                   : (4194304L / n > SIM_MIN_PER_RANK ? 4194304L / n : SIM_MIN_PER_RANK);
         sc->t_update_s = q.t_local / q.clock_hz;
-        sc->t_hop_s = q.t_hop / q.clock_hz;
+        sc->t_hop_s = c->hop_cost >= 0 ? c->hop_cost * sc->t_update_s : q.t_hop / q.clock_hz;
+        sc->t_packet_s = c->packet_cost * sc->t_update_s;
         sc->link_bw = q.link_bw;
         sc->latency_s = c->sim_latency;
         sc->header_bytes = c->header_bytes >= 0 ? c->header_bytes : q.packet_header_bytes > 0 ? q.packet_header_bytes : 32;

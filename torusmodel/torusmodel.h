@@ -208,6 +208,14 @@ int tm_sensitivity(const tm_params *p, const torus_shape *s, const tm_row *row, 
  * input, -3 out of memory */
 int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
 
+/* project.c: --ra-opt-node's list of ranks per node ("16,64,128") as
+ * p's shapes, each the one ra_opt --dims auto routes such a node on (its
+ * --node-hops model: node_hops 0 = the model at prices hop and packet,
+ * hop < 0 for ra_opt's default prices; 1 or 2 forced); hops_out[k] gets
+ * the node hops of shape k.  0, or -1 with one line in err. */
+int tm_ra_opt_nodes(tm_params *p, const char *list, int node_hops, double hop, double packet, int hops_out[],
+                    char *err, size_t errlen);
+
 /* Mean number of updates per message of the baseline when `pending`
  * updates are spread over P-1 destinations and the largest bucket is sent
  * each time the limit is reached (paper 002 sec. 5.1).  Deterministic for a
