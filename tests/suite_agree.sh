@@ -42,6 +42,9 @@ node-transport|--node-transport mpi|--node-transport shm
 profile|--profile|
 lookahead|--lookahead 64|--lookahead 128
 batch|--batch 32|--batch 64
+node-hops|--node-hops 1|--node-hops 2
+hop-cost|--hop-cost 0.5|--hop-cost 0.7
+packet-cost|--packet-cost 30|--packet-cost 20
 op|--op barrier|--op bcast
 sizes|--sizes 8|--sizes 16
 algorithms|--algorithms auto|--algorithms mpi
