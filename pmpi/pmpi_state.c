@@ -61,7 +61,8 @@ static pthread_mutex_t init_lk = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static const char *dims_env;
 static int world_n;
-pm_comm *pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+pm_comm *_Atomic pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+atomic_int pm__on;
 static pm_comm *live;     /* every state not yet freed (guarded by pm__lock) */
 
 /* Recursive: a datatype's attribute callback may run inside an MPI call the
@@ -109,8 +110,8 @@ static void destroy(pm_comm *pc)
     if (pc->next)
         pc->next->prev = pc->prev;
     pc->prev = pc->next = NULL;
-    if (pm__world == pc)
-        pm__world = NULL;
+    if (atomic_load_explicit(&pm__world, memory_order_relaxed) == pc)
+        atomic_store_explicit(&pm__world, NULL, memory_order_release);
     pm__unlock(locked);
     pm__neighbor_free(pc);
     if (pc->c)
@@ -337,6 +338,7 @@ void pm__init_collective(void)
     if (!atomic_load_explicit(&initialised, memory_order_acquire)) {
         init(1);
         atomic_store_explicit(&initialised, 1, memory_order_release);
+        atomic_store_explicit(&pm__on, mode == PM_OK, memory_order_release);
     }
 }
 
@@ -354,6 +356,7 @@ pm_why pm__ready(void)
         if (!atomic_load_explicit(&initialised, memory_order_relaxed)) {
             init(0);
             atomic_store_explicit(&initialised, 1, memory_order_release);
+            atomic_store_explicit(&pm__on, mode == PM_OK, memory_order_release);
         }
         pthread_mutex_unlock(&init_lk);
     }
@@ -457,7 +460,7 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
     /* under the lock: destroy() reads it there while another thread may
      * free its own communicator */
     if (comm == MPI_COMM_WORLD)
-        pm__world = pc;
+        atomic_store_explicit(&pm__world, pc, memory_order_release);
     pm__unlock(locked);
     *out = pc;
     return pc->why;
@@ -490,6 +493,9 @@ int pm__result(pm_comm *pc, const char *opname, int rc)
 
 void pm__free_all(void)
 {
+    /* the fast paths first: from here every call takes the full path,
+     * which finds the mode below */
+    atomic_store_explicit(&pm__on, 0, memory_order_release);
     /* deleting the attribute runs delete_state, which unlinks the state */
     while (live) {
         pm_comm *pc = live;
