@@ -117,7 +117,7 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
             if (!block)
                 return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_ALLTOALL) : MPI_SUCCESS;
             /* the torus case goes the full way: its time is the exchange's */
-            if ((pc = pm__world_ok(comm)) && pm__library(pc, PM_ALLTOALL, block))
+            if ((pc = pm__comm_ok(comm)) && pm__library(pc, PM_ALLTOALL, block))
                 return PM_UNLIKELY(pm__timing) ? alltoall_counted(sbuf, scount, stype, rbuf, rcount, rtype, comm)
                                                : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
         }

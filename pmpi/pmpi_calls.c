@@ -58,8 +58,9 @@ static pm_why common(MPI_Comm comm, int count, MPI_Datatype dt, const pm_type **
 /*
  * Each call has two paths to one decision.  The exported function holds
  * the fast one, inline and without a call before the decision: the
- * adapter on (pm__on), a predefined type (pm__named_fast), MPI_COMM_WORLD
- * with its state built (pm__world_ok); there a call the library is faster
+ * adapter on (pm__on), a predefined type (pm__named_fast), a communicator
+ * whose state is built and at hand (pm__comm_ok: MPI_COMM_WORLD, or the
+ * one this thread last used); there a call the library is faster
  * at jumps straight to PMPI_ (a tail call: no frame of ours around the
  * library's) and a zero-byte call returns.  Anything else (derived types,
  * other communicators, the first call, bad arguments, TORUS_COLL=off)
@@ -108,7 +109,7 @@ static __attribute__((noinline)) int barrier_counted(MPI_Comm comm)
 PM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     pm_comm *pc;
-    if (PM_LIKELY(pm__is_on()) && (pc = pm__world_ok(comm))) {
+    if (PM_LIKELY(pm__is_on()) && (pc = pm__comm_ok(comm))) {
         if (pm__library(pc, PM_BARRIER, 0))
             return PM_UNLIKELY(pm__timing) ? barrier_counted(comm) : PMPI_Barrier(comm);
         return barrier_run(pc, comm);
@@ -179,7 +180,7 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     if (PM_LIKELY(pm__is_on()) && count >= 0 && (s = pm__named_fast(dt)) && comm != MPI_COMM_NULL) {
         if (!count || !s->t.size)
             return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_BCAST) : MPI_SUCCESS;
-        if ((pc = pm__world_ok(comm)) && root >= 0 && root < pc->n) {
+        if ((pc = pm__comm_ok(comm)) && root >= 0 && root < pc->n) {
             if (pm__library(pc, PM_BCAST, (size_t)count * (size_t)s->t.size))
                 return PM_UNLIKELY(pm__timing) ? bcast_counted(buf, count, dt, root, comm)
                                                : PMPI_Bcast(buf, count, dt, root, comm);
@@ -262,7 +263,7 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
         /* what pm__allreduce_library does for a predefined type of one
          * element read in place (a null buffer goes the full way, as
          * pm__direct sends it to packing) */
-        if ((pc = pm__world_ok(comm)) && !pm__repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
+        if ((pc = pm__comm_ok(comm)) && !pm__repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
             (s->lib_ops >> top & 1) && pm__library(pc, PM_ALLREDUCE, (size_t)count * (size_t)s->t.size))
             return PM_UNLIKELY(pm__timing) ? allreduce_counted(sbuf, rbuf, count, s->lib_dt, op, comm)
                                            : PMPI_Allreduce(sbuf, rbuf, count, s->lib_dt, op, comm);

@@ -162,21 +162,46 @@ pm_why pm__mode(void);
  * through their attribute (pm__comm_lookup). */
 extern pm_comm *_Atomic pm__world;
 pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
-/* MPI_COMM_WORLD's state when comm is MPI_COMM_WORLD and its state is
- * built and usable, else NULL: the fast paths' one communicator test.
- * Acquire: under MPI_THREAD_MULTIPLE another thread may just have built
- * it (published under pm__lock with a release store). */
-static inline pm_comm *pm__world_ok(MPI_Comm comm)
+/* The communicator this thread's last attribute lookup found, and its
+ * state: the next call on it (IMB-MPI1 and most programs call on one
+ * communicator of their own again and again) skips the attribute lookup.
+ * Valid while pm__gen, bumped (release) whenever a state is destroyed, is
+ * what it was before that lookup: a freed communicator whose handle MPI
+ * gives to a new one never finds the old state.  A thread that uses a
+ * communicator another thread created or freed learned of it through the
+ * program's own synchronisation, so its acquire load sees the bump.  Per
+ * thread, so no lock: under MPI_THREAD_MULTIPLE each thread keeps its own. */
+typedef struct pm_last {
+    MPI_Comm comm;
+    pm_comm *pc;
+    unsigned gen;
+} pm_last;
+extern _Thread_local pm_last pm__last PM_TLS;
+extern atomic_uint pm__gen;
+/* comm's state when it is already built: MPI_COMM_WORLD's (published
+ * under pm__lock with a release store once built) or this thread's last
+ * one; NULL otherwise (not built yet, or not cached: the full path). */
+static inline pm_comm *pm__comm_cached(MPI_Comm comm)
 {
-    pm_comm *pc = comm == MPI_COMM_WORLD ? atomic_load_explicit(&pm__world, memory_order_acquire) : NULL;
+    if (comm == MPI_COMM_WORLD)
+        return atomic_load_explicit(&pm__world, memory_order_acquire);
+    if (comm == pm__last.comm && pm__last.gen == atomic_load_explicit(&pm__gen, memory_order_acquire))
+        return pm__last.pc;
+    return NULL;
+}
+/* comm's state when it is cached and usable, else NULL: the fast paths'
+ * one communicator test. */
+static inline pm_comm *pm__comm_ok(MPI_Comm comm)
+{
+    pm_comm *pc = pm__comm_cached(comm);
     return pc && pc->why == PM_OK ? pc : NULL;
 }
 static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
 {
-    pm_comm *w = comm == MPI_COMM_WORLD ? atomic_load_explicit(&pm__world, memory_order_acquire) : NULL;
-    if (w) {
-        *out = w;
-        return w->why;
+    pm_comm *pc = pm__comm_cached(comm);
+    if (pc) {
+        *out = pc;
+        return pc->why;
     }
     return pm__comm_lookup(comm, out);
 }
