@@ -63,7 +63,8 @@ static pm_why common(MPI_Comm comm, int count, MPI_Datatype dt, const pm_type **
  * one this thread last used); there a call the library is faster
  * at jumps straight to PMPI_ (a tail call: no frame of ours around the
  * library's) and a zero-byte call returns.  Anything else (derived types,
- * other communicators, the first call, bad arguments, TORUS_COLL=off)
+ * a communicator not at hand, the first call, bad arguments,
+ * TORUS_COLL=off, and the torus runs of allreduce and alltoall)
  * takes the full path (*_full), which makes every check as before; both
  * paths reach the same verdict, counted alike, and a call that runs on the
  * torus library goes on in *_run.  On x86 the fast path is a few loads
@@ -100,6 +101,7 @@ static __attribute__((noinline)) int barrier_full(MPI_Comm comm)
     return barrier_run(pc, comm);
 }
 
+/* The fast path's fall-through under TORUS_COLL_STATS=1 (see bcast_counted). */
 static __attribute__((noinline)) int barrier_counted(MPI_Comm comm)
 {
     pm__count_fell(PM_BARRIER, PM_WHY_FASTER);
