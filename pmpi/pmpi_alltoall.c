@@ -21,37 +21,17 @@
 
 #include <string.h>
 
-PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                           MPI_Datatype rtype, MPI_Comm comm)
+/* An alltoall of `block` bytes per peer (> 0) on pc, usable: the agreed
+ * table, then the torus alltoall (st NULL under MPI_IN_PLACE). */
+static int alltoall_run(pm_comm *pc, const pm_type *st, const pm_type *rt, size_t block, const void *sbuf,
+                        int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    pm_comm *pc = NULL;
-    const pm_type *st = NULL, *rt = NULL;
-    int in_place = sbuf == MPI_IN_PLACE;
-    size_t block = 0;
-    pm_why why = pm__ready();
-    if (!why && (comm == MPI_COMM_NULL || rcount < 0 || !(rt = pm__type(rtype))))
-        why = PM_WHY_ARGS;
-    if (!why && !in_place && (scount < 0 || !(st = pm__type(stype))))
-        why = PM_WHY_ARGS;
-    if (!why) {
-        block = (size_t)rcount * (size_t)rt->size;
-        /* a correct program's send block is its receive block (MPI's
-         * signature rule); anything else is the library's to report */
-        if (!in_place && (size_t)scount * (size_t)st->size != block)
-            why = PM_WHY_ARGS;
-    }
-    if (!why && !block) {
-        pm__empty(PM_ALLTOALL);
-        return MPI_SUCCESS;
-    }
-    if (!why)
-        why = pm__comm(comm, &pc);
-    if (!why)
-        why = pm__library(pc, PM_ALLTOALL, block) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
+    pm_why why = pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
     if (why) {
         pm__fell(PM_ALLTOALL, why);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
+    int in_place = sbuf == MPI_IN_PLACE;
     pm_mark m = pm__start(pc);
     size_t total = block * (size_t)pc->n;
     MPI_Count rn = (MPI_Count)pc->n * rcount, sn = (MPI_Count)pc->n * scount;
@@ -76,6 +56,73 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
         pm__unpack(pc, rpacked, rbuf, rn, rtype, rt);
     pm__ran(PM_ALLTOALL, total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
     return pm__result(pc, "MPI_Alltoall", rc);
+}
+
+/* Every check, for what the fast path below does not take (pmpi_calls.c
+ * says why there are two paths). */
+static __attribute__((noinline)) int alltoall_full(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                                    int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    pm_comm *pc = NULL;
+    const pm_type *st = NULL, *rt = NULL;
+    int in_place = sbuf == MPI_IN_PLACE;
+    size_t block = 0;
+    pm_why why = pm__ready();
+    if (!why && (comm == MPI_COMM_NULL || rcount < 0 || !(rt = pm__type(rtype))))
+        why = PM_WHY_ARGS;
+    if (!why && !in_place && (scount < 0 || !(st = pm__type(stype))))
+        why = PM_WHY_ARGS;
+    if (!why) {
+        block = (size_t)rcount * (size_t)rt->size;
+        /* a correct program's send block is its receive block (MPI's
+         * signature rule); anything else is the library's to report */
+        if (!in_place && (size_t)scount * (size_t)st->size != block)
+            why = PM_WHY_ARGS;
+    }
+    if (!why && !block) {
+        pm__empty(PM_ALLTOALL);
+        return MPI_SUCCESS;
+    }
+    if (!why)
+        why = pm__comm(comm, &pc);
+    if (!why && pm__library(pc, PM_ALLTOALL, block))
+        why = PM_WHY_FASTER;
+    if (why) {
+        pm__fell(PM_ALLTOALL, why);
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    }
+    return alltoall_run(pc, st, rt, block, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+/* The fast path's fall-through under TORUS_COLL_STATS=1 (pmpi_calls.c's
+ * bcast_counted says why it is a function). */
+static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                                       int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    pm__count_fell(PM_ALLTOALL, PM_WHY_FASTER);
+    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    const pm_named *st, *rt;
+    pm_comm *pc;
+    /* predefined types on both sides, not in place: the checks of
+     * alltoall_full in the same order */
+    if (PM_LIKELY(pm__is_on()) && comm != MPI_COMM_NULL && rcount >= 0 && (rt = pm__named_fast(rtype)) &&
+        sbuf != MPI_IN_PLACE && scount >= 0 && (st = stype == rtype ? rt : pm__named_fast(stype))) {
+        size_t block = (size_t)rcount * (size_t)rt->t.size;
+        if ((size_t)scount * (size_t)st->t.size == block) {
+            if (!block)
+                return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_ALLTOALL) : MPI_SUCCESS;
+            /* the torus case goes the full way: its time is the exchange's */
+            if ((pc = pm__comm_ok(comm)) && pm__library(pc, PM_ALLTOALL, block))
+                return PM_UNLIKELY(pm__timing) ? alltoall_counted(sbuf, scount, stype, rbuf, rcount, rtype, comm)
+                                               : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        }
+    }
+    return alltoall_full(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,

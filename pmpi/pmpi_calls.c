@@ -55,14 +55,27 @@ static pm_why common(MPI_Comm comm, int count, MPI_Datatype dt, const pm_type **
     return PM_OK;
 }
 
-PM_EXPORT int MPI_Barrier(MPI_Comm comm)
+/*
+ * Each call has two paths to one decision.  The exported function holds
+ * the fast one, inline and without a call before the decision: the
+ * adapter on (pm__on), a predefined type (pm__named_fast), a communicator
+ * whose state is built and at hand (pm__comm_ok: MPI_COMM_WORLD, or the
+ * one this thread last used); there a call the library is faster
+ * at jumps straight to PMPI_ (a tail call: no frame of ours around the
+ * library's) and a zero-byte call returns.  Anything else (derived types,
+ * a communicator not at hand, the first call, bad arguments,
+ * TORUS_COLL=off, and the torus runs of allreduce and alltoall)
+ * takes the full path (*_full), which makes every check as before; both
+ * paths reach the same verdict, counted alike, and a call that runs on the
+ * torus library goes on in *_run.  On x86 the fast path is a few loads
+ * and compares (docs/mpi-adapter.md has the measured cost).
+ */
+
+/* Barrier on pc, whose state is usable: the agreed table, then the torus
+ * barrier. */
+static int barrier_run(pm_comm *pc, MPI_Comm comm)
 {
-    pm_comm *pc = NULL;
-    pm_why why = pm__ready();
-    if (!why)
-        why = pm__comm(comm, &pc);
-    if (!why)
-        why = pm__library(pc, PM_BARRIER, 0) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BARRIER, 0, 0);
+    pm_why why = pm__table(pc, TORUS_COLL_BARRIER, 0, 0);
     if (why) {
         pm__fell(PM_BARRIER, why);
         return PMPI_Barrier(comm);
@@ -73,25 +86,48 @@ PM_EXPORT int MPI_Barrier(MPI_Comm comm)
     return pm__result(pc, "MPI_Barrier", rc);
 }
 
-PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+static __attribute__((noinline)) int barrier_full(MPI_Comm comm)
 {
     pm_comm *pc = NULL;
-    const pm_type *t = NULL;
-    pm_why why = common(comm, count, dt, &t);
-    if (!why && (!count || !t->size)) {
-        pm__empty(PM_BCAST);
-        return MPI_SUCCESS;
-    }
+    pm_why why = pm__ready();
     if (!why)
         why = pm__comm(comm, &pc);
-    if (!why && (root < 0 || root >= pc->n))
-        why = PM_WHY_ARGS;
-    size_t bytes = why ? 0 : (size_t)count * (size_t)t->size;
-    if (!why)
-        why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
+    if (!why && pm__library(pc, PM_BARRIER, 0))
+        why = PM_WHY_FASTER;
+    if (why) {
+        pm__fell(PM_BARRIER, why);
+        return PMPI_Barrier(comm);
+    }
+    return barrier_run(pc, comm);
+}
+
+/* The fast path's fall-through under TORUS_COLL_STATS=1 (see bcast_counted). */
+static __attribute__((noinline)) int barrier_counted(MPI_Comm comm)
+{
+    pm__count_fell(PM_BARRIER, PM_WHY_FASTER);
+    return PMPI_Barrier(comm);
+}
+
+PM_EXPORT int MPI_Barrier(MPI_Comm comm)
+{
+    pm_comm *pc;
+    if (PM_LIKELY(pm__is_on()) && (pc = pm__comm_ok(comm))) {
+        if (pm__library(pc, PM_BARRIER, 0))
+            return PM_UNLIKELY(pm__timing) ? barrier_counted(comm) : PMPI_Barrier(comm);
+        return barrier_run(pc, comm);
+    }
+    return barrier_full(comm);
+}
+
+/* A bcast of bytes (> 0) on pc, usable, root in range: the agreed table,
+ * then the torus bcast on the rank's bytes in place or packed. */
+static int bcast_run(pm_comm *pc, const pm_type *t, void *buf, int count, MPI_Datatype dt, int root)
+{
+    size_t bytes = (size_t)count * (size_t)t->size;
+    pm_why why = pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
     if (why) {
         pm__fell(PM_BCAST, why);
-        return PMPI_Bcast(buf, count, dt, root, comm);
+        return PMPI_Bcast(buf, count, dt, root, pc->comm);
     }
     pm_mark m = pm__start(pc);
     unsigned char *d = pm__direct(buf, count, t), *packed = NULL;
@@ -107,7 +143,57 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     return pm__result(pc, "MPI_Bcast", rc);
 }
 
-PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+static __attribute__((noinline)) int bcast_full(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    pm_comm *pc = NULL;
+    const pm_type *t = NULL;
+    pm_why why = common(comm, count, dt, &t);
+    if (!why && (!count || !t->size)) {
+        pm__empty(PM_BCAST);
+        return MPI_SUCCESS;
+    }
+    if (!why)
+        why = pm__comm(comm, &pc);
+    if (!why && (root < 0 || root >= pc->n))
+        why = PM_WHY_ARGS;
+    size_t bytes = why ? 0 : (size_t)count * (size_t)t->size;
+    if (!why && pm__library(pc, PM_BCAST, bytes))
+        why = PM_WHY_FASTER;
+    if (why) {
+        pm__fell(PM_BCAST, why);
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    }
+    return bcast_run(pc, t, buf, count, dt, root);
+}
+
+/* The fast path's fall-through under TORUS_COLL_STATS=1: counted, then
+ * the library (a function of its own, so that the fast path keeps no
+ * frame for the count and jumps to the library). */
+static __attribute__((noinline)) int bcast_counted(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    pm__count_fell(PM_BCAST, PM_WHY_FASTER);
+    return PMPI_Bcast(buf, count, dt, root, comm);
+}
+
+PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    const pm_named *s;
+    pm_comm *pc;
+    if (PM_LIKELY(pm__is_on()) && count >= 0 && (s = pm__named_fast(dt)) && comm != MPI_COMM_NULL) {
+        if (!count || !s->t.size)
+            return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_BCAST) : MPI_SUCCESS;
+        if ((pc = pm__comm_ok(comm)) && root >= 0 && root < pc->n) {
+            if (pm__library(pc, PM_BCAST, (size_t)count * (size_t)s->t.size))
+                return PM_UNLIKELY(pm__timing) ? bcast_counted(buf, count, dt, root, comm)
+                                               : PMPI_Bcast(buf, count, dt, root, comm);
+            return bcast_run(pc, &s->t, buf, count, dt, root);
+        }
+    }
+    return bcast_full(buf, count, dt, root, comm);
+}
+
+static __attribute__((noinline)) int allreduce_full(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                                                     MPI_Op op, MPI_Comm comm)
 {
     pm_comm *pc = NULL;
     const pm_type *t = NULL;
@@ -158,4 +244,31 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
         pm__unpack(pc, d, rbuf, count, dt, t);
     pm__ran(PM_ALLREDUCE, bytes, pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_ALLREDUCE) : NULL, m, pc);
     return pm__result(pc, "MPI_Allreduce", rc);
+}
+
+static __attribute__((noinline)) int allreduce_counted(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                                                        MPI_Op op, MPI_Comm comm)
+{
+    pm__count_fell(PM_ALLREDUCE, PM_WHY_FASTER);
+    return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
+}
+
+PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    const pm_named *s;
+    pm_comm *pc;
+    int top;
+    if (PM_LIKELY(pm__is_on()) && count >= 0 && (s = pm__named_fast(dt)) && comm != MPI_COMM_NULL &&
+        op != MPI_OP_NULL) {
+        if (!count || !s->t.size)
+            return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_ALLREDUCE) : MPI_SUCCESS;
+        /* what pm__allreduce_library does for a predefined type of one
+         * element read in place (a null buffer goes the full way, as
+         * pm__direct sends it to packing) */
+        if ((pc = pm__comm_ok(comm)) && !pm__repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
+            (s->lib_ops >> top & 1) && pm__library(pc, PM_ALLREDUCE, (size_t)count * (size_t)s->t.size))
+            return PM_UNLIKELY(pm__timing) ? allreduce_counted(sbuf, rbuf, count, s->lib_dt, op, comm)
+                                           : PMPI_Allreduce(sbuf, rbuf, count, s->lib_dt, op, comm);
+    }
+    return allreduce_full(sbuf, rbuf, count, dt, op, comm);
 }

@@ -25,8 +25,10 @@
 #define TORUS_PMPI_IMPL_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "torus_coll.h"
 #include "torus_mpi.h"
@@ -37,6 +39,9 @@
  * load from the thread pointer, not a __tls_get_addr call (the adapter is
  * preloaded, so it is there when the program starts). */
 #define PM_TLS __attribute__((tls_model("initial-exec")))
+/* The fast paths' tests: the common case falls straight through. */
+#define PM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The intercepted operations, in the order the stats lines print them. */
 typedef enum {
@@ -134,6 +139,16 @@ extern int pm__persist_start;
 /* PM_OK when the adapter is on; else the reason every call falls through.
  * Reads the environment and creates the attribute keys on first use. */
 pm_why pm__ready(void);
+/* 1 while pm__ready() would say PM_OK without doing anything: set
+ * (release) once the settings are read and the adapter is on, cleared
+ * first thing in MPI_Finalize.  The fast path of every call tests it
+ * alone (a plain load on x86) and leaves everything else (the first-call
+ * set-up, TORUS_COLL=off, after MPI_Finalize) to the full path. */
+extern atomic_int pm__on;
+static inline int pm__is_on(void)
+{
+    return atomic_load_explicit(&pm__on, memory_order_acquire);
+}
 /* The same, called by MPI_Init/MPI_Init_thread on every rank: the settings
  * are checked, agreed between the ranks (one small allreduce), and a bad
  * or differing setting stops the job there with one line. */
@@ -145,13 +160,48 @@ pm_why pm__mode(void);
  * rank reaches it in the same call).  PM_OK with *out set, or why not.
  * MPI_COMM_WORLD's, once built, without a call (pm__world); the others
  * through their attribute (pm__comm_lookup). */
-extern pm_comm *pm__world;
+extern pm_comm *_Atomic pm__world;
 pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
+/* The communicator this thread's last attribute lookup found, and its
+ * state: the next call on it (IMB-MPI1 and most programs call on one
+ * communicator of their own again and again) skips the attribute lookup.
+ * Valid while pm__gen, bumped (release) whenever a state is destroyed, is
+ * what it was before that lookup: a freed communicator whose handle MPI
+ * gives to a new one never finds the old state.  A thread that uses a
+ * communicator another thread created or freed learned of it through the
+ * program's own synchronisation, so its acquire load sees the bump.  Per
+ * thread, so no lock: under MPI_THREAD_MULTIPLE each thread keeps its own. */
+typedef struct pm_last {
+    MPI_Comm comm;
+    pm_comm *pc;
+    unsigned gen;
+} pm_last;
+extern _Thread_local pm_last pm__last PM_TLS;
+extern atomic_uint pm__gen;
+/* comm's state when it is already built: MPI_COMM_WORLD's (published
+ * under pm__lock with a release store once built) or this thread's last
+ * one; NULL otherwise (not built yet, or not cached: the full path). */
+static inline pm_comm *pm__comm_cached(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return atomic_load_explicit(&pm__world, memory_order_acquire);
+    if (comm == pm__last.comm && pm__last.gen == atomic_load_explicit(&pm__gen, memory_order_acquire))
+        return pm__last.pc;
+    return NULL;
+}
+/* comm's state when it is cached and usable, else NULL: the fast paths'
+ * one communicator test. */
+static inline pm_comm *pm__comm_ok(MPI_Comm comm)
+{
+    pm_comm *pc = pm__comm_cached(comm);
+    return pc && pc->why == PM_OK ? pc : NULL;
+}
 static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
 {
-    if (comm == MPI_COMM_WORLD && pm__world) {
-        *out = pm__world;
-        return pm__world->why;
+    pm_comm *pc = pm__comm_cached(comm);
+    if (pc) {
+        *out = pc;
+        return pc->why;
     }
     return pm__comm_lookup(comm, out);
 }
@@ -221,6 +271,68 @@ typedef struct pm_type {
 /* dt's description (a named type from a table, a derived one decoded once
  * and cached as an attribute of the type); NULL for MPI_DATATYPE_NULL. */
 const pm_type *pm__type(MPI_Datatype dt);
+
+/* The table of predefined (named) types, open addressing on the handle's
+ * bits (pmpi_types.c fills it at MPI_Init).  A slot's fields are written
+ * before `used` is set (release) and never change after, so a lookup
+ * takes no lock. */
+enum { PM_NSLOTS = 256 }; /* about 70 predefined types */
+typedef struct pm_named {
+    MPI_Datatype dt;
+    atomic_int used;
+    /* An allreduce of count instances with op goes to the library as
+     * count elements of lib_dt (pm__library_type of the type's class)
+     * when bit op (a torus_op) is set: the type is one element of a
+     * class the library reduces right with op (pmpi_prefer.c), checked
+     * once here instead of on every call. */
+    unsigned lib_ops;
+    MPI_Datatype lib_dt;
+    pm_type t;
+} pm_named;
+extern pm_named pm__slots[PM_NSLOTS];
+
+static inline unsigned pm__slot_of(MPI_Datatype dt)
+{
+    /* MPICH's handles are ints, Open MPI's addresses: hash the bits */
+    uint64_t h = 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
+    h *= 0x9E3779B97F4A7C15ULL;
+    return (unsigned)(h >> 56) % PM_NSLOTS;
+}
+
+/* dt's slot when dt is a predefined type in the table, else NULL (a
+ * derived type, MPI_DATATYPE_NULL, a bad handle, or before MPI_Init):
+ * the fast paths' type test, inline, no call.  NULL sends a call to the
+ * full path (pm__type), which handles everything else as before. */
+static inline const pm_named *pm__named_fast(MPI_Datatype dt)
+{
+    /* no bound: the table always keeps an empty slot (pmpi_types.c) */
+    for (unsigned i = pm__slot_of(dt);; i = (i + 1) % PM_NSLOTS) {
+        const pm_named *s = &pm__slots[i];
+        if (!atomic_load_explicit(&s->used, memory_order_acquire))
+            return NULL;
+        if (s->dt == dt)
+            return s;
+    }
+}
+
+/* A predefined reduction op as its torus op, else -1 (user-defined,
+ * MPI_OP_NULL, MPI_REPLACE, MPI_NO_OP).  The handles are built per call:
+ * Open MPI's predefined ops are addresses, not constant expressions;
+ * MPI_SUM, the commonest, is tested first. */
+static inline int pm__op_of(MPI_Op op)
+{
+    const MPI_Op ops[] = {MPI_SUM,  MPI_MAX, MPI_MIN, MPI_PROD, MPI_BXOR, MPI_BAND,   MPI_BOR,
+                          MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
+    static const signed char tops[] = {TORUS_OP_SUM,  TORUS_OP_MAX, TORUS_OP_MIN,  TORUS_OP_PROD,
+                                       TORUS_OP_BXOR, TORUS_OP_BAND, TORUS_OP_BOR, TORUS_OP_LAND,
+                                       TORUS_OP_LOR,  TORUS_OP_LXOR, TORUS_OP_MAXLOC, TORUS_OP_MINLOC};
+    for (unsigned i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (op == ops[i])
+            return tops[i];
+    return -1;
+}
+
 /* A predefined op as the torus op: PM_OK, PM_WHY_USER_OP (user-defined)
  * or PM_WHY_TYPE_OP (MPI_REPLACE, MPI_NO_OP). */
 pm_why pm__op(MPI_Op op, torus_op *top);
@@ -291,14 +403,29 @@ typedef struct pm_mark {
     uint64_t msgs;
 } pm_mark;
 
-void pm__fell(pm_op op, pm_why why);
+/* The counters behind pm__fell and pm__empty; pm__counted_empty counts
+ * and returns MPI_SUCCESS (a fast path's zero-byte return, a tail call). */
+void pm__count_fell(pm_op op, pm_why why);
+void pm__count_empty(pm_op op);
+int pm__counted_empty(pm_op op);
+/* A call went to the library for why: counted under TORUS_COLL_STATS=1,
+ * else one test of a flag and no call on the way to the library. */
+static inline void pm__fell(pm_op op, pm_why why)
+{
+    if (PM_UNLIKELY(pm__timing))
+        pm__count_fell(op, why);
+}
 pm_mark pm__start(const pm_comm *pc);
 /* Records an intercepted call: its payload bytes (this rank), the torus
  * algorithm (NULL: nothing to do, "trivial"), the time and messages since
  * the mark. */
 void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_comm *pc);
 /* A zero-byte call that returned at once ("empty"): no message, no wait. */
-void pm__empty(pm_op op);
+static inline void pm__empty(pm_op op)
+{
+    if (PM_UNLIKELY(pm__timing))
+        pm__count_empty(op);
+}
 /* A multisend plan was (re)built for MPI_Neighbor_alltoallv; an agreement
  * collective ran. */
 void pm__planned(void);

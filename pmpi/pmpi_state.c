@@ -61,7 +61,10 @@ static pthread_mutex_t init_lk = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static const char *dims_env;
 static int world_n;
-pm_comm *pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+pm_comm *_Atomic pm__world; /* MPI_COMM_WORLD's state: no attribute lookup on the common path */
+atomic_int pm__on;
+_Thread_local pm_last pm__last PM_TLS;
+atomic_uint pm__gen;
 static pm_comm *live;     /* every state not yet freed (guarded by pm__lock) */
 
 /* Recursive: a datatype's attribute callback may run inside an MPI call the
@@ -109,8 +112,10 @@ static void destroy(pm_comm *pc)
     if (pc->next)
         pc->next->prev = pc->prev;
     pc->prev = pc->next = NULL;
-    if (pm__world == pc)
-        pm__world = NULL;
+    if (atomic_load_explicit(&pm__world, memory_order_relaxed) == pc)
+        atomic_store_explicit(&pm__world, NULL, memory_order_release);
+    /* before pc is freed: every thread's cached pm__last is stale now */
+    atomic_fetch_add_explicit(&pm__gen, 1, memory_order_release);
     pm__unlock(locked);
     pm__neighbor_free(pc);
     if (pc->c)
@@ -337,6 +342,7 @@ void pm__init_collective(void)
     if (!atomic_load_explicit(&initialised, memory_order_acquire)) {
         init(1);
         atomic_store_explicit(&initialised, 1, memory_order_release);
+        atomic_store_explicit(&pm__on, mode == PM_OK, memory_order_release);
     }
 }
 
@@ -354,6 +360,7 @@ pm_why pm__ready(void)
         if (!atomic_load_explicit(&initialised, memory_order_relaxed)) {
             init(0);
             atomic_store_explicit(&initialised, 1, memory_order_release);
+            atomic_store_explicit(&pm__on, mode == PM_OK, memory_order_release);
         }
         pthread_mutex_unlock(&init_lk);
     }
@@ -407,16 +414,28 @@ static int build(pm_comm *pc)
     return torus_all_ok(pc->comm, rc == 0) ? 0 : -1;
 }
 
+/* This thread's next call on comm finds pc without a lookup (pm__last),
+ * unless a state was destroyed since gen was read. */
+static void remember(MPI_Comm comm, pm_comm *pc, unsigned gen)
+{
+    pm__last.comm = comm;
+    pm__last.pc = pc;
+    pm__last.gen = gen;
+}
+
 pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
 {
     if (comm == MPI_COMM_NULL)
         return PM_WHY_ARGS;
+    /* read before the lookup: a state destroyed after it leaves the cache stale */
+    unsigned gen = atomic_load_explicit(&pm__gen, memory_order_acquire);
     void *val = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
         return PM_WHY_ARGS;
     if (flag) {
         *out = val;
+        remember(comm, val, gen);
         return ((pm_comm *)val)->why;
     }
     pm_comm *pc = calloc(1, sizeof *pc);
@@ -453,13 +472,17 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
     if (live)
         live->prev = pc;
     live = pc;
-    PMPI_Comm_set_attr(comm, keyval, pc);
+    /* only an attached state is freed with its communicator (and bumps
+     * pm__gen then), so only an attached one may be remembered */
+    int attached = PMPI_Comm_set_attr(comm, keyval, pc) == MPI_SUCCESS;
     /* under the lock: destroy() reads it there while another thread may
      * free its own communicator */
     if (comm == MPI_COMM_WORLD)
-        pm__world = pc;
+        atomic_store_explicit(&pm__world, pc, memory_order_release);
     pm__unlock(locked);
     *out = pc;
+    if (attached)
+        remember(comm, pc, gen);
     return pc->why;
 }
 
@@ -490,6 +513,9 @@ int pm__result(pm_comm *pc, const char *opname, int rc)
 
 void pm__free_all(void)
 {
+    /* the fast paths first: from here every call takes the full path,
+     * which finds the mode below */
+    atomic_store_explicit(&pm__on, 0, memory_order_release);
     /* deleting the attribute runs delete_state, which unlinks the state */
     while (live) {
         pm_comm *pc = live;

@@ -77,7 +77,7 @@ static uint64_t msgs_of(const pm_comm *pc)
     return k.msgs_sent;
 }
 
-void pm__fell(pm_op op, pm_why why)
+void pm__count_fell(pm_op op, pm_why why)
 {
     bump(&stats[op][W_FELL + why], 1);
 }
@@ -123,10 +123,16 @@ void pm__ran(pm_op op, size_t bytes, const char *algorithm, pm_mark m, const pm_
     }
 }
 
-void pm__empty(pm_op op)
+void pm__count_empty(pm_op op)
 {
     bump(&stats[op][W_TORUS], 1);
     bump(&stats[op][W_ALG + EMPTY], 1);
+}
+
+int pm__counted_empty(pm_op op)
+{
+    pm__count_empty(op);
+    return MPI_SUCCESS;
 }
 
 void pm__agreed(pm_op op)

@@ -37,37 +37,24 @@
 
 /* ---- the named types ----------------------------------------------------- */
 
-enum { NSLOTS = 256 }; /* open addressing; about 70 predefined types */
-
-/* used is set (release) after dt and t are written, and read (acquire)
- * by lookups that take no lock: under MPI_THREAD_MULTIPLE a thread may add
- * a predefined type the table did not list (pm__named, under pm__lock)
- * while others look types up. */
-typedef struct named {
-    MPI_Datatype dt;
-    atomic_int used;
-    pm_type t;
-} named;
-
-static named slots[NSLOTS];
+/* pm__slots (pmpi_impl.h): used is set (release) after dt and the rest
+ * are written, and read (acquire) by lookups that take no lock: under
+ * MPI_THREAD_MULTIPLE a thread may add a predefined type the table did not
+ * list (pm__named, under pm__lock) while others look types up. */
+pm_named pm__slots[PM_NSLOTS];
 static int built;
+/* Slots in use: at most PM_NSLOTS - 1, so that every probe meets an empty
+ * slot and pm__named_fast needs no bound on its loop (written by build and
+ * under pm__lock). */
+static int nused;
 
-static unsigned slot_of(MPI_Datatype dt)
+static pm_named *find(MPI_Datatype dt)
 {
-    /* MPICH's handles are ints, Open MPI's addresses: hash the bits */
-    uint64_t h = 0;
-    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
-    h *= 0x9E3779B97F4A7C15ULL;
-    return (unsigned)(h >> 56) % NSLOTS;
-}
-
-static named *find(MPI_Datatype dt)
-{
-    for (unsigned i = slot_of(dt), k = 0; k < NSLOTS; k++, i = (i + 1) % NSLOTS) {
-        if (!atomic_load_explicit(&slots[i].used, memory_order_acquire))
-            return &slots[i];
-        if (slots[i].dt == dt)
-            return &slots[i];
+    for (unsigned i = pm__slot_of(dt), k = 0; k < PM_NSLOTS; k++, i = (i + 1) % PM_NSLOTS) {
+        if (!atomic_load_explicit(&pm__slots[i].used, memory_order_acquire))
+            return &pm__slots[i];
+        if (pm__slots[i].dt == dt)
+            return &pm__slots[i];
     }
     return NULL;
 }
@@ -106,9 +93,9 @@ static void add(MPI_Datatype dt, int elem, int loc)
 {
     if (dt == MPI_DATATYPE_NULL)
         return;
-    named *s = find(dt);
+    pm_named *s = find(dt);
     /* full, or an alias (MPI_LONG_LONG is MPI_LONG_LONG_INT) */
-    if (!s || atomic_load_explicit(&s->used, memory_order_relaxed))
+    if (!s || atomic_load_explicit(&s->used, memory_order_relaxed) || nused >= PM_NSLOTS - 1)
         return;
     pm_type t;
     MPI_Aint textent = 0;
@@ -119,8 +106,26 @@ static void add(MPI_Datatype dt, int elem, int loc)
     size_t es = elem >= 0 ? torus_dtype_size((torus_dtype)elem) : 0;
     t.elem = es && ((size_t)t.size == es || (size_t)t.size == 2 * es) ? elem : PM_NOKERNEL;
     t.loc = loc >= 0 && (size_t)t.size == torus_dtype_size((torus_dtype)loc) ? loc : t.elem;
+    /* the ops an allreduce of this type hands to the library as it is,
+     * one element per instance (MPI_Allreduce's fast path): the class
+     * pm__reduction finds, defined for op, of a type the library takes
+     * (pm__library_type); TORUS_COLL_REPRO is tested per call */
+    s->lib_ops = 0;
+    s->lib_dt = MPI_DATATYPE_NULL;
+    for (int op = 0; op < TORUS_NOPS; op++) {
+        int cls = op == TORUS_OP_MAXLOC || op == TORUS_OP_MINLOC ? t.loc : t.elem;
+        if (cls < 0 || (size_t)t.size != torus_dtype_size((torus_dtype)cls) ||
+            !torus_coll_reduce_defined((torus_dtype)cls, (torus_op)op))
+            continue;
+        MPI_Datatype lib = pm__library_type((torus_dtype)cls, (torus_op)op);
+        if (lib == MPI_DATATYPE_NULL || (s->lib_ops && lib != s->lib_dt))
+            continue;
+        s->lib_dt = lib;
+        s->lib_ops |= 1u << op;
+    }
     s->dt = dt;
     s->t = t;
+    nused++;
     atomic_store_explicit(&s->used, 1, memory_order_release);
 }
 
@@ -224,19 +229,14 @@ static void build(void)
 
 const pm_type *pm__named(MPI_Datatype dt)
 {
-    /* the type this thread asked for last: a program calls with the same
-     * few types again and again (a named type's entry never moves) */
-    static _Thread_local MPI_Datatype last_dt PM_TLS;
-    static _Thread_local const pm_type *last_t PM_TLS;
-    if (last_t && last_dt == dt)
-        return last_t;
+    const pm_named *f = pm__named_fast(dt);
+    if (f)
+        return &f->t;
     if (!built)
         build();
-    named *s = find(dt);
-    if (s && atomic_load_explicit(&s->used, memory_order_acquire)) {
-        last_dt = dt, last_t = &s->t;
+    pm_named *s = find(dt);
+    if (s && atomic_load_explicit(&s->used, memory_order_acquire))
         return &s->t;
-    }
     /* a predefined type not listed (MPI_REAL16, MPI_CXX_...): bytes only */
     int ni, na, nd, combiner;
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED)
@@ -403,18 +403,11 @@ const pm_type *pm__type(MPI_Datatype dt)
 
 pm_why pm__op(MPI_Op op, torus_op *top)
 {
-    /* built per call: Open MPI's predefined ops are addresses, not
-     * constant expressions; the compiler keeps them in registers */
-    const MPI_Op ops[] = {MPI_SUM,  MPI_MAX, MPI_MIN, MPI_PROD, MPI_BXOR, MPI_BAND,   MPI_BOR,
-                          MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
-    static const torus_op tops[] = {TORUS_OP_SUM,  TORUS_OP_MAX, TORUS_OP_MIN,  TORUS_OP_PROD,
-                                    TORUS_OP_BXOR, TORUS_OP_BAND, TORUS_OP_BOR, TORUS_OP_LAND,
-                                    TORUS_OP_LOR,  TORUS_OP_LXOR, TORUS_OP_MAXLOC, TORUS_OP_MINLOC};
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (op == ops[i]) {
-            *top = tops[i];
-            return PM_OK;
-        }
+    int k = pm__op_of(op);
+    if (k >= 0) {
+        *top = (torus_op)k;
+        return PM_OK;
+    }
     if (op == MPI_OP_NULL)
         return PM_WHY_ARGS;
     if (op == MPI_REPLACE || op == MPI_NO_OP) /* one-sided only */

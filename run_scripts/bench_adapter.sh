@@ -13,7 +13,11 @@
 # through PMPI_ (the library) and MPI_ (the adapter), alternating (pmpi_imb
 # ab): what differs between separate runs (where the ranks landed) cancels.
 #
-# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--keep DIR]
+# --split: the calls run on a communicator split from MPI_COMM_WORLD, as
+# IMB-MPI1 runs its own (the adapter finds MPI_COMM_WORLD's state by
+# itself, any other through its per-thread cache).
+#
+# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--split] [--keep DIR]
 #   -n RANKS [2], -r ROUNDS [5], -m MAX_BYTES [1048576], --ops a comma-separated
 #   subset of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  MPI=mpich|openmpi
 #   picks the build (build/<mpi>*/tests/pmpi_imb, lib/<mpi>/libtorus_pmpi.so)
@@ -24,12 +28,13 @@ set -euo pipefail
 RA_SCRIPT=bench_adapter.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
-NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0
+NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0 SPLIT=0
 RA_OPTSPEC='-n uint:1:64 NP
 -r uint:1:99 ROUNDS
 -m uint:0:67108864 MAXB
 --ops name OPS
 --ab flag AB
+--split flag SPLIT
 --keep name KEEP
 -h help -
 --help help -'
@@ -54,6 +59,7 @@ fi
 ra_launcher "$NP"
 MODE=()
 [ "$AB" = 1 ] && MODE=(ab)
+[ "$SPLIT" = 1 ] && MODE+=(split)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 run() { # NAME ROUND [ENV...]
@@ -79,6 +85,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     fi
 done
 echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1"), $NP ranks, $ROUNDS $([ "$AB" = 1 ] && echo "rounds of in-process A/B (9 each)" || echo "interleaved rounds"), median t_avg (us)"
+[ "$SPLIT" = 1 ] && echo "# on a communicator split from MPI_COMM_WORLD"
 echo "# CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
 # medians per (op, bytes) over the rounds, then the table
 awk -v R="$ROUNDS" '

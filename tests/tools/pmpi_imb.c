@@ -4,7 +4,7 @@
  * than the library it replaces, measured as a user would measure it; IMB
  * is not packaged on Debian).
  *
- * usage: pmpi_imb [MAX_BYTES] [OPS] [ab]
+ * usage: pmpi_imb [MAX_BYTES] [OPS] [ab] [split]
  *   MAX_BYTES: the largest message [1048576]; OPS: a comma-separated subset
  *   of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  ab: in one process
  *   (run it preloaded), each measurement twice, through PMPI_ (the
@@ -12,7 +12,9 @@
  *   goes first, AB_ROUNDS = 9 times, and the medians of both: the two sides
  *   share the process, its communicators and its placement on the cores,
  *   so what differs between separate runs (where each rank landed, the
- *   memory they got) cancels out.
+ *   memory they got) cancels out.  split: the calls run on a communicator
+ *   split from MPI_COMM_WORLD, as IMB-MPI1 runs its own (the adapter keeps
+ *   MPI_COMM_WORLD's state apart from the others').
  *
  * IMB's method, per operation and size: a warm-up of the same calls, then
  * MPI_Barrier, t0, `iters` back-to-back calls, t1; a rank's time is
@@ -35,6 +37,10 @@
 enum { BCAST, ALLREDUCE, REDUCE, ALLTOALL, BARRIER, NOPS };
 static const char *const names[NOPS] = {"Bcast", "Allreduce", "Reduce", "Alltoall", "Barrier"};
 
+/* The communicator the timed calls run on: MPI_COMM_WORLD, or under split
+ * one split from it. */
+static MPI_Comm comm;
+
 static int iters_for(size_t bytes)
 {
     size_t it = bytes ? (40u << 20) / bytes : 1000;
@@ -49,11 +55,11 @@ static void calls(int op, size_t bytes, int k, int n, char *a, char *b)
     int fl = (int)(bytes / sizeof(float));
     for (int i = 0; i < k; i++)
         switch (op) {
-        case BCAST: MPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, MPI_COMM_WORLD); break;
-        case ALLREDUCE: MPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
-        case REDUCE: MPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, MPI_COMM_WORLD); break;
-        case ALLTOALL: MPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, MPI_COMM_WORLD); break;
-        default: MPI_Barrier(MPI_COMM_WORLD); break;
+        case BCAST: MPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, comm); break;
+        case ALLREDUCE: MPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, comm); break;
+        case REDUCE: MPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, comm); break;
+        case ALLTOALL: MPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, comm); break;
+        default: MPI_Barrier(comm); break;
         }
 }
 
@@ -63,11 +69,11 @@ static void lib_calls(int op, size_t bytes, int k, int n, char *a, char *b)
     int fl = (int)(bytes / sizeof(float));
     for (int i = 0; i < k; i++)
         switch (op) {
-        case BCAST: PMPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, MPI_COMM_WORLD); break;
-        case ALLREDUCE: PMPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
-        case REDUCE: PMPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, MPI_COMM_WORLD); break;
-        case ALLTOALL: PMPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, MPI_COMM_WORLD); break;
-        default: PMPI_Barrier(MPI_COMM_WORLD); break;
+        case BCAST: PMPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, comm); break;
+        case ALLREDUCE: PMPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, comm); break;
+        case REDUCE: PMPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, comm); break;
+        case ALLTOALL: PMPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, comm); break;
+        default: PMPI_Barrier(comm); break;
         }
 }
 
@@ -75,14 +81,14 @@ static void lib_calls(int op, size_t bytes, int k, int n, char *a, char *b)
  * rank's time per call (us); lib: through PMPI_. */
 static double timed(int lib, int op, size_t bytes, int it, int n, char *a, char *b)
 {
-    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Barrier(comm);
     double t0 = MPI_Wtime();
     if (lib)
         lib_calls(op, bytes, it, n, a, b);
     else
         calls(op, bytes, it, n, a, b);
     double t = (MPI_Wtime() - t0) / it, sum = 0;
-    PMPI_Allreduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
     return sum / n * 1e6;
 }
 
@@ -104,7 +110,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     long maxb = argc > 1 ? atol(argv[1]) : 1L << 20;
     const char *ops = argc > 2 ? argv[2] : "Bcast,Allreduce,Reduce,Alltoall,Barrier";
-    int ab = argc > 3 && !strcmp(argv[3], "ab");
+    int ab = 0, split = 0;
+    for (int i = 3; i < argc; i++) {
+        ab |= !strcmp(argv[i], "ab");
+        split |= !strcmp(argv[i], "split");
+    }
+    comm = MPI_COMM_WORLD;
+    if (split)
+        MPI_Comm_split(MPI_COMM_WORLD, 0, me, &comm);
     if (maxb < 0 || maxb > (1L << 26)) {
         if (!me)
             fprintf(stderr, "pmpi_imb: MAX_BYTES %ld: allowed 0..%ld\n", maxb, 1L << 26);
@@ -123,7 +136,7 @@ int main(int argc, char **argv)
         int len = 0;
         MPI_Get_library_version(v, &len);
         v[strcspn(v, "\n")] = 0;
-        printf("# MPI: %s\n# ranks: %d\n", v, n);
+        printf("# MPI: %s\n# ranks: %d\n# communicator: %s\n", v, n, split ? "split from MPI_COMM_WORLD" : "MPI_COMM_WORLD");
     }
     for (int op = 0; op < NOPS; op++) {
         if (!strstr(ops, names[op]))
@@ -145,11 +158,11 @@ int main(int argc, char **argv)
                 if (!me)
                     printf("%s %zu %.4f %.4f %d\n", names[op], bytes, median(tl, AB_ROUNDS), median(ta, AB_ROUNDS), it);
             } else {
-                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Barrier(comm);
                 double t0 = MPI_Wtime();
                 calls(op, bytes, it, n, a, b);
                 double t = (MPI_Wtime() - t0) / it, sum = 0;
-                MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+                MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
                 if (!me)
                     printf("%s %zu %.4f %d\n", names[op], bytes, sum / n * 1e6, it);
             }
@@ -163,6 +176,8 @@ int main(int argc, char **argv)
     }
     free(a);
     free(b);
+    if (split)
+        MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }
