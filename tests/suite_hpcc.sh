@@ -43,7 +43,12 @@ StarDGEMM SingleDGEMM Summary"
     hpcc_summary() { sed -n '/^Begin of Summary section\./,/^End of Summary section\./p' "$1" | grep =; }
     # what depends on the clock: times, rates, latencies, bandwidths
     hpcc_timed='(_time[0-9]*|_CheckTime|Tflops|Gflops|_GBs|GUPs|STREAM_(Copy|Scale|Add|Triad)|_usec|_GBytes)='
-    for np in 2 4; do
+    # 4 ranks (HPL's 2x2 grid, oversubscribed) under MPICH only: the same
+    # grid code under a second library costs make test minutes and adds
+    # nothing the 2-rank run does not check there
+    hpcc_nps="2 4"
+    [ "$MPI" = openmpi ] && hpcc_nps=2
+    for np in $hpcc_nps; do
         out=$TMP/hsub$np
         mem=$((16 * 1024 * 1024 / np))
         timeout -k 10 600 run_scripts/hpcc_submission.sh --full -n $np -m $mem -o "$out" >"$TMP/hs.out" 2>"$TMP/hs.err"
