@@ -76,27 +76,35 @@ int ropt_capacity(const torus_shape *s, const ropt_params *p)
 
 typedef struct {
     const ropt_params *p;
-    int per_node;
+    const torus_shape *part; /* the node's own dimensions, appended; NULL: none */
 } auto_ctx;
 
-/* What an update costs on shape s (its node dimension appended): the
+/* What an update costs on shape s (the node's dimensions appended): the
  * library's model with the fill this algorithm's buffers give. */
 static double auto_cost(const torus_shape *s, void *ctx)
 {
     const auto_ctx *a = ctx;
     torus_shape full = *s;
-    if (a->per_node > 0 && torus_shape_append(&full, a->per_node))
-        return 1e300;
+    for (int d = 0; a->part && d < a->part->ndims; d++)
+        if (torus_shape_append(&full, a->part->k[d]))
+            return 1e300;
     int cap = ropt_capacity(&full, a->p);
     if (cap < 1)
         return 1e300;
     return torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
 }
 
+void ropt_auto_shape_part(int n, const ropt_params *p, const torus_shape *part, torus_shape *out)
+{
+    auto_ctx a = {p, part};
+    torus_shape_search(n, auto_cost, &a, out);
+}
+
 void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out)
 {
-    auto_ctx a = {p, per_node};
-    torus_shape_search(n, auto_cost, &a, out);
+    torus_shape node = {.n = 1};
+    int has = per_node > 0 && torus_shape_append(&node, per_node) == 0;
+    ropt_auto_shape_part(n, p, has ? &node : NULL, out);
 }
 
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,

@@ -176,6 +176,9 @@ int ropt_capacity(const torus_shape *s, const ropt_params *p);
  * gives, ropt_capacity.  Shapes that leave no capacity are never chosen
  * (if none has any: one dimension, which the caller then refuses). */
 void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out);
+/* The same over n nodes with a node part of any dimensions (ropt_node.c's
+ * one or two hops) appended for the capacity; part NULL: none. */
+void ropt_auto_shape_part(int n, const ropt_params *p, const torus_shape *part, torus_shape *out);
 
 /* Sets up one rank over its block of the table (td distributes the
  * table); the route and transport must outlive it.  Returns 0, -1 on out

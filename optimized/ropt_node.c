@@ -51,34 +51,6 @@ double ropt_node_cost(const torus_shape *full, const torus_shape *part, const ro
     return torus_expected_hops(part) * (hop + packet / cap);
 }
 
-typedef struct {
-    const ropt_params *p;
-    const torus_shape *part;
-} part_ctx;
-
-/* ropt.c's auto cost with a node part of any number of dimensions. */
-static double part_cost(const torus_shape *s, void *ctx)
-{
-    const part_ctx *a = ctx;
-    torus_shape full;
-    if (join(s, a->part, &full))
-        return 1e300;
-    int cap = ropt_capacity(&full, a->p);
-    if (cap < 1)
-        return 1e300;
-    return torus_expected_hops(&full) * (TORUS_AUTO_T_HOP + TORUS_AUTO_T_MSG / cap);
-}
-
-void ropt_auto_shape_part(int n, const ropt_params *p, const torus_shape *part, torus_shape *out)
-{
-    if (!part) {
-        ropt_auto_shape(n, p, 0, out);
-        return;
-    }
-    part_ctx a = {p, part};
-    torus_shape_search(n, part_cost, &a, out);
-}
-
 void ropt_node_choose(int R, const torus_shape *net, int net_auto, const ropt_params *p, int hops, double hop,
                       double packet, ropt_node_choice *out, torus_shape *net_out)
 {

@@ -53,8 +53,5 @@ double ropt_node_cost(const torus_shape *full, const torus_shape *part, const ro
 void ropt_node_choose(int R, const torus_shape *net, int net_auto, const ropt_params *p, int hops, double hop,
                       double packet, ropt_node_choice *out, torus_shape *net_out);
 
-/* ropt_auto_shape over n nodes with `part` appended for the capacity
- * (part NULL: ropt_auto_shape(n, p, 0, out)). */
-void ropt_auto_shape_part(int n, const ropt_params *p, const torus_shape *part, torus_shape *out);
 
 #endif
