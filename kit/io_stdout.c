@@ -126,3 +126,19 @@ int kit_stdout_end(int code)
     fflush(stderr);
     return KIT_EXIT_RESOURCE;
 }
+
+int kit_json_string(FILE *f, const char *s)
+{
+    int bad = fputc('"', f) == EOF;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            bad |= fprintf(f, "\\%c", c) < 0;
+        else if (c < 0x20)
+            bad |= fprintf(f, "\\u%04x", c) < 0;
+        else
+            bad |= fputc(c, f) == EOF;
+    }
+    bad |= fputc('"', f) == EOF;
+    return bad ? -1 : 0;
+}

@@ -140,4 +140,10 @@ void kit_stdout_flush(void);
  * resource error (2, 3: the first error is the one reported). */
 int kit_stdout_end(int code);
 
+/* s as a JSON string: quoted, the quote and the backslash escaped with a
+ * backslash, control bytes as u00XX escapes (other bytes as they are: the
+ * kit's texts are UTF-8 or ASCII).  0, or -1 when a write to f failed
+ * (errno from it).  collbench's and torusmodel's JSON both use it. */
+int kit_json_string(FILE *f, const char *s);
+
 #endif

@@ -46,6 +46,7 @@
  */
 #include "torusmodel.h"
 #include "kit_cli.h"
+#include "kit_io.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,21 +216,6 @@ void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
             q->t_local, q->t_hop, q->t_local_plain, q->t_test, q->t_send + q->t_recv, q->nnode ? q->node_rate[0] : 0);
 }
 
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void tm_node_print_json(FILE *f, const tm_params *p)
 {
     fprintf(f, "\"node_model\": {\"clock_hz\": %.6g, \"cores\": %g, \"ranks_per_node\": %g, \"terms\": {",
@@ -245,7 +231,7 @@ void tm_node_print_json(FILE *f, const tm_params *p)
             fprintf(f, "null");
         fprintf(f, ", \"unit\": \"%s\", \"source\": ", term_unit[i]);
         if (src[0] && v > 0)
-            json_text(f, src);
+            kit_json_string(f, src);
         else
             fprintf(f, "null");
         fprintf(f, ", \"default\": %s}", dflt ? "true" : "false");

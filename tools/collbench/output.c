@@ -166,17 +166,9 @@ static void emit_csv(writer *w, const run_info *ri)
 
 static void json_str(writer *w, const char *s)
 {
-    wput(w, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            wput(w, "\\%c", c);
-        else if (c < 0x20)
-            wput(w, "\\u%04x", c);
-        else
-            wput(w, "%c", c);
-    }
-    wput(w, "\"");
+    errno = 0;
+    if (kit_json_string(w->f, s) < 0 && !w->err)
+        w->err = errno ? errno : EIO;
 }
 
 static void json_num(writer *w, const char *key, double v)
