@@ -242,7 +242,7 @@ else
     pm_reduce 3 33 1
     pm_reduce 5 34 1
     pm_reduce 3 35 1 TORUS_COLL_REPRO=library
-    # with the compiled rows at 2 ranks (Open MPI: allreduces to 64 KiB go to
+    # with the compiled rows at 2 ranks (Open MPI: allreduces go to
     # the library, told the signature's predefined element type): every pair
     # still the library's result
     pm_reduce 2 36 1 TORUS_COLL_LIBRARY=auto
