@@ -362,7 +362,7 @@ else
     # value checked: the same results with and without the adapter, and the
     # adapter ran every intercepted call itself (issue 37).  3 ranks on 2
     # cores are oversubscribed (MPICH's threads busy-poll): fewer rounds
-    for nr in "2 100" "3 26"; do
+    for nr in "2 100" "3 12"; do
         read -r n iters <<<"$nr"
         run_mpi $n "$PM_THREADS" concurrent 4 "$iters"
         rc_plain=$?
