@@ -301,7 +301,10 @@ PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
               $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb $(BUILD)/tests/lib_colls
-all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS)
+# tests/tools/pmpi_bare.c: an interposer that only jumps to PMPI_, the floor
+# bench_adapter.sh --lib measures the adapter against
+PMPI_BARE := $(BUILD)/tests/libpmpi_bare.so
+all: $(PMPI_LIB) $(PMPI_CHECK) $(PMPI_OVERHEAD) $(PMPI_TESTS) $(PMPI_BARE)
 # Hidden symbols: the version script exports MPI_* only, and with the
 # compiler told so it reaches the adapter's own data and functions
 # directly, not through the GOT; -fno-plt: each call into libmpi (PMPI_*)
@@ -318,6 +321,9 @@ $(PMPI_LIB): $(PMPI_OBJ) $(PIC_LIBTORUS) pmpi/exports.map $(FLAVOUR)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SAN_FLAGS) $(if $(SANITIZE),,-Wl,-z,defs) -Wl,--version-script=pmpi/exports.map \
 	    -o $@ $(PMPI_OBJ) $(PIC_LIBTORUS) -lm
+$(PMPI_BARE): tests/tools/pmpi_bare.c $(FLAVOUR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -fPIC -fno-plt -shared $(SAN_FLAGS) -o $@ $<
 $(BUILD)/tests/pmpi_%: $(BUILD)/tests/tools/pmpi_%.o
 	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
 # ra_base with the harness's test hooks (RA_INJECT_MPI_ERROR,

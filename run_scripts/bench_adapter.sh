@@ -17,7 +17,11 @@
 # IMB-MPI1 runs its own (the adapter finds MPI_COMM_WORLD's state by
 # itself, any other through its per-thread cache).
 #
-# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--split] [--keep DIR]
+# --lib FILE: time that interposition library instead of the adapter, e.g.
+# build/<mpi>/tests/libpmpi_bare.so, which only jumps to PMPI_ (what
+# interposing alone costs under the same method).
+#
+# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--split] [--lib FILE] [--keep DIR]
 #   -n RANKS [2], -r ROUNDS [5], -m MAX_BYTES [1048576], --ops a comma-separated
 #   subset of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  MPI=mpich|openmpi
 #   picks the build (build/<mpi>*/tests/pmpi_imb, lib/<mpi>/libtorus_pmpi.so)
@@ -28,13 +32,14 @@ set -euo pipefail
 RA_SCRIPT=bench_adapter.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
-NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0 SPLIT=0
+NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0 SPLIT=0 LIB_ARG=""
 RA_OPTSPEC='-n uint:1:64 NP
 -r uint:1:99 ROUNDS
 -m uint:0:67108864 MAXB
 --ops name OPS
 --ab flag AB
 --split flag SPLIT
+--lib name LIB_ARG
 --keep name KEEP
 -h help -
 --help help -'
@@ -52,6 +57,10 @@ MPIRUN=${MPIRUN:-mpirun.$MPI}
 # shellcheck disable=SC2012
 IMB=$(ls -t "$ROOT"/build/"$MPI"*/tests/pmpi_imb 2>/dev/null | head -1 || true)
 LIB=$ROOT/lib/$MPI/libtorus_pmpi.so
+if [ -n "$LIB_ARG" ]; then
+    [ -f "$LIB_ARG" ] || ra_bad --lib "$LIB_ARG" "a shared library (file) to preload"
+    LIB=$(readlink -f "$LIB_ARG")
+fi
 if [ -z "$IMB" ] || [ ! -f "$LIB" ]; then
     echo "$RA_SCRIPT: error: no pmpi_imb or $LIB for MPI=$MPI: run 'make all MPI=$MPI' in $ROOT" >&2
     exit 3
@@ -87,6 +96,7 @@ done
 echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1"), $NP ranks, $ROUNDS $([ "$AB" = 1 ] && echo "rounds of in-process A/B (9 each)" || echo "interleaved rounds"), median t_avg (us)"
 [ "$SPLIT" = 1 ] && echo "# on a communicator split from MPI_COMM_WORLD"
 echo "# CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
+echo "# preloaded: ${LIB#"$ROOT"/}"
 # medians per (op, bytes) over the rounds, then the table
 awk -v R="$ROUNDS" '
     FNR == 1 { kind = FILENAME ~ /adapter\.[0-9]+$/ ? "a" : "p" }

@@ -471,5 +471,29 @@ else
             bad "lib_colls n=$n under the adapter (exit $rc): $(head -2 "$TMP/out") $(grep -m3 'torus_pmpi\|lib_colls' "$TMP/err")"
         fi
     done
+
+    # run_scripts/bench_adapter.sh (the benchmark of issue 37, a smoke run:
+    # one round, tiny sizes): the adapter and, with --lib, the bare
+    # interposer that only jumps to PMPI_ each give their table; a --lib
+    # that is no file is refused before anything runs
+    for lib in "" "$BUILD/tests/libpmpi_bare.so"; do
+        MPI=$MPI MPIRUN="$MPIRUN" timeout -k 10 120 run_scripts/bench_adapter.sh -n 2 -r 1 -m 8 --ab --ops Bcast,Allreduce ${lib:+--lib "$lib"} \
+            >"$TMP/ba.out" 2>"$TMP/ba.err"
+        rc=$?
+        want=${lib:-lib/$MPI/libtorus_pmpi.so}
+        if [ $rc = 0 ] && grep -qx "# preloaded: ${want#"$PWD"/}" "$TMP/ba.out" && grep -q '^# Bcast: [0-9]* of 5 sizes' "$TMP/ba.out" &&
+            grep -q '^# Allreduce: [0-9]* of 3 sizes' "$TMP/ba.out"; then
+            ok "bench_adapter.sh --ab${lib:+ --lib ${lib#"$BUILD"/}}: $(grep -m1 '^# Bcast' "$TMP/ba.out")"
+        else
+            bad "bench_adapter.sh --ab${lib:+ --lib $lib}: rc $rc $(head -c 300 "$TMP/ba.err") $(grep '^#' "$TMP/ba.out" | tr '\n' ' ')"
+        fi
+    done
+    MPI=$MPI run_scripts/bench_adapter.sh --lib "$TMP/no-such.so" >"$TMP/ba.out" 2>"$TMP/ba.err"
+    rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$TMP/ba.err")" = 1 ] && [ ! -s "$TMP/ba.out" ]; then
+        ok "bench_adapter.sh --lib <missing> -> exit 2: $(cat "$TMP/ba.err")"
+    else
+        bad "bench_adapter.sh --lib <missing>: rc $rc, $(head -2 "$TMP/ba.err")"
+    fi
 fi
 unset TORUS_COLL_LIBRARY
