@@ -85,9 +85,8 @@ static double auto_cost(const torus_shape *s, void *ctx)
 {
     const auto_ctx *a = ctx;
     torus_shape full = *s;
-    for (int d = 0; a->part && d < a->part->ndims; d++)
-        if (torus_shape_append(&full, a->part->k[d]))
-            return 1e300;
+    if (a->part && torus_shape_append_shape(&full, a->part))
+        return 1e300;
     int cap = ropt_capacity(&full, a->p);
     if (cap < 1)
         return 1e300;

@@ -44,11 +44,10 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
          * the node's own one or two dimensions */
         torus_shape net = *shape;
         ropt_node_choose(ni->per_node, &net, is_auto, &o->prm, o->node_hops, o->hop_cost, o->packet_cost, nc, shape);
-        for (int d = 0; d < nc->part.ndims; d++)
-            if (torus_shape_append(shape, nc->part.k[d])) {
-                snprintf(err, errlen, "--node-dim: too many dimensions");
-                return KIT_EXIT_USAGE;
-            }
+        if (torus_shape_append_shape(shape, &nc->part)) {
+            snprintf(err, errlen, "--node-dim: too many dimensions");
+            return KIT_EXIT_USAGE;
+        }
     } else if (is_auto && (ni ? ni->nnodes == 1 : o->node_hops != 0)) {
         /* one node: the whole shape is the node's */
         ropt_node_choose(P, NULL, 0, &o->prm, o->node_hops, o->hop_cost, o->packet_cost, nc, NULL);

@@ -36,10 +36,7 @@ static int join(const torus_shape *net, const torus_shape *part, torus_shape *fu
         *full = *net;
     else
         memset(full, 0, sizeof *full), full->n = 1;
-    for (int d = 0; d < part->ndims; d++)
-        if (torus_shape_append(full, part->k[d]))
-            return -1;
-    return 0;
+    return torus_shape_append_shape(full, part);
 }
 
 double ropt_node_cost(const torus_shape *full, const torus_shape *part, const ropt_params *p, double hop,

@@ -53,5 +53,4 @@ double ropt_node_cost(const torus_shape *full, const torus_shape *part, const ro
 void ropt_node_choose(int R, const torus_shape *net, int net_auto, const ropt_params *p, int hops, double hop,
                       double packet, ropt_node_choice *out, torus_shape *net_out);
 
-
 #endif

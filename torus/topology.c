@@ -124,6 +124,14 @@ int torus_shape_append(torus_shape *s, int m)
     return 0;
 }
 
+int torus_shape_append_shape(torus_shape *s, const torus_shape *part)
+{
+    for (int d = 0; d < part->ndims; d++)
+        if (torus_shape_append(s, part->k[d]))
+            return -1;
+    return 0;
+}
+
 /* What a shape may be, for the errors that list it. */
 #define SHAPE_ALLOWED \
     "allowed auto, flat, hypercube, auto:N, flat:N, hypercube:D or sizes like 4x4x2 (m suffix = mesh)"

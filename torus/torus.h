@@ -84,6 +84,10 @@ void torus_shape_auto(int n, int budget, double t_hop, double t_msg, torus_shape
 
 /* Appends one extra dimension of size m (the node-local hop); mesh = 0. */
 int torus_shape_append(torus_shape *s, int m);
+/* Appends every dimension of part the same way (a node's one or two
+ * dimensions after the nodes' shape); -1 when they do not fit, s then
+ * partly extended. */
+int torus_shape_append_shape(torus_shape *s, const torus_shape *part);
 
 void torus_shape_format(const torus_shape *s, char *buf, size_t len);
 double torus_expected_hops(const torus_shape *s); /* sum(1 - 1/k_i) */

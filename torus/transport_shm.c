@@ -160,7 +160,6 @@ int torus_shm_count(const torus_shm *s)
     return s->count;
 }
 
-
 /* Which dimensions stay on the node at this rank. */
 static void node_dims(torus_shm *s, const torus_map *m, int me)
 {

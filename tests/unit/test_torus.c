@@ -357,8 +357,30 @@ static void t_mapping_files(void)
     ASSERT_STR_CONTAINS(err, "cannot be read");
 }
 
+/* torus_shape_append_shape: a node's part after the nodes' shape, mesh
+ * flags 0; a part that does not fit is refused */
+static void t_shape_append_shape(void)
+{
+    torus_shape s, part;
+    char err[256];
+    ASSERT_EQ_INT(torus_shape_parse("4m", 4, &s, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_shape_parse("2x3m", 6, &part, err, sizeof err), 0);
+    ASSERT_EQ_INT(torus_shape_append_shape(&s, &part), 0);
+    ASSERT_EQ_INT(s.ndims, 3);
+    ASSERT_EQ_INT(s.n, 24);
+    ASSERT_EQ_INT(s.k[1], 2);
+    ASSERT_EQ_INT(s.k[2], 3);
+    ASSERT_EQ_INT(s.mesh[0], 1);
+    ASSERT_EQ_INT(s.mesh[2], 0);
+    torus_shape big = {.n = 1};
+    for (int d = 0; d < TORUS_MAX_DIMS; d++)
+        ASSERT_EQ_INT(torus_shape_append(&big, 1), 0);
+    ASSERT_EQ_INT(torus_shape_append_shape(&big, &part), -1);
+}
+
 static const test_case cases[] = {
     {"shape_basics", t_shape_basics},
+    {"shape_append_shape", t_shape_append_shape},
     {"shape_refused", t_shape_refused},
     {"grammar_sizes", t_grammar_sizes},
     {"grammar_hypercube", t_grammar_hypercube},
