@@ -103,8 +103,9 @@ static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scou
     return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
-PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                           MPI_Datatype rtype, MPI_Comm comm)
+/* The fast path for predefined types (MPI_Alltoall's second test). */
+static __attribute__((noinline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                                     int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     const pm_named *st, *rt;
     pm_comm *pc;
@@ -123,6 +124,15 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
         }
     }
     return alltoall_full(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+/* A call the library takes whole first (see MPI_Bcast). */
+PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (PM_LIKELY(pm__is_on()) && rcount > 0 && pm__library_all(comm, PM_ALLTOALL))
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return alltoall_named(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,

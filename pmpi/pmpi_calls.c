@@ -111,6 +111,8 @@ static __attribute__((noinline)) int barrier_counted(MPI_Comm comm)
 PM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     pm_comm *pc;
+    if (PM_LIKELY(pm__is_on()) && pm__library_all(comm, PM_BARRIER))
+        return PMPI_Barrier(comm);
     if (PM_LIKELY(pm__is_on()) && (pc = pm__comm_ok(comm))) {
         if (pm__library(pc, PM_BARRIER, 0))
             return PM_UNLIKELY(pm__timing) ? barrier_counted(comm) : PMPI_Barrier(comm);
@@ -175,7 +177,8 @@ static __attribute__((noinline)) int bcast_counted(void *buf, int count, MPI_Dat
     return PMPI_Bcast(buf, count, dt, root, comm);
 }
 
-PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+/* The fast path for a predefined type (MPI_Bcast's second test). */
+static __attribute__((noinline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const pm_named *s;
     pm_comm *pc;
@@ -190,6 +193,15 @@ PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
         }
     }
     return bcast_full(buf, count, dt, root, comm);
+}
+
+/* A call the library takes whole goes before anything is decoded; the
+ * rest in functions of their own, so that this one keeps no frame. */
+PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    if (PM_LIKELY(pm__is_on()) && count > 0 && pm__library_all(comm, PM_BCAST))
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    return bcast_named(buf, count, dt, root, comm);
 }
 
 static __attribute__((noinline)) int allreduce_full(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -253,7 +265,21 @@ static __attribute__((noinline)) int allreduce_counted(const void *sbuf, void *r
     return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
 }
 
-PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+/* The last predefined type and op this thread's MPI_Allreduce handed to
+ * the library as lib_dt (one element of a class the library reduces right
+ * with op, pm_named's lib_ops): the next call with the same pair on a
+ * communicator whose every allreduce goes to the library skips the type
+ * and op lookups.  The pair decides alone (what it hands over does not
+ * depend on the count), and a predefined handle never changes meaning. */
+static _Thread_local struct ar_sig {
+    MPI_Datatype dt;
+    MPI_Op op;
+    MPI_Datatype lib_dt;
+} ar_last PM_TLS;
+
+/* The fast path for a predefined type (MPI_Allreduce's second test). */
+static __attribute__((noinline)) int allreduce_named(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                                                      MPI_Op op, MPI_Comm comm)
 {
     const pm_named *s;
     pm_comm *pc;
@@ -266,9 +292,21 @@ PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
          * element read in place (a null buffer goes the full way, as
          * pm__direct sends it to packing) */
         if ((pc = pm__comm_ok(comm)) && !pm__repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
-            (s->lib_ops >> top & 1) && pm__library(pc, PM_ALLREDUCE, (size_t)count * (size_t)s->t.size))
+            (s->lib_ops >> top & 1) && pm__library(pc, PM_ALLREDUCE, (size_t)count * (size_t)s->t.size)) {
+            ar_last = (struct ar_sig){dt, op, s->lib_dt};
             return PM_UNLIKELY(pm__timing) ? allreduce_counted(sbuf, rbuf, count, s->lib_dt, op, comm)
                                            : PMPI_Allreduce(sbuf, rbuf, count, s->lib_dt, op, comm);
+        }
     }
     return allreduce_full(sbuf, rbuf, count, dt, op, comm);
+}
+
+/* First the signature this thread last handed over, on a communicator
+ * whose every allreduce goes to the library (see MPI_Bcast). */
+PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    if (PM_LIKELY(pm__is_on()) && dt == ar_last.dt && op == ar_last.op && count > 0 && sbuf && rbuf &&
+        pm__library_all(comm, PM_ALLREDUCE))
+        return PMPI_Allreduce(sbuf, rbuf, count, ar_last.lib_dt, op, comm);
+    return allreduce_named(sbuf, rbuf, count, dt, op, comm);
 }

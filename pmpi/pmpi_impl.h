@@ -91,6 +91,10 @@ enum { PM_SCRATCH_SEND = 0, PM_SCRATCH_RECV, PM_NSCRATCH };
 typedef struct pm_comm {
     MPI_Comm comm;     /* the user's communicator (key of the attribute) */
     pm_why why;        /* PM_OK: usable; else why every call falls through */
+    /* bit op: every call of op with bytes goes to the library as it came
+     * (pmpi_prefer.c's row covers every size) and no call is counted: the
+     * fast paths' first test, before any decoding (pm__prefer sets it) */
+    unsigned lib_all;
     int n, me;
     torus_map map;
     int *node_of;
@@ -235,6 +239,15 @@ void pm__prefer(pm_comm *pc);
 static inline int pm__library(const pm_comm *pc, pm_op op, size_t bytes)
 {
     return bytes >= pc->lib_lo[op] && bytes <= pc->lib_hi[op];
+}
+/* comm's cached state when every call of op with bytes goes to the
+ * library as it came (pc->lib_all), else NULL: one test before any of the
+ * call's arguments is read, so a call the library takes whole costs the
+ * adapter a handful of instructions. */
+static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
+{
+    const pm_comm *pc = pm__comm_cached(comm);
+    return pc && (pc->lib_all >> op & 1) ? pc : NULL;
 }
 
 /* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */

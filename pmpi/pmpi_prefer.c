@@ -87,6 +87,19 @@ void pm__prefer(pm_comm *pc)
                 break;
             }
     }
+    /* every non-empty call of the op goes to the library as it came: the
+     * fast path hands it over before reading its arguments (the library
+     * checks them, as it would without the adapter).  Not while calls are
+     * counted, and an allreduce only of a signature whose bytes the
+     * library reduces right (MPI_Allreduce keeps the last one it checked
+     * per thread) and not under TORUS_COLL_REPRO=library. */
+    pc->lib_all = 0;
+    for (int op = 0; pc->why == PM_OK && !pm__timing && op < PM_NOPS; op++) {
+        size_t lo = op == PM_BARRIER ? 0 : 1;
+        if (pc->lib_lo[op] <= lo && pc->lib_hi[op] == (op == PM_BARRIER ? 0 : SIZE_MAX) &&
+            !(op == PM_ALLREDUCE && pm__repro_library))
+            pc->lib_all |= 1u << op;
+    }
 }
 
 MPI_Datatype pm__library_type(torus_dtype et, torus_op op)
