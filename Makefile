@@ -155,6 +155,7 @@ TLAYER_test_reduce         := torus/coll
 TLAYER_test_coll_node      := torus/coll
 TLAYER_test_multisend      := torus/coll
 TLAYER_test_coll_table     := torus/coll
+TLAYER_test_flat           := torus/coll
 TLAYER_test_dist           := hpcc_ra
 TLAYER_test_gen            := hpcc_ra
 TLAYER_test_table          := hpcc_ra

@@ -39,6 +39,8 @@ const kit_setting_decl kit_settings[] = {
      "library: reductions the MPI library may compute differently go to it"},
     {"TORUS_COLL_LIBRARY", KIT_SET_CHOICE, "auto, never", "auto", ADP, 1,
      "never: no call goes to the MPI library for being faster there"},
+    {"TORUS_COLL_FLAT", KIT_SET_CHOICE, "auto, off", "auto", ADP, 1,
+     "off: no call runs on the node's shared area (small calls of ranks on one node)"},
     {"TORUS_COLL_PERSISTENT", KIT_SET_CHOICE, "library, start", "library", ADP, 1,
      "start: persistent bcast/allreduce/neighbour inits run the torus algorithm at each start"},
     {"TORUS_COLL_MULTISEND", KIT_SET_ALGORITHM, "auto, direct, routed", "auto", ADP, 1,

@@ -18,6 +18,7 @@
  * receive blocks.
  */
 #include "pmpi_impl.h"
+#include "torus_flat.h"
 
 #include <string.h>
 
@@ -51,10 +52,11 @@ static int alltoall_run(pm_comm *pc, const pm_type *st, const pm_type *rt, size_
             memcpy(copy, d, total);
         s = copy;
     }
-    int rc = torus_coll_alltoall(pc->c, s, d, block);
+    struct torus_flat *f = pm__flat(pc, PM_ALLTOALL, block);
+    int rc = f ? torus_flat_alltoall(f, s, d, block) : torus_coll_alltoall(pc->c, s, d, block);
     if (!rc && rpacked)
         pm__unpack(pc, rpacked, rbuf, rn, rtype, rt);
-    pm__ran(PM_ALLTOALL, total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
+    pm__ran(PM_ALLTOALL, total, f ? pm__flat_name : torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
     return pm__result(pc, "MPI_Alltoall", rc);
 }
 
@@ -104,7 +106,7 @@ static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scou
 }
 
 /* The fast path for predefined types (MPI_Alltoall's second test). */
-static __attribute__((noinline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                                      int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     const pm_named *st, *rt;

@@ -15,6 +15,7 @@
  * has the measured cost).
  */
 #include "pmpi_impl.h"
+#include "torus_flat.h"
 
 #include <limits.h>
 #include <string.h>
@@ -81,8 +82,9 @@ static int barrier_run(pm_comm *pc, MPI_Comm comm)
         return PMPI_Barrier(comm);
     }
     pm_mark m = pm__start(pc);
-    int rc = torus_coll_barrier(pc->c);
-    pm__ran(PM_BARRIER, 0, torus_coll_last(pc->c, TORUS_COLL_BARRIER), m, pc);
+    struct torus_flat *f = pm__flat(pc, PM_BARRIER, 0);
+    int rc = f ? torus_flat_barrier(f) : torus_coll_barrier(pc->c);
+    pm__ran(PM_BARRIER, 0, f ? pm__flat_name : torus_coll_last(pc->c, TORUS_COLL_BARRIER), m, pc);
     return pm__result(pc, "MPI_Barrier", rc);
 }
 
@@ -138,10 +140,11 @@ static int bcast_run(pm_comm *pc, const pm_type *t, void *buf, int count, MPI_Da
         if (pc->me == root)
             pm__pack(pc, buf, count, dt, t, packed);
     }
-    int rc = torus_coll_bcast(pc->c, d, bytes, root);
+    struct torus_flat *f = pm__flat(pc, PM_BCAST, bytes);
+    int rc = f ? torus_flat_bcast(f, d, bytes, root) : torus_coll_bcast(pc->c, d, bytes, root);
     if (!rc && packed && pc->me != root)
         pm__unpack(pc, packed, buf, count, dt, t);
-    pm__ran(PM_BCAST, bytes, pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_BCAST) : NULL, m, pc);
+    pm__ran(PM_BCAST, bytes, f ? pm__flat_name : pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_BCAST) : NULL, m, pc);
     return pm__result(pc, "MPI_Bcast", rc);
 }
 
@@ -178,7 +181,7 @@ static __attribute__((noinline)) int bcast_counted(void *buf, int count, MPI_Dat
 }
 
 /* The fast path for a predefined type (MPI_Bcast's second test). */
-static __attribute__((noinline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+static inline __attribute__((always_inline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const pm_named *s;
     pm_comm *pc;
@@ -195,8 +198,9 @@ static __attribute__((noinline)) int bcast_named(void *buf, int count, MPI_Datat
     return bcast_full(buf, count, dt, root, comm);
 }
 
-/* A call the library takes whole goes before anything is decoded; the
- * rest in functions of their own, so that this one keeps no frame. */
+/* A call the library takes whole goes before anything is decoded (pc->lib_all:
+ * ranks on several nodes, or TORUS_COLL_FLAT=off, under Open MPI at 2
+ * ranks); then the predefined type's path, inline. */
 PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     if (PM_LIKELY(pm__is_on()) && count > 0 && pm__library_all(comm, PM_BCAST))
@@ -251,10 +255,12 @@ static __attribute__((noinline)) int allreduce_full(const void *sbuf, void *rbuf
         pm__pack(pc, in_place ? rbuf : sbuf, count, dt, t, d);
         s = d;
     }
-    int rc = torus_coll_allreduce(pc->c, s, d, n, et, top);
+    struct torus_flat *f = pm__flat(pc, PM_ALLREDUCE, vbytes);
+    int rc = f ? torus_flat_allreduce(f, s, d, n, et, top) : torus_coll_allreduce(pc->c, s, d, n, et, top);
     if (!rc && packed)
         pm__unpack(pc, d, rbuf, count, dt, t);
-    pm__ran(PM_ALLREDUCE, bytes, pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_ALLREDUCE) : NULL, m, pc);
+    pm__ran(PM_ALLREDUCE, bytes,
+            f ? pm__flat_name : pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_ALLREDUCE) : NULL, m, pc);
     return pm__result(pc, "MPI_Allreduce", rc);
 }
 
@@ -278,7 +284,7 @@ static _Thread_local struct ar_sig {
 } ar_last PM_TLS;
 
 /* The fast path for a predefined type (MPI_Allreduce's second test). */
-static __attribute__((noinline)) int allreduce_named(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+static inline __attribute__((always_inline)) int allreduce_named(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                                       MPI_Op op, MPI_Comm comm)
 {
     const pm_named *s;

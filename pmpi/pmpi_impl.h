@@ -114,6 +114,15 @@ typedef struct pm_comm {
     /* pmpi_prefer.c: calls of op whose byte figure is in [lib_lo, lib_hi]
      * go to the library (decided once, when the state is built) */
     size_t lib_lo[PM_NOPS], lib_hi[PM_NOPS];
+    /* pmpi_prefer.c: calls of op whose byte figure is in [flat_lo,
+     * flat_hi] run on the node's shared area (pmpi_flat.c), set up at the
+     * first such call: flat_state 0 not yet, 1 set up, -1 not possible
+     * (ranks on more than one node, no shared memory) */
+    size_t flat_lo[PM_NOPS], flat_hi[PM_NOPS];
+    int flat_state;
+    struct torus_flat *flat;
+    void *flat_map;
+    size_t flat_len;
     struct pm_comm *prev, *next;
 } pm_comm;
 
@@ -230,9 +239,10 @@ int pm__result(pm_comm *pc, const char *opname, int rc);
 
 /* At MPI_Init, after the agreement: whether the compiled rows apply to
  * each op (not under TORUS_COLL_LIBRARY=never, a TORUS_COLL_TABLE file or
- * a forced algorithm). */
-void pm__prefer_init(int never);
-/* Fills pc->lib_lo/lib_hi for pc's size (pc->n set). */
+ * a forced algorithm), and whether the flat rows may (TORUS_COLL_FLAT). */
+void pm__prefer_init(int never, int flat);
+/* Fills pc's rows (lib_*, flat_*, lib_all) for its size (pc->n, why and
+ * flat_state set; again after a failed flat set-up). */
 void pm__prefer(pm_comm *pc);
 /* The library's call is faster for op at `bytes` on pc: the same on every
  * rank (size and byte figure match by MPI's rules). */
@@ -249,6 +259,19 @@ static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
     const pm_comm *pc = pm__comm_cached(comm);
     return pc && (pc->lib_all >> op & 1) ? pc : NULL;
 }
+
+/* ---- pmpi_flat.c -------------------------------------------------------- */
+
+/* The algorithm name the stats print for a call run on the shared area. */
+extern const char pm__flat_name[];
+/* pc's shared area when op at `bytes` runs there (pc->flat_lo/flat_hi),
+ * set up at the first such call (collective over pc->comm: every rank
+ * decides alike and reaches it in the same call); NULL: the torus
+ * library's algorithm (not a row of this op, or the set-up failed on some
+ * rank, which every rank then knows). */
+struct torus_flat *pm__flat(pm_comm *pc, pm_op op, size_t bytes);
+/* Unmaps pc's area (pc dies; no message). */
+void pm__flat_free(pm_comm *pc);
 
 /* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
 extern const char *pm__ms_algorithm;

@@ -51,6 +51,9 @@ typedef struct lib_row {
     size_t lo, hi;      /* the call's byte figure, inclusive */
 } lib_row;
 
+/* Where the MPI library's own call is faster than the torus library's
+ * algorithms (below the flat rows, these decide only where the shared
+ * area cannot be set up: ranks on several nodes, TORUS_COLL_FLAT=off). */
 static const lib_row rows[] = {
 #if defined(OPEN_MPI)
     {PM_BCAST, 2, 2, 1, SIZE_MAX},
@@ -63,9 +66,30 @@ static const lib_row rows[] = {
     {PM_NOPS, 0, 0, 0, 0},
 };
 
-static int rows_on[PM_NOPS];
+/* Where the node's shared area (pmpi_flat.c, torus/coll/flat.c) is faster
+ * than the library and every torus algorithm: calls of a communicator
+ * whose ranks share one node (the byte figure as above; alltoall: the
+ * block, n blocks per slot).  At 2 ranks from bench_adapter.sh --ab under
+ * both libraries (docs/mpi-adapter.md: 0.15-0.7x of the library's time up
+ * to these sizes, ties above: a copy in and a copy out cost what the
+ * library's own shared memory costs).  3-8 ranks share no core only on a
+ * bigger node than the one these rows were measured on: there only the
+ * small calls, where the flat path's parallel reads of one line per rank
+ * must beat log2(n) message rounds one after the other. */
+static const lib_row flat_rows[] = {
+    {PM_BARRIER, 2, 8, 0, 0},
+    {PM_BCAST, 2, 2, 1, 65536},
+    {PM_ALLREDUCE, 2, 2, 1, 16384},
+    {PM_ALLTOALL, 2, 2, 1, 16384},
+    {PM_BCAST, 3, 8, 1, 8192},
+    {PM_ALLREDUCE, 3, 8, 1, 1024},
+    {PM_ALLTOALL, 3, 8, 1, 1024},
+    {PM_NOPS, 0, 0, 0, 0},
+};
 
-void pm__prefer_init(int never)
+static int rows_on[PM_NOPS], flat_on;
+
+void pm__prefer_init(int never, int flat)
 {
     /* a TORUS_COLL_TABLE file was tuned on this machine: its rows decide
      * (they may say mpi themselves); a forced algorithm is the user's */
@@ -75,17 +99,32 @@ void pm__prefer_init(int never)
         const char *f = op == PM_NEIGHBOR_ALLTOALLV ? NULL : kit_setting(torus_coll_op_setting(pm__coll_op((pm_op)op)));
         rows_on[op] = !never && !table && !(f && *f && strcmp(f, "auto"));
     }
+    flat_on = flat;
+}
+
+/* The first row of `table` for op at pc's size into lo/hi (none: lo
+ * SIZE_MAX, hi 0). */
+static void row_of(const lib_row *table, const pm_comm *pc, int op, size_t *lo, size_t *hi)
+{
+    *lo = SIZE_MAX, *hi = 0;
+    for (const lib_row *r = table; rows_on[op] && r->op != PM_NOPS; r++)
+        if (r->op == (pm_op)op && pc->n >= r->min_n && pc->n <= r->max_n) {
+            *lo = r->lo, *hi = r->hi;
+            return;
+        }
 }
 
 void pm__prefer(pm_comm *pc)
 {
+    int flat = flat_on && pc->flat_state >= 0 && pc->why == PM_OK;
     for (int op = 0; op < PM_NOPS; op++) {
-        pc->lib_lo[op] = SIZE_MAX, pc->lib_hi[op] = 0;
-        for (const lib_row *r = rows; rows_on[op] && r->op != PM_NOPS; r++)
-            if (r->op == (pm_op)op && pc->n >= r->min_n && pc->n <= r->max_n) {
-                pc->lib_lo[op] = r->lo, pc->lib_hi[op] = r->hi;
-                break;
-            }
+        row_of(rows, pc, op, &pc->lib_lo[op], &pc->lib_hi[op]);
+        pc->flat_lo[op] = SIZE_MAX, pc->flat_hi[op] = 0;
+        if (flat)
+            row_of(flat_rows, pc, op, &pc->flat_lo[op], &pc->flat_hi[op]);
+        /* the flat row goes first: the library's starts above it */
+        if (pc->flat_lo[op] <= pc->flat_hi[op] && pc->lib_lo[op] <= pc->flat_hi[op])
+            pc->lib_lo[op] = pc->flat_hi[op] == SIZE_MAX ? SIZE_MAX : pc->flat_hi[op] + 1;
     }
     /* every non-empty call of the op goes to the library as it came: the
      * fast path hands it over before reading its arguments (the library

@@ -118,6 +118,7 @@ static void destroy(pm_comm *pc)
     atomic_fetch_add_explicit(&pm__gen, 1, memory_order_release);
     pm__unlock(locked);
     pm__neighbor_free(pc);
+    pm__flat_free(pc);
     if (pc->c)
         torus_coll_destroy(pc->c);
     if (pc->tm)
@@ -318,7 +319,7 @@ static void init(int collective)
     pm__timing = set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on");
     pm__repro_library = set_is("TORUS_COLL_REPRO", "library");
     pm__persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
-    pm__prefer_init(set_is("TORUS_COLL_LIBRARY", "never"));
+    pm__prefer_init(set_is("TORUS_COLL_LIBRARY", "never"), !set_is("TORUS_COLL_FLAT", "off"));
     if (set_is("TORUS_COLL", "off") || set_is("TORUS_COLL", "0")) {
         mode = PM_WHY_OFF;
         return;

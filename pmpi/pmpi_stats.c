@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, SLOTS };
+enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, FLAT, SLOTS };
 
 /* One operation's counters, as words of a row (one row per operation):
  * a flat array reduces over the ranks in one call, and the live rows can
@@ -99,6 +99,8 @@ static int slot_of(pm_op op, const char *algorithm)
 {
     if (!algorithm)
         return TRIVIAL;
+    if (algorithm == pm__flat_name)
+        return FLAT;
     const char *const *names = alg_names(op);
     for (int i = 0; i < ALGS && names[i]; i++)
         if (names[i] == algorithm)
@@ -204,7 +206,7 @@ void pm__print_stats(pm_why mode)
         for (int i = 0; i < SLOTS && o < sizeof line; i++)
             if (s[W_ALG + i]) {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep,
-                                      i == TRIVIAL ? "trivial" : i == EMPTY ? "empty" : names[i],
+                                      i == TRIVIAL ? "trivial" : i == EMPTY ? "empty" : i == FLAT ? pm__flat_name : names[i],
                                       (unsigned long long)s[W_ALG + i]);
                 sep = ", ";
             }

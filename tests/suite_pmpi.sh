@@ -288,6 +288,7 @@ else
     expect_fail "TORUS_COLL_LIBRARY=always" 2 "TORUS_COLL_LIBRARY=always: allowed auto (the default), never" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_LIBRARY=always "$PM_CHECK"
     expect_fail "TORUS_COLL_PERSISTENT=maybe" 2 "TORUS_COLL_PERSISTENT=maybe: allowed library (the default), start" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_PERSISTENT=maybe "$PM_CHECK"
     expect_fail "TORUS_COLL_STATS=yes" 2 "TORUS_COLL_STATS=yes: allowed 1, 0, on, off" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=yes "$PM_CHECK"
+    expect_fail "TORUS_COLL_FLAT=on" 2 "TORUS_COLL_FLAT=on: allowed auto (the default), off" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_FLAT=on "$PM_CHECK"
     expect_fail "TORUS_COLL_REPRO=exact" 2 "TORUS_COLL_REPRO=exact: allowed torus (the default), library" 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_REPRO=exact "$PM_CHECK"
     if [ "$(grep -c 'torus_pmpi' "$TMP/err")" = 1 ]; then ok "a bad setting: exactly one line"; else bad "a bad setting: $(grep -c 'torus_pmpi' "$TMP/err") lines"; fi
     # settings that differ between ranks would split them between the
@@ -418,6 +419,46 @@ else
             ok "compiled rows n=$n $mode: the same digests, no call handed over as faster ($line)"
         fi
     done
+    # the node's shared area (pmpi_flat.c): at 2-4 ranks on this one node
+    # the small calls of every op run there, with the same digests as the
+    # library's; TORUS_COLL_FLAT=off runs none there (and at 2 ranks the
+    # library's rows take them again), counted and not; no segment is left
+    # in /dev/shm (rank 0 unlinks it once every rank has mapped it)
+    shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^torus_flat' || true)
+    for how in "2 auto" "3 auto" "4 auto" "2 off" "2 off-quiet" "3 off-quiet"; do
+        read -r n mode <<<"$how"
+        case $mode in
+        auto) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto "$PM_CHECK" 8 ;;
+        off) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=auto TORUS_COLL_FLAT=off "$PM_CHECK" 8 ;;
+        off-quiet) run_mpi $n env LD_PRELOAD="$PM_LIB" TORUS_COLL_LIBRARY=auto TORUS_COLL_FLAT=off "$PM_CHECK" 8 ;;
+        esac
+        rc=$?
+        if [ $rc != 0 ] || ! cmp -s "$TMP/plain$n" "$TMP/out"; then
+            bad "flat n=$n $mode: rc $rc or different digests"
+            continue
+        fi
+        case $mode in
+        auto)
+            for op in barrier bcast allreduce alltoall; do
+                pm_expect "flat n=$n: small calls on the shared area" $op "flat [1-9][0-9]*[,)]"
+            done
+            ;;
+        off)
+            if grep -q "flat [0-9]" "$TMP/err"; then
+                bad "flat n=$n off: calls ran on the shared area: $(grep -m1 'flat [0-9]' "$TMP/err")"
+            else
+                pm_expect "flat n=$n off: none on the shared area, the library's rows again" bcast "faster [1-9][0-9]*\)$"
+            fi
+            ;;
+        *) ok "flat n=$n, TORUS_COLL_FLAT=off, calls not counted: the same digests" ;;
+        esac
+    done
+    shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^torus_flat' || true)
+    if [ "$shm_after" = "$shm_before" ]; then
+        ok "flat: no segment left in /dev/shm ($shm_after torus_flat.* before and after)"
+    else
+        bad "flat: /dev/shm held $shm_before torus_flat.* segments before, $shm_after after"
+    fi
     run_mpi 2 "$PM_SIGS" fixed
     cp "$TMP/out" "$TMP/sigs_plain"
     run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_LIBRARY=auto "$PM_SIGS" fixed

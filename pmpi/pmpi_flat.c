@@ -1,0 +1,130 @@
+/*
+ * pmpi_flat.c - a communicator's shared area for the small collectives
+ * of torus/coll/flat.c, when all its ranks share one node.
+ *
+ * Why: at 2 ranks a small bcast, allreduce, alltoall or barrier is one
+ * message or one exchange in the library and in every torus algorithm,
+ * 0.2-0.9 us here; through memory both ranks map it is one cache line
+ * published and read, 0.06-0.2 us (docs/mpi-adapter.md has the table).
+ * Which calls run here is pmpi_prefer.c's (rows of op, ranks, bytes).
+ *
+ * Set-up, at the first call a row sends here (every rank decides alike,
+ * so every rank is in that call): MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
+ * says whether the communicator is one node (the same answer on every
+ * rank: a communicator over two nodes splits smaller everywhere); rank 0
+ * creates a POSIX shared-memory segment of one slot per rank and
+ * broadcasts its name, the others map it, one allreduce agrees that every
+ * rank did, and rank 0 unlinks the name at once: nothing stays in
+ * /dev/shm even if the job dies, and the mapping goes when the state does
+ * (munmap, no message, so freeing communicators in any order is safe).
+ * When a rank fails, every rank learns it in the allreduce and the
+ * communicator's calls go the torus library's way.
+ *
+ * While it waits, a rank lets its MPI library progress (an MPI_Iprobe on
+ * MPI_COMM_SELF after flat.c's spin), as the library's own wait would: a
+ * peer may need this rank's library to finish a send before it can come.
+ */
+#include "pmpi_impl.h"
+#include "torus_flat.h"
+
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+const char pm__flat_name[] = "flat";
+
+static void progress(void *ctx)
+{
+    (void)ctx;
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+}
+
+/* Bytes of data a slot needs for every row of pc. */
+static size_t cap_of(const pm_comm *pc)
+{
+    size_t cap = 0;
+    for (int op = 0; op < PM_NOPS; op++) {
+        if (pc->flat_lo[op] > pc->flat_hi[op])
+            continue;
+        size_t need = op == PM_ALLTOALL ? pc->flat_hi[op] * (size_t)pc->n : pc->flat_hi[op];
+        cap = need > cap ? need : cap;
+    }
+    return cap;
+}
+
+/* One node? The same answer on every rank of pc->comm. */
+static int one_node(const pm_comm *pc)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int nn = 0;
+    if (PMPI_Comm_split_type(pc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0;
+    if (node != MPI_COMM_NULL) {
+        PMPI_Comm_size(node, &nn);
+        PMPI_Comm_free(&node);
+    }
+    return nn == pc->n;
+}
+
+static int set_up(pm_comm *pc)
+{
+    static atomic_uint serial;
+    if (!one_node(pc))
+        return -1;
+    size_t cap = cap_of(pc), len = (size_t)pc->n * torus_flat_slot_bytes(cap);
+    char name[64] = "";
+    int fd = -1;
+    if (pc->me == 0) {
+        snprintf(name, sizeof name, "/torus_flat.%ld.%u", (long)getpid(), atomic_fetch_add(&serial, 1));
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd >= 0 && ftruncate(fd, (off_t)len)) {
+            close(fd);
+            shm_unlink(name);
+            fd = -1;
+        }
+        if (fd < 0)
+            name[0] = 0;
+    }
+    PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, pc->comm);
+    if (pc->me != 0 && name[0])
+        fd = shm_open(name, O_RDWR, 0);
+    void *map = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    torus_flat *f = map != MAP_FAILED ? torus_flat_create(pc->n, pc->me, cap, map, progress, NULL) : NULL;
+    int ok = f != NULL, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, pc->comm);
+    if (pc->me == 0 && name[0])
+        shm_unlink(name);
+    if (!all) {
+        torus_flat_destroy(f);
+        if (map != MAP_FAILED)
+            munmap(map, len);
+        return -1;
+    }
+    pc->flat = f, pc->flat_map = map, pc->flat_len = len;
+    return 0;
+}
+
+torus_flat *pm__flat(pm_comm *pc, pm_op op, size_t bytes)
+{
+    if (bytes < pc->flat_lo[op] || bytes > pc->flat_hi[op])
+        return NULL;
+    if (!pc->flat_state) {
+        pc->flat_state = set_up(pc) ? -1 : 1;
+        if (pc->flat_state < 0)
+            pm__prefer(pc); /* the rows without the flat ones, alike on every rank */
+    }
+    return pc->flat;
+}
+
+void pm__flat_free(pm_comm *pc)
+{
+    torus_flat_destroy(pc->flat);
+    if (pc->flat_map)
+        munmap(pc->flat_map, pc->flat_len);
+    pc->flat = NULL, pc->flat_map = NULL;
+}

@@ -1,0 +1,243 @@
+/*
+ * test_flat.c - the shared-area collectives (torus/coll/flat.c) with one
+ * thread per rank over plain memory: every root, size and op, results
+ * checked bit for bit, calls of different ops back to back (the slot
+ * reuse protocol), and the arguments it refuses.
+ */
+#include "torus_flat.h"
+
+#include "test.h"
+
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CAP = 1024 };
+
+static const int ranks[] = {1, 2, 3, 5, 8};
+
+/* A zeroed, line-aligned area of n slots. */
+static void *area_for(int n)
+{
+    size_t bytes = (size_t)n * torus_flat_slot_bytes(CAP);
+    void *a = aligned_alloc(64, bytes);
+    if (a)
+        memset(a, 0, bytes);
+    return a;
+}
+
+static unsigned char pattern(int call, int rank, size_t i)
+{
+    return (unsigned char)(call * 31 + rank * 7 + i * 13 + 1);
+}
+
+/* Runs body(f, me, n, errs) on n threads sharing one area; the errors the
+ * threads counted, or -1 when a thread could not be set up. */
+typedef int (*body_fn)(torus_flat *f, int me, int n);
+static long on_threads(int n, body_fn body)
+{
+    void *area = area_for(n);
+    long errs = area ? 0 : -1;
+    int got = 0;
+    if (area) {
+#pragma omp parallel num_threads(n) reduction(+ : errs)
+        {
+            int me = omp_get_thread_num();
+#pragma omp atomic
+            got++;
+            torus_flat *f = torus_flat_create(n, me, CAP, area, NULL, NULL);
+            errs += f ? body(f, me, n) : 1;
+            torus_flat_destroy(f);
+        }
+    }
+    free(area);
+    return got == n ? errs : -1;
+}
+
+static int bcast_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    unsigned char buf[CAP];
+    for (int call = 0; call < 300; call++) {
+        int root = call % n;
+        size_t bytes = (size_t)(call * 37) % (CAP + 1);
+        for (size_t i = 0; i < bytes; i++)
+            buf[i] = me == root ? pattern(call, root, i) : 0;
+        errs += torus_flat_bcast(f, buf, bytes, root) != 0;
+        for (size_t i = 0; i < bytes; i++)
+            errs += buf[i] != pattern(call, root, i);
+    }
+    return errs;
+}
+
+static void t_bcast(void)
+{
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++)
+        ASSERT_EQ_INT(on_threads(ranks[i], bcast_body), 0);
+}
+
+/* Doubles whose sum depends on the order: the result must be the rank
+ * order's, the same bits on every rank. */
+static double term(int call, int rank, size_t i)
+{
+    return (rank % 2 ? 1e16 : 1.0) * (1 + (call + rank + (int)i) % 5) * (rank % 3 ? -1 : 1) + 0.25 * rank;
+}
+
+static int allreduce_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    enum { M = CAP / sizeof(double) };
+    double s[M], d[M];
+    int64_t si[M], di[M];
+    for (int call = 0; call < 200; call++) {
+        size_t count = (size_t)(call * 11) % (M + 1);
+        for (size_t i = 0; i < count; i++)
+            s[i] = term(call, me, i), si[i] = (int64_t)(call * 1000 + me * 10) - (int64_t)i;
+        int in_place = call % 3 == 0;
+        if (in_place)
+            memcpy(d, s, count * sizeof *s);
+        errs += torus_flat_allreduce(f, in_place ? d : s, d, count, TORUS_DOUBLE, TORUS_OP_SUM) != 0;
+        errs += torus_flat_allreduce(f, si, di, count, TORUS_INT64, TORUS_OP_MAX) != 0;
+        for (size_t i = 0; i < count; i++) {
+            double want = term(call, 0, i);
+            for (int r = 1; r < n; r++)
+                want += term(call, r, i);
+            errs += memcmp(&want, &d[i], sizeof want) != 0;
+            errs += di[i] != (int64_t)(call * 1000 + (n - 1) * 10) - (int64_t)i;
+        }
+    }
+    return errs;
+}
+
+static void t_allreduce(void)
+{
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++)
+        ASSERT_EQ_INT(on_threads(ranks[i], allreduce_body), 0);
+}
+
+static int alltoall_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    unsigned char s[CAP], d[CAP];
+    for (int call = 0; call < 200; call++) {
+        size_t block = (size_t)call % (CAP / (size_t)n + 1);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < block; i++)
+                s[(size_t)j * block + i] = pattern(call, me * n + j, i);
+        errs += torus_flat_alltoall(f, s, d, block) != 0;
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < block; i++)
+                errs += d[(size_t)r * block + i] != pattern(call, r * n + me, i);
+    }
+    return errs;
+}
+
+static void t_alltoall(void)
+{
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++)
+        ASSERT_EQ_INT(on_threads(ranks[i], alltoall_body), 0);
+}
+
+/* Nobody leaves barrier k before everybody entered it. */
+static atomic_int arrived;
+static int barrier_body(torus_flat *f, int me, int n)
+{
+    (void)me;
+    int errs = 0;
+    for (int k = 1; k <= 300; k++) {
+        atomic_fetch_add(&arrived, 1);
+        errs += torus_flat_barrier(f) != 0;
+        errs += atomic_load(&arrived) < k * n;
+    }
+    return errs;
+}
+
+static void t_barrier(void)
+{
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+        atomic_store(&arrived, 0);
+        ASSERT_EQ_INT(on_threads(ranks[i], barrier_body), 0);
+    }
+}
+
+/* The four ops back to back in one order every rank draws alike: a slot
+ * is rewritten only after every reader of its last contents is done. */
+static int mixed_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    uint64_t x = 12345;
+    unsigned char buf[CAP], out[CAP];
+    for (int call = 0; call < 1000; call++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int op = (int)(x >> 60) % 4, root = (int)(x >> 40) % n;
+        size_t bytes = (size_t)(x >> 20) % (CAP / (size_t)n + 1);
+        for (size_t i = 0; i < bytes; i++)
+            buf[i] = pattern(call, me, i);
+        if (op == 0)
+            errs += torus_flat_barrier(f);
+        else if (op == 1) {
+            errs += torus_flat_bcast(f, buf, bytes, root) != 0;
+            for (size_t i = 0; i < bytes; i++)
+                errs += buf[i] != pattern(call, root, i);
+        } else if (op == 2) {
+            errs += torus_flat_allreduce(f, buf, out, bytes, TORUS_UINT8, TORUS_OP_BXOR) != 0;
+            for (size_t i = 0; i < bytes; i++) {
+                unsigned char want = 0;
+                for (int r = 0; r < n; r++)
+                    want ^= pattern(call, r, i);
+                errs += out[i] != want;
+            }
+        } else {
+            size_t block = bytes / (size_t)n;
+            errs += torus_flat_alltoall(f, buf, out, block) != 0;
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < block; i++)
+                    errs += out[(size_t)r * block + i] != pattern(call, r, (size_t)me * block + i);
+        }
+    }
+    return errs;
+}
+
+static void t_mixed(void)
+{
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++)
+        ASSERT_EQ_INT(on_threads(ranks[i], mixed_body), 0);
+}
+
+static void t_refuses(void)
+{
+    void *area = area_for(2);
+    ASSERT_TRUE(area != NULL);
+    ASSERT_TRUE(torus_flat_create(2, 2, CAP, area, NULL, NULL) == NULL);
+    ASSERT_TRUE(torus_flat_create(0, 0, CAP, area, NULL, NULL) == NULL);
+    ASSERT_TRUE(torus_flat_create(2, 0, CAP, (char *)area + 8, NULL, NULL) == NULL);
+    torus_flat *f = torus_flat_create(1, 0, CAP, area, NULL, NULL);
+    ASSERT_TRUE(f != NULL);
+    unsigned char b[CAP + 8] = {0};
+    ASSERT_EQ_INT(torus_flat_cap(f), CAP);
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, CAP + 1, 0), TORUS_COLL_EARG);
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, 8, 1), TORUS_COLL_EARG);
+    ASSERT_EQ_INT(torus_flat_allreduce(f, b, b, CAP / 8 + 1, TORUS_DOUBLE, TORUS_OP_SUM), TORUS_COLL_EARG);
+    ASSERT_EQ_INT(torus_flat_allreduce(f, b, b, 1, TORUS_DOUBLE, TORUS_OP_BXOR), TORUS_COLL_EARG);
+    ASSERT_EQ_INT(torus_flat_alltoall(f, b, b, CAP + 1), TORUS_COLL_EARG);
+    /* a refused call is no call: the next one still works */
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, CAP, 0), 0);
+    torus_flat_destroy(f);
+    free(area);
+}
+
+static const test_case cases[] = {
+    {"bcast_every_root_and_size", t_bcast},
+    {"allreduce_rank_order_same_bits", t_allreduce},
+    {"alltoall_blocks", t_alltoall},
+    {"barrier_waits_for_all", t_barrier},
+    {"mixed_ops_reuse_slots", t_mixed},
+    {"refuses_what_does_not_fit", t_refuses},
+};
+
+int main(int argc, char **argv)
+{
+    return TEST_RUN(argc, argv, "test_flat", cases);
+}

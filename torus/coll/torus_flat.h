@@ -1,0 +1,49 @@
+/*
+ * torus_flat.h - small collectives of ranks that share one node, through
+ * one shared area instead of messages (flat.c has the protocol and its
+ * cost).
+ *
+ * The area holds one slot per rank: a line with the rank's publication
+ * count, a line with its done count, then `cap` bytes of data.  The
+ * caller maps it (MPI: a POSIX shared-memory segment every rank of the
+ * communicator maps, pmpi/pmpi_flat.c; the unit test: plain memory and
+ * threads) and zeroes it before any rank uses it.  No MPI here.
+ *
+ * Every rank calls the same collectives in the same order with the same
+ * sizes (MPI's rule for a communicator): each call is one step of a
+ * counter every rank keeps alike.  One call at a time per torus_flat.
+ */
+#ifndef TORUS_FLAT_H
+#define TORUS_FLAT_H
+
+#include <stddef.h>
+
+#include "torus_coll.h"
+
+typedef struct torus_flat torus_flat;
+
+/* Bytes of one rank's slot for `cap` data bytes (the area is n of them). */
+size_t torus_flat_slot_bytes(size_t cap);
+
+/* Rank me's end over the zeroed area of n slots of cap data bytes.  poke,
+ * when not NULL, is called from every idle poll after the spin (the MPI
+ * caller lets its library progress there, as a library's own wait would:
+ * a peer may be finishing a send to this rank before it can come).
+ * NULL on a bad argument or out of memory. */
+torus_flat *torus_flat_create(int n, int me, size_t cap, void *area, void (*poke)(void *ctx), void *ctx);
+void torus_flat_destroy(torus_flat *f);
+/* The data bytes of one slot: the largest bcast and allreduce, n blocks of
+ * an alltoall. */
+size_t torus_flat_cap(const torus_flat *f);
+
+/* The collectives; 0, or TORUS_COLL_EARG when the data does not fit a slot or
+ * (allreduce) MPI defines no (t, op). */
+int torus_flat_barrier(torus_flat *f);
+int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root);
+/* d = s of rank 0 op s of rank 1 op ... in rank order on every rank (the
+ * same bits everywhere); s may be d. */
+int torus_flat_allreduce(torus_flat *f, const void *s, void *d, size_t count, torus_dtype t, torus_op op);
+/* block j of s to rank j, block i of d from rank i (n * block <= cap). */
+int torus_flat_alltoall(torus_flat *f, const void *s, void *d, size_t block);
+
+#endif
