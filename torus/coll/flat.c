@@ -23,9 +23,12 @@
  *   Each rank reads n-1 slots: the calls are for small n and small data
  *   (the adapter's rows, pmpi/pmpi_flat.c).  The count and done lines are
  *   written only by their rank, so no line has two writers.
- * A waiting rank spins TORUS_FLAT_SPIN polls, then calls poke (its MPI
- * library's progress) and follows the kit's idle policy (torus_idle):
- * yields the core, so more ranks than cores still make progress.
+ * A waiting rank spins TORUS_FLAT_SPIN polls (a load each, some 20-40 us:
+ * a peer copying 16-64 KiB takes microseconds, and a waiter that yields
+ * meanwhile answers a system call late; 1000 polls cost the 16 KiB
+ * alltoall up to 2x), then calls poke (its MPI library's progress) and
+ * follows the kit's idle policy (torus_idle): yields the core, so more
+ * ranks than cores still make progress.
  */
 #include "torus_flat.h"
 
@@ -36,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LINE = 64, TORUS_FLAT_SPIN = 1000 };
+enum { LINE = 64, TORUS_FLAT_SPIN = 20000 };
 
 typedef struct slot_head {
     _Atomic uint64_t count; /* the last call whose data this slot holds (or whose barrier it reached) */
