@@ -106,8 +106,9 @@ static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scou
 }
 
 /* The fast path for predefined types (MPI_Alltoall's second test). */
-static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                                     int rcount, MPI_Datatype rtype, MPI_Comm comm)
+static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype,
+                                                               void *rbuf, int rcount, MPI_Datatype rtype,
+                                                               MPI_Comm comm)
 {
     const pm_named *st, *rt;
     pm_comm *pc;

@@ -181,7 +181,8 @@ static __attribute__((noinline)) int bcast_counted(void *buf, int count, MPI_Dat
 }
 
 /* The fast path for a predefined type (MPI_Bcast's second test). */
-static inline __attribute__((always_inline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+static inline __attribute__((always_inline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root,
+                                                            MPI_Comm comm)
 {
     const pm_named *s;
     pm_comm *pc;
@@ -284,8 +285,8 @@ static _Thread_local struct ar_sig {
 } ar_last PM_TLS;
 
 /* The fast path for a predefined type (MPI_Allreduce's second test). */
-static inline __attribute__((always_inline)) int allreduce_named(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                                                      MPI_Op op, MPI_Comm comm)
+static inline __attribute__((always_inline)) int allreduce_named(const void *sbuf, void *rbuf, int count,
+                                                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     const pm_named *s;
     pm_comm *pc;

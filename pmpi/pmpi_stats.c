@@ -206,7 +206,10 @@ void pm__print_stats(pm_why mode)
         for (int i = 0; i < SLOTS && o < sizeof line; i++)
             if (s[W_ALG + i]) {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu", sep,
-                                      i == TRIVIAL ? "trivial" : i == EMPTY ? "empty" : i == FLAT ? pm__flat_name : names[i],
+                                      i == TRIVIAL  ? "trivial"
+                                      : i == EMPTY  ? "empty"
+                                      : i == FLAT   ? pm__flat_name
+                                                    : names[i],
                                       (unsigned long long)s[W_ALG + i]);
                 sep = ", ";
             }
