@@ -119,7 +119,12 @@ static void row_of(const lib_row *table, const pm_comm *pc, int op, size_t *lo, 
 
 void pm__prefer(pm_comm *pc)
 {
-    int flat = flat_on && pc->flat_state >= 0 && pc->why == PM_OK;
+    /* one node as the kit sees it too: under an emulated layout
+     * (TORUS_NODES, TORUS_HOSTFILE) the user's nodes decide, as for the
+     * node-aware algorithms (node_of is the same on every rank) */
+    int flat = flat_on && pc->flat_state >= 0 && pc->why == PM_OK && pc->node_of;
+    for (int r = 1; flat && r < pc->n; r++)
+        flat = pc->node_of[r] == pc->node_of[0];
     for (int op = 0; op < PM_NOPS; op++) {
         row_of(rows, pc, op, &pc->lib_lo[op], &pc->lib_hi[op]);
         pc->flat_lo[op] = SIZE_MAX, pc->flat_hi[op] = 0;
