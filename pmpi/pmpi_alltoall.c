@@ -105,13 +105,13 @@ static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scou
     return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
-/* The fast path for predefined types (MPI_Alltoall's second test). */
-static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf, int scount, MPI_Datatype stype,
-                                                               void *rbuf, int rcount, MPI_Datatype rtype,
-                                                               MPI_Comm comm)
+/* The fast path for predefined types (MPI_Alltoall's second test); pc is
+ * comm's cached state or NULL (pm__comm_cached, looked up once). */
+static inline __attribute__((always_inline)) int alltoall_named(pm_comm *pc, const void *sbuf, int scount,
+                                                               MPI_Datatype stype, void *rbuf, int rcount,
+                                                               MPI_Datatype rtype, MPI_Comm comm)
 {
     const pm_named *st, *rt;
-    pm_comm *pc;
     /* predefined types on both sides, not in place: the checks of
      * alltoall_full in the same order */
     if (PM_LIKELY(pm__is_on()) && comm != MPI_COMM_NULL && rcount >= 0 && (rt = pm__named_fast(rtype)) &&
@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf
             if (!block)
                 return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_ALLTOALL) : MPI_SUCCESS;
             /* the torus case goes the full way: its time is the exchange's */
-            if ((pc = pm__comm_ok(comm)) && pm__library(pc, PM_ALLTOALL, block))
+            if (pc && pc->why == PM_OK && pm__library(pc, PM_ALLTOALL, block))
                 return PM_UNLIKELY(pm__timing) ? alltoall_counted(sbuf, scount, stype, rbuf, rcount, rtype, comm)
                                                : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
         }
@@ -133,9 +133,10 @@ static inline __attribute__((always_inline)) int alltoall_named(const void *sbuf
 PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (PM_LIKELY(pm__is_on()) && rcount > 0 && pm__library_all(comm, PM_ALLTOALL))
+    pm_comm *pc = PM_LIKELY(pm__is_on()) ? pm__comm_cached(comm) : NULL;
+    if (pc && rcount > 0 && (pc->lib_all >> PM_ALLTOALL & 1))
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    return alltoall_named(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return alltoall_named(pc, sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,

@@ -113,12 +113,15 @@ static __attribute__((noinline)) int barrier_counted(MPI_Comm comm)
 PM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     pm_comm *pc;
-    if (PM_LIKELY(pm__is_on()) && pm__library_all(comm, PM_BARRIER))
-        return PMPI_Barrier(comm);
-    if (PM_LIKELY(pm__is_on()) && (pc = pm__comm_ok(comm))) {
-        if (pm__library(pc, PM_BARRIER, 0))
-            return PM_UNLIKELY(pm__timing) ? barrier_counted(comm) : PMPI_Barrier(comm);
-        return barrier_run(pc, comm);
+    /* one lookup: lib_all (set only on a usable state) first, then why */
+    if (PM_LIKELY(pm__is_on()) && (pc = pm__comm_cached(comm))) {
+        if (pc->lib_all >> PM_BARRIER & 1)
+            return PMPI_Barrier(comm);
+        if (pc->why == PM_OK) {
+            if (pm__library(pc, PM_BARRIER, 0))
+                return PM_UNLIKELY(pm__timing) ? barrier_counted(comm) : PMPI_Barrier(comm);
+            return barrier_run(pc, comm);
+        }
     }
     return barrier_full(comm);
 }
@@ -180,16 +183,16 @@ static __attribute__((noinline)) int bcast_counted(void *buf, int count, MPI_Dat
     return PMPI_Bcast(buf, count, dt, root, comm);
 }
 
-/* The fast path for a predefined type (MPI_Bcast's second test). */
-static inline __attribute__((always_inline)) int bcast_named(void *buf, int count, MPI_Datatype dt, int root,
-                                                            MPI_Comm comm)
+/* The fast path for a predefined type (MPI_Bcast's second test); pc is
+ * comm's cached state or NULL (pm__comm_cached, looked up once). */
+static inline __attribute__((always_inline)) int bcast_named(pm_comm *pc, void *buf, int count, MPI_Datatype dt,
+                                                            int root, MPI_Comm comm)
 {
     const pm_named *s;
-    pm_comm *pc;
     if (PM_LIKELY(pm__is_on()) && count >= 0 && (s = pm__named_fast(dt)) && comm != MPI_COMM_NULL) {
         if (!count || !s->t.size)
             return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_BCAST) : MPI_SUCCESS;
-        if ((pc = pm__comm_ok(comm)) && root >= 0 && root < pc->n) {
+        if (pc && pc->why == PM_OK && root >= 0 && root < pc->n) {
             if (pm__library(pc, PM_BCAST, (size_t)count * (size_t)s->t.size))
                 return PM_UNLIKELY(pm__timing) ? bcast_counted(buf, count, dt, root, comm)
                                                : PMPI_Bcast(buf, count, dt, root, comm);
@@ -204,9 +207,10 @@ static inline __attribute__((always_inline)) int bcast_named(void *buf, int coun
  * ranks); then the predefined type's path, inline. */
 PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    if (PM_LIKELY(pm__is_on()) && count > 0 && pm__library_all(comm, PM_BCAST))
+    pm_comm *pc = PM_LIKELY(pm__is_on()) ? pm__comm_cached(comm) : NULL;
+    if (pc && count > 0 && (pc->lib_all >> PM_BCAST & 1))
         return PMPI_Bcast(buf, count, dt, root, comm);
-    return bcast_named(buf, count, dt, root, comm);
+    return bcast_named(pc, buf, count, dt, root, comm);
 }
 
 static __attribute__((noinline)) int allreduce_full(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
