@@ -3,7 +3,24 @@
  *
  * Layout of one rank's incoming area, per shared-memory dimension d in
  * order: a doorbell line (the count of packets published to this rank
- * along d), then one ring per other coordinate c along d, in order of c.
+ * along d), the inbox (Q = (k-1) S announcements, whole lines), then one
+ * ring per other coordinate c along d, in order of c.
+ *
+ * The inbox (issue 44): a sender that publishes a packet takes the next
+ * ticket t from the doorbell (an atomic add) and writes its coordinate,
+ * tagged with t + 1, into announcement t mod Q.  The receiver reads the
+ * doorbell (one line: nothing new costs this load whatever k is) and then
+ * announcement `seen mod Q`, which names the one ring to take from, so a
+ * packet costs the same few lines at 2 ranks and at 128 instead of a scan
+ * of up to k-1 ring heads.  Q suffices: a ticket is taken after its
+ * packet is published and given back when the packet is taken, and at
+ * most S packets of each of the k-1 senders are published and untaken.
+ * An announcement whose tag is not yet seen + 1 is a sender between its
+ * add and its store: the receiver looks again at its next poll.  Tickets
+ * are taken in the order of the rings' packets, so the packet announced
+ * is the oldest untaken one of its ring.  The scan of the ring heads stays
+ * as a mode (torus_shm_set_scan) so that ra_calibrate --hop can price both
+ * in one run.
  * A ring: a header of two lines -- head (the sender's), then taken and
  * tail (the receiver's), so that neither side writes the other's line --
  * and S+1 slots, each a line of {n, last} and cap words rounded up to whole
@@ -17,10 +34,11 @@
  * slot it writes next is free because at most S of its packets along d
  * are untaken and the receiver holds at most one taken packet per
  * dimension (S+1 slots).
- * Cost per packet: one copy of n words into the peer's slot, two release
- * stores and one atomic add on the sender; two acquire loads, the slot's
- * lines (prefetched as the packet is taken) and two release stores on the
- * receiver.  No system call, no MPI call.
+ * Cost per packet: one copy of n words into the peer's slot, three release
+ * stores and one atomic add on the sender; two acquire loads (the doorbell
+ * and the announcement), the slot's lines (prefetched as the packet is
+ * taken) and two release stores on the receiver, at any k.  No system
+ * call, no MPI call.
  *
  * Sleeping (torus_shm_sleep): a node with more ranks than cores cannot
  * afford ranks that spin or merely yield while their peer waits for a
@@ -61,6 +79,9 @@ typedef struct shm_dimc {
     uint64_t *out_head, *in_taken; /* k: my copies of the indices I write */
     _Atomic uint64_t *bell;      /* my doorbell along d */
     _Atomic uint64_t **bell_to;  /* k: the receivers' doorbells */
+    _Atomic uint64_t *ann;       /* my inbox: Q announcements */
+    _Atomic uint64_t **ann_to;   /* k: the receivers' inboxes */
+    uint64_t q;                  /* Q = (k - 1) S */
     uint64_t bell_seen;          /* packets taken along d */
     int rr;                      /* the sender to look at first */
     shm_fly *fly;                /* published, not yet known taken */
@@ -71,6 +92,7 @@ typedef struct shm_dimc {
 
 struct torus_shm_core {
     int ndims, cap, slots, nslots;
+    int scan; /* 1: find packets by scanning the ring heads, not the inbox */
     size_t slot_b, ring_b;
     _Atomic uint32_t *sleep; /* this rank's sleep word */
     shm_dimc dim[TORUS_MAX_DIMS];
@@ -91,9 +113,15 @@ static size_t ring_bytes(int cap, int slots)
     return 2 * LINE + (size_t)(slots + 1) * slot_bytes(cap);
 }
 
+/* The inbox's announcements along a dimension of k. */
+static size_t inbox_bytes(int k, int slots)
+{
+    return round_line((size_t)(k - 1) * (size_t)slots * sizeof(uint64_t));
+}
+
 static size_t dim_bytes(int k, int cap, int slots)
 {
-    return LINE + (size_t)(k - 1) * ring_bytes(cap, slots);
+    return LINE + inbox_bytes(k, slots) + (size_t)(k - 1) * ring_bytes(cap, slots);
 }
 
 /* An area: the sleep line, then the dimensions'. */
@@ -147,10 +175,19 @@ static size_t dim_offset(const torus_shape *s, unsigned mask, int d, int cap, in
 
 /* The ring from sender coordinate sc to receiver coordinate rc along d,
  * in the receiver's area. */
-static char *ring_at(const torus_shm_core *c, char *area, size_t doff, int sc, int rc)
+static char *ring_at(const torus_shm_core *c, char *area, size_t doff, int k, int sc, int rc)
 {
     int idx = sc < rc ? sc : sc - 1;
-    return area + doff + LINE + (size_t)idx * c->ring_b;
+    return area + doff + LINE + inbox_bytes(k, c->slots) + (size_t)idx * c->ring_b;
+}
+
+/* An announcement: the ticket + 1 (its low ANN_TAG_BITS bits) above the
+ * sender's coordinate (ANN_C_BITS: any k of the grammar). */
+#define ANN_C_BITS 20
+#define ANN_TAG_MASK ((1ULL << (64 - ANN_C_BITS)) - 1)
+static uint64_t ann_word(uint64_t ticket, int c)
+{
+    return ((ticket + 1) & ANN_TAG_MASK) << ANN_C_BITS | (uint64_t)c;
 }
 
 void torus_shm_core_destroy(torus_shm_core *c)
@@ -164,6 +201,7 @@ void torus_shm_core_destroy(torus_shm_core *c)
         free(dc->out_head);
         free(dc->in_taken);
         free(dc->bell_to);
+        free(dc->ann_to);
         free(dc->sleep_of);
         free(dc->fly);
     }
@@ -176,6 +214,9 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
     const torus_shape *s = &m->shape;
     if (cap < 1 || slots < 1 || me < 0 || me >= s->n)
         return NULL;
+    for (int d = 0; d < s->ndims; d++)
+        if (on[d] && s->k[d] > (1 << ANN_C_BITS))
+            return NULL;
     torus_shm_core *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
@@ -207,14 +248,18 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
         dc->out_head = calloc((size_t)k, sizeof *dc->out_head);
         dc->in_taken = calloc((size_t)k, sizeof *dc->in_taken);
         dc->bell_to = calloc((size_t)k, sizeof *dc->bell_to);
+        dc->ann_to = calloc((size_t)k, sizeof *dc->ann_to);
         dc->sleep_of = calloc((size_t)k, sizeof *dc->sleep_of);
         dc->fly = calloc((size_t)slots, sizeof *dc->fly);
-        if (!dc->out || !dc->in || !dc->out_head || !dc->in_taken || !dc->bell_to || !dc->sleep_of || !dc->fly) {
+        if (!dc->out || !dc->in || !dc->out_head || !dc->in_taken || !dc->bell_to || !dc->ann_to || !dc->sleep_of ||
+            !dc->fly) {
             torus_shm_core_destroy(c);
             return NULL;
         }
         size_t doff = dim_offset(s, my_mask, d, cap, slots);
         dc->bell = (_Atomic uint64_t *)(void *)(mine + doff);
+        dc->ann = (_Atomic uint64_t *)(void *)(mine + doff + LINE);
+        dc->q = (uint64_t)(k - 1) * (uint64_t)slots;
         int cc[TORUS_MAX_DIMS];
         memcpy(cc, my, (size_t)s->ndims * sizeof(int));
         for (int x = 0; x < k; x++) {
@@ -228,10 +273,11 @@ torus_shm_core *torus_shm_core_create(const torus_map *m, int me, const int *on,
                 return NULL;
             }
             size_t poff = dim_offset(s, peer_mask, d, cap, slots);
-            dc->out[x] = ring_at(c, parea, poff, dc->mc, x);
+            dc->out[x] = ring_at(c, parea, poff, k, dc->mc, x);
             dc->bell_to[x] = (_Atomic uint64_t *)(void *)(parea + poff);
+            dc->ann_to[x] = (_Atomic uint64_t *)(void *)(parea + poff + LINE);
             dc->sleep_of[x] = (_Atomic uint32_t *)(void *)parea;
-            dc->in[x] = ring_at(c, mine, doff, x, dc->mc);
+            dc->in[x] = ring_at(c, mine, doff, k, x, dc->mc);
         }
     }
     return c;
@@ -311,7 +357,8 @@ int torus_shm_send(torus_shm_core *c, int d, int to, const uint64_t *buf, int n,
     dc->out_head[to] = h + 1;
     dc->fly[dc->nfly++] = (shm_fly){.to = to, .seq = h, .words = n};
     dc->sending += n;
-    atomic_fetch_add_explicit(dc->bell_to[to], 1, memory_order_release);
+    uint64_t t = atomic_fetch_add_explicit(dc->bell_to[to], 1, memory_order_acq_rel);
+    atomic_store_explicit(&dc->ann_to[to][t % dc->q], ann_word(t, dc->mc), memory_order_release);
     wake(dc->sleep_of[to]);
     return 0;
 }
@@ -338,12 +385,35 @@ static void take(torus_shm_core *c, shm_dimc *dc, int x, uint64_t t)
     dc->rr = x + 1 == dc->k ? 0 : x + 1;
 }
 
+/* The inbox: the announcement of the next ticket names the ring.  0 when
+ * its sender has taken the ticket but not yet written it. */
+static int take_announced(torus_shm_core *c, shm_dimc *dc)
+{
+    uint64_t a = atomic_load_explicit(&dc->ann[dc->bell_seen % dc->q], memory_order_acquire);
+    if (a >> ANN_C_BITS != ((dc->bell_seen + 1) & ANN_TAG_MASK))
+        return 0;
+    int x = (int)(a & ((1ULL << ANN_C_BITS) - 1));
+    take(c, dc, x, dc->in_taken[x]);
+    return 1;
+}
+
+void torus_shm_set_scan(torus_shm_core *c, int scan)
+{
+    c->scan = scan != 0;
+}
+
 int torus_shm_poll(torus_shm_core *c, int d, torus_packet *pkt)
 {
     shm_dimc *dc = &c->dim[d];
     if (!dc->held) {
         if (atomic_load_explicit(dc->bell, memory_order_acquire) == dc->bell_seen)
             return 0;
+        if (!c->scan) {
+            if (!take_announced(c, dc))
+                return 0;
+            *pkt = dc->pkt;
+            return 1;
+        }
         for (int i = 0; i < dc->k && !dc->held; i++) {
             int x = dc->rr + i < dc->k ? dc->rr + i : dc->rr + i - dc->k;
             if (x == dc->mc)

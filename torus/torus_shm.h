@@ -10,7 +10,9 @@
  * is the receiver's to count) and `tail` (when it releases it: the slot is
  * free again).  A per-(receiver, dimension) doorbell counts the packets
  * published to it, so an idle receiver reads one word instead of k-1
- * rings.  A sender never has more than S packets published and not yet
+ * rings, and an inbox of announcements behind it names the ring of each
+ * packet in order, so a packet is found in one more line whatever k is
+ * (shm_ring.c).  A sender never has more than S packets published and not yet
  * taken along a dimension, and a receiver holds at most one taken packet
  * per dimension, so S+1 slots always have room (the send-slot count and
  * the budget arithmetic are the MPI transport's, unchanged).
@@ -33,8 +35,8 @@
 
 /* Bytes of one rank's incoming area for the dimensions flagged in on[]
  * (1: through shared memory): a line whose first word it sleeps on, then
- * per such dimension a doorbell line and k_d - 1 rings of S+1 slots of cap
- * words.  Every rank of a line computes
+ * per such dimension a doorbell line, an inbox of (k_d - 1) S words and
+ * k_d - 1 rings of S+1 slots of cap words.  Every rank of a line computes
  * the same layout from (shape, on, cap, slots). */
 size_t torus_shm_area_bytes(const torus_shape *s, const int *on, int cap, int slots);
 
@@ -64,6 +66,11 @@ void torus_shm_release(torus_shm_core *c, int d);
 int torus_shm_quiescent(torus_shm_core *c);
 /* Words published along d and not yet taken by their receivers. */
 int torus_shm_sending(torus_shm_core *c, int d);
+/* scan 1: find packets by scanning the ring heads after the doorbell (the
+ * design before the inbox), 0 (the default): through the inbox.  For
+ * ra_calibrate --hop, which prices both; set before the first poll, on
+ * the receiving side only (senders announce in both). */
+void torus_shm_set_scan(torus_shm_core *c, int scan);
 /* 1 if dimension d goes through shared memory. */
 int torus_shm_on(const torus_shm_core *c, int d);
 

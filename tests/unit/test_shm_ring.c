@@ -129,6 +129,56 @@ static void t_protocol_step_by_step(void)
     world_free(&w);
 }
 
+/* The inbox: packets of several senders come out in the order they were
+ * published (the tickets' order), also once the announcements and the
+ * rings have wrapped many times, and in the scan mode every packet still
+ * arrives (in an order of its own). */
+static void t_inbox_order(void)
+{
+    world w;
+    ASSERT_EQ_INT(world_init(&w, "8", 8, 4, 2), 0);
+    torus_shm_core *c[8];
+    for (int r = 0; r < 8; r++)
+        c[r] = core_of(&w, r);
+    uint64_t buf[4] = {0};
+    torus_packet p;
+    static const int order[] = {3, 1, 6, 1, 5, 7, 2, 4, 3, 6};
+    long bad = 0;
+    for (int round = 0; round < 500; round++) {
+        for (int i = 0; i < 10; i++) {
+            buf[0] = (uint64_t)(round * 10 + i);
+            ASSERT_TRUE(torus_shm_can_send(c[order[i]], 0));
+            ASSERT_EQ_INT(torus_shm_send(c[order[i]], 0, 0, buf, 1 + i % 4, 0), 0);
+        }
+        for (int i = 0; i < 10; i++) {
+            if (torus_shm_poll(c[0], 0, &p) != 1 || p.data[0] != (uint64_t)(round * 10 + i) || p.n != 1 + i % 4)
+                bad++;
+            torus_shm_release(c[0], 0);
+        }
+        ASSERT_EQ_INT(torus_shm_poll(c[0], 0, &p), 0);
+    }
+    ASSERT_EQ_INT(bad, 0);
+    /* the scan mode: every packet once */
+    torus_shm_set_scan(c[0], 1);
+    for (int i = 0; i < 10; i++) {
+        buf[0] = (uint64_t)i;
+        ASSERT_EQ_INT(torus_shm_send(c[order[i]], 0, 0, buf, 1, 0), 0);
+    }
+    unsigned seen = 0;
+    for (int i = 0; i < 10; i++) {
+        ASSERT_EQ_INT(torus_shm_poll(c[0], 0, &p), 1);
+        seen |= 1u << p.data[0];
+        torus_shm_release(c[0], 0);
+    }
+    ASSERT_EQ_INT((int)seen, 0x3ff);
+    ASSERT_EQ_INT(torus_shm_poll(c[0], 0, &p), 0);
+    for (int r = 0; r < 8; r++) {
+        ASSERT_TRUE(torus_shm_quiescent(c[r]));
+        torus_shm_core_destroy(c[r]);
+    }
+    world_free(&w);
+}
+
 /* ---- threads ---------------------------------------------------------- */
 
 #define PACKETS 20000
@@ -140,6 +190,7 @@ typedef struct rank_job {
     torus_shm_core *c;
     long bad;
     int sleepy;      /* idle: sleep on the rings (1 s at most) instead of yielding */
+    int scan;        /* find packets by the ring heads' scan, not the inbox */
     int packets;     /* each way, plus the last */
     long slept, timeouts;
 } rank_job;
@@ -225,16 +276,17 @@ static void *rank_main(void *arg)
     return NULL;
 }
 
-static void threads(const char *shape, int n, int cap, int slots, int sleepy)
+static void threads_mode(const char *shape, int n, int cap, int slots, int sleepy, int scan, int packets)
 {
     world w;
     ASSERT_EQ_INT(world_init(&w, shape, n, cap, slots), 0);
     rank_job jobs[8];
     pthread_t th[8];
     for (int r = 0; r < n; r++) {
-        jobs[r] = (rank_job){.w = &w, .r = r, .c = core_of(&w, r), .sleepy = sleepy,
-                             .packets = sleepy ? SLEEPY_PACKETS : PACKETS};
+        jobs[r] = (rank_job){.w = &w, .r = r, .c = core_of(&w, r), .sleepy = sleepy, .scan = scan,
+                             .packets = packets};
         ASSERT_TRUE(jobs[r].c != NULL);
+        torus_shm_set_scan(jobs[r].c, scan);
     }
     for (int r = 0; r < n; r++)
         ASSERT_EQ_INT(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
@@ -246,11 +298,29 @@ static void threads(const char *shape, int n, int cap, int slots, int sleepy)
         timeouts += jobs[r].timeouts;
         torus_shm_core_destroy(jobs[r].c);
     }
-    printf("threads on %s, cap %d, %d slot(s)%s: %d packets each way, %ld bad, %ld sleeps, %ld ran out\n", shape, cap,
-           slots, sleepy ? ", idle ones asleep" : "", jobs[0].packets + 1, bad, slept, timeouts);
+    printf("threads on %s, cap %d, %d slot(s)%s%s: %d packets each way, %ld bad, %ld sleeps, %ld ran out\n", shape,
+           cap, slots, sleepy ? ", idle ones asleep" : "", scan ? ", ring heads scanned" : "", jobs[0].packets + 1,
+           bad, slept, timeouts);
     ASSERT_EQ_INT(bad, 0);
     ASSERT_EQ_INT(timeouts, 0);
     world_free(&w);
+}
+
+static void threads(const char *shape, int n, int cap, int slots, int sleepy)
+{
+    threads_mode(shape, n, cap, slots, sleepy, 0, sleepy ? SLEEPY_PACKETS : PACKETS);
+}
+
+/* eight senders into every inbox at once, two slots each */
+static void t_threads_line_8(void)
+{
+    threads_mode("8", 8, 9, 2, 0, 0, 5000);
+}
+
+/* the scan mode ra_calibrate --hop prices beside the inbox */
+static void t_threads_line_4_scan(void)
+{
+    threads_mode("4", 4, 13, 1, 0, 1, PACKETS);
 }
 
 static void t_threads_line_4(void)
@@ -281,6 +351,9 @@ static void t_asleep_2x2x2(void)
 
 static const test_case cases[] = {
     {"protocol_step_by_step", t_protocol_step_by_step},
+    {"inbox_order", t_inbox_order},
+    {"threads_line_8", t_threads_line_8},
+    {"threads_line_4_scan", t_threads_line_4_scan},
     {"threads_line_4", t_threads_line_4},
     {"threads_2x2x2", t_threads_2x2x2},
     {"asleep_line_2", t_asleep_line_2},
