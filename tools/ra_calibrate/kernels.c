@@ -33,6 +33,15 @@ uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words)
 double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
                   torus_shape *shape, uint64_t *given)
 {
+    ropt_mpi_options o;
+    ropt_mpi_options_defaults(&o);
+    o.dims = dims;
+    return cal_routed_run_with(comm, sync, &o, log2, updates, cap, shape, given, NULL);
+}
+
+double cal_routed_run_with(MPI_Comm comm, MPI_Comm sync, const ropt_mpi_options *opts, int log2, uint64_t updates,
+                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm)
+{
     int rank, P;
     KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     KIT_MPI_CHECK(MPI_Comm_size(comm, &P));
@@ -42,9 +51,7 @@ double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, 
     ra_dist_init(&ud, updates, P);
     uint64_t *tab = given ? given : cal_alloc_table(comm, ra_dist_count(&td, rank));
     ra_table_init(tab, ra_dist_count(&td, rank), ra_dist_start(&td, rank));
-    ropt_mpi_options o;
-    ropt_mpi_options_defaults(&o);
-    o.dims = dims;
+    ropt_mpi_options o = *opts;
     ropt_mpi s;
     char err[256];
     int rc = ropt_mpi_setup(&s, comm, &o, tab, ra_dist_start(&td, rank), ra_dist_count(&td, rank), log2, &td, err,
@@ -55,6 +62,8 @@ double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, 
     }
     *cap = s.cap;
     *shape = s.shape;
+    if (node_shm)
+        *node_shm = s.node_shm;
     /* sleeping barriers: a rank done early must not poll away the core of
      * one still working (oversubscribed nodes) */
     kit_mpi_sleepy_barrier(sync);

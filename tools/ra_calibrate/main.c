@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 {
     kit_stdout_begin(argv[0]);
     static cal c;
-    c.op = (cal_opts){.log2 = 25, .out = "calibration.params"};
+    c.op = (cal_opts){.log2 = 25, .reps = 5, .out = "calibration.params"};
     int prc = cal_parse_options(argc, argv, kit_launch_first(), &c.op);
     /* alone, an option that ends the run ends it before MPI starts;
      * launched with others, the process joins the ranks' agreement all the
@@ -266,6 +266,8 @@ int main(int argc, char **argv)
         return prc;
     if (c.op.probe)
         return probe_main(&c);
+    if (c.op.hop)
+        return cal_hop_main(&c);
     static cal_figs f;
     measure_all(&c, &f);
     tm_params prm;

@@ -3,7 +3,7 @@
 #include "ra_calibrate.h"
 #include "kit_settings.h"
 
-enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
+enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_HOP, CAL_REPS, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
 
 static const kit_opt cal_spec[] = {
     {.name = "log2-table", .type = KIT_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
@@ -14,6 +14,13 @@ static const kit_opt cal_spec[] = {
      .help = "the hardware alone, no GUPS run: memory latency (pointer chase), misses in flight (concurrent "
              "chases), the node's bandwidth, the kit's instruction costs in cache, MPI latency; writes "
              "torusmodel's node model keys (docs/machines.md)"},
+    {.name = "hop", .type = KIT_OPT_FLAG, .id = CAL_HOP, .defval = "off",
+     .help = "the node hop's price measured directly, ranks on one node, tables in cache: ns per crossing at "
+             "packet fills 4..1024 (h and s fitted, also in updates at the ceiling of the --log2-table run), "
+             "and the price of a poll with 1..127 peer rings, through the inbox and by a scan (docs/ra_opt.md); "
+             "prints, writes no file"},
+    {.name = "reps", .type = KIT_OPT_LONG, .id = CAL_REPS, .meta = "N", .defval = "5",
+     .help = "--hop: interleaved rounds of every figure (median, min and max reported)", .lo = 1, .hi = 99},
     {.name = "output", .type = KIT_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
      .help = "params file to write"},
     {.name = "link-bw", .type = KIT_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
@@ -60,6 +67,12 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
     case CAL_PROBE:
         c->probe = 1;
         break;
+    case CAL_HOP:
+        c->hop = 1;
+        break;
+    case CAL_REPS:
+        c->reps = (int)v->l;
+        break;
     case CAL_OUTPUT:
         c->out = v->s;
         break;
@@ -95,6 +108,11 @@ int cal_parse_options(int argc, char **argv, int first, cal_opts *o)
     if (rc) {
         if (first)
             fprintf(stderr, "ra_calibrate: %s\n", err);
+        return KIT_EXIT_USAGE;
+    }
+    if (o->probe && o->hop) {
+        if (first)
+            fprintf(stderr, "ra_calibrate: --probe and --hop: allowed one of them at a time\n");
         return KIT_EXIT_USAGE;
     }
     /* --dry-run: the output's folder, as rank 0 checks it before measuring */

@@ -90,7 +90,7 @@
 #endif
 
 typedef struct cal_opts {
-    int log2, quick, dry_run, probe;
+    int log2, quick, dry_run, probe, hop, reps;
     const char *out;
     double link_bw;
 } cal_opts;
@@ -131,6 +131,11 @@ extern int cal_ceil_kind, cal_ceil_depth;
 uint64_t *cal_alloc_table(MPI_Comm comm, uint64_t words);
 double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, uint64_t updates, int *cap,
                   torus_shape *shape, uint64_t *given);
+/* The same with every ra_opt option given (o->prm's budget may exceed
+ * 1024: --hop's packets of a chosen fill); *node_shm (may be NULL) gets the
+ * node hop's road (1 shared memory, 0 MPI). */
+double cal_routed_run_with(MPI_Comm comm, MPI_Comm sync, const ropt_mpi_options *o, int log2, uint64_t updates,
+                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm);
 double cal_node_rate(const torus_node_info *ni, double updates, double secs);
 void cal_base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests);
 double cal_star_ns(uint64_t *t, int lk, uint64_t n);
@@ -161,6 +166,9 @@ typedef struct probe_figs {
 void cal_probe_all(cal *c, probe_figs *pf);
 void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm);
 void cal_probe_cpu_name(char *buf, size_t len);
+
+/* hop.c: --hop, the node hop's price measured directly */
+int cal_hop_main(cal *c);
 
 /* fit.c */
 void cal_fit_params(const cal *c, cal_figs *f, tm_params *prm);
