@@ -176,6 +176,11 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
             return KIT_EXIT_RESOURCE;
         torus_shm_bind(s->shm, &s->tp);
         s->shm_dims = torus_shm_count(s->shm);
+        /* a core per rank: a rank rarely sleeps, so a packet need not
+         * fence to look for a sleeper (a sleep is bounded instead); the
+         * node's ranks agree, as node_cores and local_size are the node's */
+        if (!s->oversubscribed)
+            torus_shm_lazy_wake(s->shm);
     }
     int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, table, local_start, local_size, log2, td);
     s->have_core = 1; /* ropt_free copes with a partial init */

@@ -54,6 +54,9 @@ void torus_shm_bind(torus_shm *s, torus_transport *t);
 int torus_shm_count(const torus_shm *s);
 /* Collective over the node (the window is freed). */
 void torus_shm_destroy(torus_shm *s);
+/* Lazy wake-ups on the rings (torus_shm_set_lazy_wake): call on every
+ * rank of the node alike, or on none. */
+void torus_shm_lazy_wake(torus_shm *s);
 
 /* ---- node layout (node.c) -------------------------------------------- */
 

@@ -71,6 +71,14 @@ int torus_shm_sending(torus_shm_core *c, int d);
  * ra_calibrate --hop, which prices both; set before the first poll, on
  * the receiving side only (senders announce in both). */
 void torus_shm_set_scan(torus_shm_core *c, int scan);
+/* lazy 1: wake-ups without a fence.  A packet published or taken looks
+ * at the peer's sleep word with a plain load (a line nobody writes while
+ * nobody sleeps) instead of after a full fence, which drained the store
+ * buffer twice per packet: with the locked doorbell add, the largest part
+ * of a packet's price (ra_calibrate --hop).  The look may then miss a peer
+ * that is just lying down, so every sleep is bounded to 20 us.  For ranks
+ * that each have a core (rarely asleep); every rank of a node alike. */
+void torus_shm_set_lazy_wake(torus_shm_core *c, int lazy);
 /* 1 if dimension d goes through shared memory. */
 int torus_shm_on(const torus_shm_core *c, int d);
 

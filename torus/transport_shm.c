@@ -262,3 +262,9 @@ void torus_shm_destroy(torus_shm *s)
     free(s->node_area);
     free(s);
 }
+
+void torus_shm_lazy_wake(torus_shm *s)
+{
+    if (s && s->core)
+        torus_shm_set_lazy_wake(s->core, 1);
+}

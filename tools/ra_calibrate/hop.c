@@ -83,9 +83,13 @@ static void stat3(double *v, int n, double out[3])
 /* ---- 1-2: fills --------------------------------------------------------- */
 
 typedef struct hop_fill_figs {
-    double ns[NFILL][3]; /* per crossing: median, min, max */
-    double routed[NFILL], local; /* ns per generated update, medians */
-    double h_ns, s_ns, H;
+    /* [0] work: each rank's time less its steps that moved nothing (the
+     * CPU's price, what the timed simulator charges; it makes the waiting
+     * itself), [1] wall: with the waiting (in cache a ping-pong between
+     * the ranks, so the wall's s is the latency of a packet's round trip) */
+    double ns[2][NFILL][3]; /* per crossing: median, min, max */
+    double routed[NFILL], local; /* wall ns per generated update, medians */
+    double h_ns[2], s_ns[2], H;
     torus_shape shape;
     int node_shm;
 } hop_fill_figs;
@@ -104,50 +108,76 @@ static void fit_line(const double *x, const double *y, const double *w, int n, d
     *h = sw > 0 ? (sy - *s * sx) / sw : 0;
 }
 
+/* One round at fill F: work and wall ns per crossing, wall ns per update
+ * routed and alone. */
+static void fill_round(const ropt_mpi_options *o, int buffers, int F, int lg, uint64_t per, int P, double H,
+                       double out[4])
+{
+    ropt_mpi_options of = *o, ol;
+    of.prm.budget = F * buffers + of.prm.lookahead + 2 * of.prm.batch;
+    of.profile = 1;
+    ropt_mpi_options_defaults(&ol);
+    ol.dims = "1";
+    ol.profile = 1;
+    torus_shape sh;
+    int cap;
+    double wait = 0, dl, mine[2], most[2];
+    double dr = cal_routed_run_with(MPI_COMM_WORLD, MPI_COMM_WORLD, &of, lg, per * (uint64_t)P, &cap, &sh, NULL,
+                                    NULL, &wait);
+    /* every rank's own loop at once, on its own table of the same size */
+    dl = cal_routed_run_with(MPI_COMM_SELF, MPI_COMM_WORLD, &ol, 12, per, &cap, &sh, NULL, NULL, NULL);
+    mine[0] = dr - wait, mine[1] = dl;
+    KIT_MPI_CHECK(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    double ns = 1e9 / (double)per;
+    out[0] = (most[0] - most[1]) * ns / H;
+    out[1] = (dr - most[1]) * ns / H;
+    out[2] = dr * ns;
+    out[3] = most[1] * ns;
+}
+
 static void hop_fills_measure(cal *c, hop_fill_figs *hf)
 {
     int lg = 12, cap;
     while ((1 << (lg - 12)) < c->P)
         lg++;
-    uint64_t per = c->op.quick ? 1ULL << 20 : 1ULL << 21, U = per * (uint64_t)c->P;
+    uint64_t per = c->op.quick ? 1ULL << 20 : 1ULL << 21;
     /* the shape ra_opt picks here, then kept whatever the budget: a lifted
      * budget would change auto's choice */
     ropt_mpi_options o;
     ropt_mpi_options_defaults(&o);
-    cal_routed_run_with(MPI_COMM_WORLD, MPI_COMM_WORLD, &o, lg, U / 8, &cap, &hf->shape, NULL, &hf->node_shm);
+    cal_routed_run_with(MPI_COMM_WORLD, MPI_COMM_WORLD, &o, lg, per * (uint64_t)c->P / 8, &cap, &hf->shape, NULL,
+                        &hf->node_shm, NULL);
     char dims[128];
     torus_shape_format(&hf->shape, dims, sizeof dims);
     o.dims = dims;
     hf->H = torus_expected_hops(&hf->shape);
     int buffers = ropt_buffers(&hf->shape, &o.prm), reps = c->op.reps;
-    static double ns[NFILL][MAX_REPS], ro[NFILL][MAX_REPS], lo[NFILL * MAX_REPS];
+    static double ns[2][NFILL][MAX_REPS], ro[NFILL][MAX_REPS], lo[NFILL * MAX_REPS];
     for (int r = 0; r < reps; r++)
         for (int f = 0; f < NFILL; f++) {
-            ropt_mpi_options of = o;
-            of.prm.budget = hop_fills[f] * buffers + of.prm.lookahead + 2 * of.prm.batch;
-            torus_shape sh;
-            double dr = cal_routed_run_with(MPI_COMM_WORLD, MPI_COMM_WORLD, &of, lg, U, &cap, &sh, NULL, NULL);
-            double dl = cal_routed_run(MPI_COMM_SELF, MPI_COMM_WORLD, "1", 12, per, &cap, &sh, NULL), dlmax;
-            KIT_MPI_CHECK(MPI_Allreduce(&dl, &dlmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-            ns[f][r] = (dr - dlmax) / (double)per * 1e9 / hf->H;
-            ro[f][r] = dr / (double)per * 1e9;
-            lo[r * NFILL + f] = dlmax / (double)per * 1e9;
+            double v[4];
+            fill_round(&o, buffers, hop_fills[f], lg, per, c->P, hf->H, v);
+            ns[0][f][r] = v[0], ns[1][f][r] = v[1], ro[f][r] = v[2], lo[r * NFILL + f] = v[3];
         }
     double s3[3];
     stat3(lo, reps * NFILL, s3);
     hf->local = s3[0];
-    /* relative errors: the small fills' ns are tens of times the large
-     * ones', and an unweighted fit would let them alone set h */
-    double x[NFILL], y[NFILL], w[NFILL];
     for (int f = 0; f < NFILL; f++) {
-        stat3(ns[f], reps, hf->ns[f]);
         stat3(ro[f], reps, s3);
         hf->routed[f] = s3[0];
-        x[f] = 1.0 / hop_fills[f];
-        y[f] = hf->ns[f][0];
-        w[f] = y[f] > 0 ? 1 / (y[f] * y[f]) : 0;
     }
-    fit_line(x, y, w, NFILL, &hf->h_ns, &hf->s_ns);
+    /* relative errors: the small fills' ns are tens of times the large
+     * ones', and an unweighted fit would let them alone set h */
+    for (int m = 0; m < 2; m++) {
+        double x[NFILL], y[NFILL], w[NFILL];
+        for (int f = 0; f < NFILL; f++) {
+            stat3(ns[m][f], reps, hf->ns[m][f]);
+            x[f] = 1.0 / hop_fills[f];
+            y[f] = hf->ns[m][f][0];
+            w[f] = y[f] > 0 ? 1 / (y[f] * y[f]) : 0;
+        }
+        fit_line(x, y, w, NFILL, &hf->h_ns[m], &hf->s_ns[m]);
+    }
 }
 
 /* ---- 4: polls ----------------------------------------------------------- */
@@ -328,18 +358,22 @@ static void hop_report(const cal *c, const hop_fill_figs *hf, const hop_poll_fig
     printf("hop_shape: %s\nhop_transport: %s\nhop_crossings_per_update: %.4f\n", shown,
            hf->node_shm ? "shm" : "mpi", hf->H);
     printf("# ns per crossing at a packet fill of F updates (ra_opt, tables of 2^12 words a rank in cache, less "
-           "every rank's local loop in the same round)\n");
+           "every rank's local loop in the same round): work (steps that moved nothing left out), then wall\n");
     for (int f = 0; f < NFILL; f++)
-        printf("hop_fill_%d_ns: %.3f %.3f %.3f\n", hop_fills[f], hf->ns[f][0], hf->ns[f][1], hf->ns[f][2]);
+        printf("hop_fill_%d_ns: %.3f %.3f %.3f  wall %.3f %.3f %.3f\n", hop_fills[f], hf->ns[0][f][0],
+               hf->ns[0][f][1], hf->ns[0][f][2], hf->ns[1][f][0], hf->ns[1][f][1], hf->ns[1][f][2]);
     printf("hop_local_ns: %.3f  (every rank's local loop alone, ns per update)\n", hf->local);
-    printf("# ns per generated update, routed:");
+    printf("# wall ns per generated update, routed:");
     for (int f = 0; f < NFILL; f++)
         printf(" %d:%.2f", hop_fills[f], hf->routed[f]);
-    printf("\nhop_h_ns: %.3f\nhop_s_ns: %.2f\n", hf->h_ns, hf->s_ns);
+    printf("\n# fitted ns(F) = h + s / F, weighted by relative error\n");
+    printf("hop_h_ns: %.3f\nhop_s_ns: %.2f\nhop_wall_h_ns: %.3f\nhop_wall_s_ns: %.2f\n", hf->h_ns[0], hf->s_ns[0],
+           hf->h_ns[1], hf->s_ns[1]);
     printf("# the unit: one update at the node's ceiling, %g ranks / %.4f GUPS (the ceiling kernel, table 2^%d)\n",
            c->rpn, node_gups, c->op.log2);
-    printf("ceiling_ns_per_update: %.3f\nhop_h_updates: %.4f\nhop_s_updates: %.3f\n", unit_ns, hf->h_ns / unit_ns,
-           hf->s_ns / unit_ns);
+    printf("ceiling_ns_per_update: %.3f\nhop_h_updates: %.4f\nhop_s_updates: %.3f\nhop_wall_h_updates: %.4f\n"
+           "hop_wall_s_updates: %.3f\n",
+           unit_ns, hf->h_ns[0] / unit_ns, hf->s_ns[0] / unit_ns, hf->h_ns[1] / unit_ns, hf->s_ns[1] / unit_ns);
     if (!hp->ok) {
         printf("# polls: not measured (no memory or no thread for the probe)\n");
         return;

@@ -2,6 +2,7 @@
  * the kernels on a rank's table, ra_opt's run, the baseline's local path,
  * Table 1's message costs, and a barrier the waiting ranks sleep in. */
 #include "ra_calibrate.h"
+#include "torus_ticks.h"
 
 #define WAIT_S 200e-6
 
@@ -36,11 +37,11 @@ double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, 
     ropt_mpi_options o;
     ropt_mpi_options_defaults(&o);
     o.dims = dims;
-    return cal_routed_run_with(comm, sync, &o, log2, updates, cap, shape, given, NULL);
+    return cal_routed_run_with(comm, sync, &o, log2, updates, cap, shape, given, NULL, NULL);
 }
 
 double cal_routed_run_with(MPI_Comm comm, MPI_Comm sync, const ropt_mpi_options *opts, int log2, uint64_t updates,
-                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm)
+                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm, double *wait_s)
 {
     int rank, P;
     KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -70,6 +71,8 @@ double cal_routed_run_with(MPI_Comm comm, MPI_Comm sync, const ropt_mpi_options 
     double t0 = MPI_Wtime();
     ropt_mpi_run(&s, RA_GEN_LFSR, ra_dist_start(&ud, rank), ra_dist_count(&ud, rank), NULL, NULL);
     double mine = MPI_Wtime() - t0, dt;
+    if (wait_s)
+        *wait_s = o.profile ? (double)s.core.ticks[ROPT_T_WAIT] / torus_ticks_per_second() : 0;
     kit_mpi_sleepy_barrier(sync);
     KIT_MPI_CHECK(MPI_Allreduce(&mine, &dt, 1, MPI_DOUBLE, MPI_MAX, comm));
     ropt_mpi_free(&s);

@@ -133,9 +133,10 @@ double cal_routed_run(MPI_Comm comm, MPI_Comm sync, const char *dims, int log2, 
                   torus_shape *shape, uint64_t *given);
 /* The same with every ra_opt option given (o->prm's budget may exceed
  * 1024: --hop's packets of a chosen fill); *node_shm (may be NULL) gets the
- * node hop's road (1 shared memory, 0 MPI). */
+ * node hop's road (1 shared memory, 0 MPI), *wait_s (may be NULL) this
+ * rank's seconds in steps that moved nothing (o->profile set, else 0). */
 double cal_routed_run_with(MPI_Comm comm, MPI_Comm sync, const ropt_mpi_options *o, int log2, uint64_t updates,
-                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm);
+                           int *cap, torus_shape *shape, uint64_t *given, int *node_shm, double *wait_s);
 double cal_node_rate(const torus_node_info *ni, double updates, double secs);
 void cal_base_local_path(uint64_t *t, int lk, uint64_t n, int nrecv, MPI_Request *req, int tests);
 double cal_star_ns(uint64_t *t, int lk, uint64_t n);
