@@ -47,6 +47,8 @@ static void options_of(const ra_config *cfg, ropt_mpi_options *o)
     o->node_hops = !nh || !strcmp(nh, "auto") ? 0 : (int)strtol(nh, NULL, 10);
     if (ra_algo_option(cfg, "hop-cost"))
         o->hop_cost = strtod(ra_algo_option(cfg, "hop-cost"), NULL);
+    const char *sp = ra_algo_option(cfg, "split");
+    o->prm.portable_split = sp && !strcmp(sp, "portable");
     if (ra_algo_option(cfg, "packet-cost"))
         o->packet_cost = strtod(ra_algo_option(cfg, "packet-cost"), NULL);
 }
@@ -134,21 +136,22 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
      * in words): what it is, who chose it, the dimensions it carries at
      * rank 0, rank 0's node */
     snprintf(run->keys, sizeof run->keys,
-             "node_transport: %s\nnode_transport_chosen_by: %s\nshm_dims: %d\nnode_ranks: %d\nnode_cores: %d\n",
+             "node_transport: %s\nnode_transport_chosen_by: %s\nshm_dims: %d\nnode_ranks: %d\nnode_cores: %d\n"
+             "split_kernel: %s\n",
              s->node_shm ? "shm" : "mpi", o.node_shm < 0 ? "auto" : "option", s->shm_dims, s->node.local_size,
-             s->node_cores);
+             s->node_cores, ropt_split_kernel(&o.prm));
     char why[160];
     node_hops_keys(&s->nodes, &o, why, sizeof why);
     size_t used = strlen(run->keys);
     snprintf(run->keys + used, sizeof run->keys - used, "%s", why);
     if (run->rank == 0 && !cfg->quiet)
         printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
-               "expected hops %.3f\n"
+               "expected hops %.3f, split %s\n"
                "# node transport: %s%s (%d of %d dimension%s through shared memory at rank 0; %d rank%s on %d core%s on "
                "rank 0's node)\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
                s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
-               o.prm.batch, torus_expected_hops(&s->shape), s->node_shm ? "shm" : "mpi",
+               o.prm.batch, torus_expected_hops(&s->shape), ropt_split_kernel(&o.prm), s->node_shm ? "shm" : "mpi",
                o.node_shm < 0 ? ", chosen by auto" : "", s->shm_dims, s->shape.ndims, s->shape.ndims == 1 ? "" : "s",
                s->node.local_size, s->node.local_size == 1 ? "" : "s", s->node_cores, s->node_cores == 1 ? "" : "s");
     return KIT_EXIT_OK;
@@ -227,6 +230,10 @@ static const kit_opt opt_options[] = {
      .help = "--node-hops auto: the price of a packet, in updates at the node's ceiling (60 x the default hop-cost: on "
              "one node auto picks the shapes --dims auto always picked)",
      .lo = 0, .hi = 1e9, .allowed = "a number of updates in 0..1e9"},
+    {.name = "split", .type = KIT_OPT_CHOICE, .meta = "K", .defval = "auto",
+     .help = "the split of generated updates between this rank's table and the buckets: auto (eight at a time with "
+             "AVX-512 where the CPU has it, else portable) or portable (one at a time); the same updates either way",
+     .choices = "auto|portable", .allowed = "auto or portable"},
     {.name = "profile", .type = KIT_OPT_FLAG, .defval = "off",
      .help = "time shares of generate, route, apply_recv, send, poll and wait on every rank (min and max over "
              "ranks in the key block and JSON)"},

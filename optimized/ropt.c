@@ -34,6 +34,7 @@
  * (t_s + t_r) / fill), H = sum(1 - 1/k_i), fill <= cap.
  */
 #include "ropt.h"
+#include "ropt_pipe.h"
 #include "torus_prefetch.h"
 #include "torus_ticks.h"
 
@@ -49,6 +50,7 @@ void ropt_params_defaults(ropt_params *p)
     p->batch = ROPT_DEFAULT_BATCH;
     p->outstanding = ROPT_DEFAULT_OUTSTANDING;
     p->shared_recv = 0;
+    p->portable_split = 0;
 }
 
 int ropt_lookahead_ok(int d)
@@ -121,7 +123,8 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
         p->outstanding < 1 || p->outstanding > ROPT_MAX_OUTSTANDING)
         return -2;
     o->nb = route->nbuckets;
-    size_t nbx = o->nb ? (size_t)o->nb : 1, chunk = (size_t)p->batch * sizeof(uint64_t) + 8;
+    size_t nbx = o->nb ? (size_t)o->nb : 1, chunk = (size_t)(p->batch + ROPT_SPLIT_SLACK) * sizeof(uint64_t);
+    size_t bucket_b = (size_t)(o->cap + ROPT_SPLIT_SLACK) * sizeof(uint64_t);
     int depth = p->lookahead > 0 ? p->lookahead : 1;
     o->bucket = calloc(nbx, sizeof *o->bucket);
     o->fill = calloc(nbx, sizeof *o->fill);
@@ -135,11 +138,11 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
         return -1;
     for (int b = 0; b < o->nb; b++) {
         o->bdim[b] = route->bucket_dim[b];
-        if (route->peer[b] >= 0 && !(o->bucket[b] = malloc((size_t)o->cap * sizeof(uint64_t) + 8)))
+        if (route->peer[b] >= 0 && !(o->bucket[b] = malloc(bucket_b)))
             return -1;
     }
     for (int d = 0; d < o->ndims; d++)
-        if (o->k[d] >= 2 && !(o->dr[d].v = malloc((size_t)o->cap * sizeof(uint64_t) + 8)))
+        if (o->k[d] >= 2 && !(o->dr[d].v = malloc(bucket_b)))
             return -1;
     o->table = table;
     o->local_start = local_start;
@@ -189,53 +192,6 @@ void ropt_free(ropt *o)
     o->lbuf[0] = o->lbuf[1] = o->gr.v = o->pval = NULL;
 }
 
-/* ---- the apply pipeline ------------------------------------------------ */
-
-/* A word no update of the run changes on its own: the pipeline starts
- * full of D copies of a value whose word is this rank's first one, and D
- * is even, so every copy applied (each is, once: pushed out or flushed)
- * leaves that word as it was.  No branch per push for the empty start. */
-static uint64_t pipe_dummy(const ropt *o)
-{
-    return o->gen == RA_GEN_LFSR ? o->local_start : o->local_start << (64 - o->log2);
-}
-
-static void pipe_reset(ropt *o)
-{
-    uint64_t v0 = pipe_dummy(o);
-    for (int i = 0; i < o->prm.lookahead; i++)
-        o->pval[i] = v0;
-    o->ph = o->pn = 0;
-}
-
-/* The index of x in the global table, its mask or shift taken once. */
-typedef struct idx_fn {
-    uint64_t mask;
-    int sh;
-} idx_fn;
-
-static inline idx_fn idx_of(int log2)
-{
-    return (idx_fn){.mask = (1ULL << log2) - 1, .sh = 64 - log2};
-}
-
-static inline __attribute__((always_inline)) uint64_t idx(idx_fn f, ra_gen_kind gen, uint64_t x)
-{
-    return gen == RA_GEN_LFSR ? x & f.mask : x >> f.sh;
-}
-
-/* Applies every entry still in the pipeline (end of a phase), the start's
- * copies of the dummy among them. */
-static void pipe_flush(ropt *o)
-{
-    idx_fn f = idx_of(o->log2);
-    for (int i = 0; i < o->prm.lookahead; i++) {
-        uint64_t v = o->pval[i];
-        o->table[idx(f, o->gen, v) - o->local_start] ^= v;
-    }
-    pipe_reset(o);
-}
-
 /* ---- routing ----------------------------------------------------------- */
 
 /* A dimension with a full bucket blocks every update whose next hop lies
@@ -262,154 +218,6 @@ static void unblock_dim(ropt *o, int d)
     o->full[d] = -1;
     o->nfull--;
     open_dim(o, d);
-}
-
-/* How a chunk applies this rank's updates: straight (no pipeline), or
- * through the pipeline with PREFETCHW or with a plain prefetch. */
-enum { APPLY_NOW = 0, APPLY_PFW, APPLY_PF };
-
-/* The pipeline's cursor, held in locals while a chunk is split: a store
- * through a table pointer could alias the ropt fields and make the
- * compiler reload them every update. */
-typedef struct pipe_cursor {
-    uint64_t *pval, *table;
-    uint64_t start;
-    idx_fn f;
-    int dmask, h;
-} pipe_cursor;
-
-static inline pipe_cursor cursor_of(const ropt *o)
-{
-    return (pipe_cursor){.pval = o->pval, .table = o->table, .start = o->local_start, .f = idx_of(o->log2),
-                         .dmask = o->prm.lookahead - 1, .h = o->ph};
-}
-
-/* x belongs to this rank's block: prefetch its word now and apply the
- * entry it replaces, pushed D entries ago, so that its line has had time
- * to come (APPLY_NOW: apply it at once).  Everything it needs comes in as
- * values, not through a pointer to the cursor: the compiler then keeps
- * them in registers, where a pointer would make it reload them after
- * every store into the table.  gen and how are constants where this is
- * inlined; returns the next slot. */
-static inline __attribute__((always_inline)) int push_at(uint64_t *table, uint64_t *pval, uint64_t start, idx_fn f,
-                                                          int dmask, int h, uint64_t x, ra_gen_kind gen, int how)
-{
-    uint64_t *w = table + (idx(f, gen, x) - start);
-    if (how == APPLY_NOW) {
-        *w ^= x;
-        return h;
-    }
-    if (how == APPLY_PFW)
-        torus_prefetch_write(w);
-    else
-        __builtin_prefetch(w, 1, 3);
-    uint64_t v = pval[h];
-    table[idx(f, gen, v) - start] ^= v;
-    pval[h] = x;
-    return (h + 1) & dmask;
-}
-
-static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t x, ra_gen_kind gen, int how)
-{
-    c->h = push_at(c->table, c->pval, c->start, c->f, c->dmask, c->h, x, gen, how);
-}
-
-/* The split of split_chunk, written once and specialised by the compiler
- * for each constant gen (the index), from_gen (generator or array), how
- * (the pipeline) and all_mine: a branch per update on any of them cost
- * about a fifth of the rate here.  Pushes old[0..nold) meanwhile, one per
- * update split. */
-static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint64_t *src, int n, uint64_t *loc,
-                                                              int *nloc, ropt_rlist *rl, const uint64_t *old,
-                                                              int nold, pipe_cursor *c, ra_gen_kind gen,
-                                                              int from_gen, int how, int all_mine)
-{
-    const uint64_t lo = o->local_start, lsz = o->local_size;
-    uint64_t *const table = c->table, *const pval = c->pval, *const rem = rl->v;
-    const uint64_t start = c->start;
-    const idx_fn f = c->f;
-    const int dmask = c->dmask;
-    int h = c->h, nl = 0, nr = rl->n, i = 0, both = n < nold ? n : nold;
-    uint64_t r = o->ran;
-    /* the first `both` updates push an old one each, the rest do not: two
-     * loops instead of a test per update */
-    for (int pass = 0; pass < 2; pass++) {
-        int end = pass == 0 ? both : n;
-        for (; i < end; i++) {
-            if (pass == 0)
-                h = push_at(table, pval, start, f, dmask, h, old[i], gen, how);
-            uint64_t x;
-            if (from_gen)
-                x = r = ra_gen_next(gen, r);
-            else
-                x = src[i];
-            if (all_mine) {
-                /* nothing to split: straight into the pipeline */
-                h = push_at(table, pval, start, f, dmask, h, x, gen, how);
-                continue;
-            }
-            int mine = idx(f, gen, x) - lo < lsz;
-            loc[nl] = x;
-            rem[nr] = x;
-            nl += mine;
-            nr += !mine;
-        }
-    }
-    for (int j = n; j < nold; j++)
-        h = push_at(table, pval, start, f, dmask, h, old[j], gen, how);
-    c->h = h;
-    if (from_gen) {
-        o->ran = r;
-        o->remaining -= (uint64_t)n;
-        o->generated += (uint64_t)n;
-    }
-    *nloc = nl;
-    rl->n = nr;
-}
-
-#define SPLIT3(G, FG, M, H) split_loop(o, src, n, loc, &nl, rl, old, nold, &c, G, FG, H, M)
-#define SPLIT2(G, FG, M)                                                                                    \
-    (how == APPLY_PFW ? SPLIT3(G, FG, M, APPLY_PFW) : how == APPLY_PF ? SPLIT3(G, FG, M, APPLY_PF)          \
-                                                                       : SPLIT3(G, FG, M, APPLY_NOW))
-#define SPLIT(G, FG) (all_mine ? SPLIT2(G, FG, 1) : SPLIT2(G, FG, 0))
-
-static int apply_how(const ropt *o)
-{
-    return o->prm.lookahead == 0 ? APPLY_NOW : torus_have_prefetchw > 0 ? APPLY_PFW : APPLY_PF;
-}
-
-/* Splits n updates -- src[0..n), or n freshly generated ones when src is
- * NULL -- into a new local list (this rank's) and the end of rl (the
- * rest, in order), while pushing the previous local list into the
- * pipeline, one entry per update split, so that this work runs while the
- * pipeline's misses are in flight.  all_mine: every update is this rank's
- * (a packet of the last dimension that has more than one rank, or a rank
- * alone), so none is tested and each goes straight into the pipeline.  rl
- * must have room for n more.  Held at any moment: the unpushed rest of the
- * old list plus the new one, at most one chunk. */
-static void split_chunk(ropt *o, const uint64_t *src, int n, ropt_rlist *rl, int all_mine)
-{
-    const uint64_t *old = o->lbuf[o->lcur];
-    int nold = o->lnum, nl = 0;
-    o->lcur ^= 1;
-    uint64_t *loc = o->lbuf[o->lcur];
-    pipe_cursor c = cursor_of(o);
-    const int how = apply_how(o);
-    if (o->gen == RA_GEN_LFSR) {
-        if (src)
-            SPLIT(RA_GEN_LFSR, 0);
-        else
-            SPLIT(RA_GEN_LFSR, 1);
-    } else {
-        if (src)
-            SPLIT(RA_GEN_LCG, 0);
-        else
-            SPLIT(RA_GEN_LCG, 1);
-    }
-    o->ph = c.h;
-    o->pushed += (uint64_t)nold + (all_mine ? (uint64_t)n : 0);
-    o->pn = o->pushed < (uint64_t)o->prm.lookahead ? (int)o->pushed : o->prm.lookahead;
-    o->lnum = nl;
 }
 
 /* Scatters rl's waiting updates into the buckets of their next hops, in
@@ -462,23 +270,6 @@ static int scatter(ropt *o, ropt_rlist *rl)
     return moved;
 }
 
-/* Pushes the local list and applies everything in the pipeline (end of a
- * phase). */
-static void apply_all(ropt *o)
-{
-    pipe_cursor c = cursor_of(o);
-    const uint64_t *loc = o->lbuf[o->lcur];
-    for (int j = 0; j < o->lnum; j++) {
-        if (o->prm.lookahead)
-            push(&c, loc[j], o->gen, APPLY_PF);
-        else
-            push(&c, loc[j], o->gen, APPLY_NOW);
-    }
-    o->lnum = 0;
-    o->ph = c.h;
-    pipe_flush(o);
-}
-
 /* ---- one step ---------------------------------------------------------- */
 
 void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
@@ -498,12 +289,12 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
     o->nfull = 0;
     o->nheld = 0;
     o->in_buckets = 0;
-    o->ran = ra_gen_jump(o->gen, start);
+    ropt_lanes_start(o, start);
     o->remaining = count;
     o->generated = 0;
     o->gr.pos = o->gr.n = 0;
     o->lcur = o->lnum = 0;
-    pipe_reset(o);
+    ropt_pipe_reset(o);
     o->pushed = 0;
     o->done = 0;
     memset(&o->st, 0, sizeof o->st);
@@ -590,7 +381,7 @@ static int drain_recv(ropt *o, int d)
             break;
         if (o->pos[d] < pk->n) {
             int m = pk->n - o->pos[d] < o->prm.batch ? pk->n - o->pos[d] : o->prm.batch;
-            split_chunk(o, pk->data + o->pos[d], m, rl, d == o->lastd);
+            ropt_split_chunk(o, pk->data + o->pos[d], m, rl, d == o->lastd);
             o->pos[d] += m;
             moved = 1;
         }
@@ -685,7 +476,7 @@ static int form_step(ropt *o, uint64_t *last)
             int b = o->solo, room = o->cap - o->fill[b];
             ropt_rlist direct = {.v = o->bucket[b], .pos = 0, .n = o->fill[b]};
             n = n < room ? n : room;
-            split_chunk(o, NULL, n, &direct, 0);
+            ropt_split_chunk(o, NULL, n, &direct, 0);
             o->in_buckets += (uint64_t)(direct.n - o->fill[b]);
             o->fill[b] = direct.n;
             if (direct.n == o->cap)
@@ -696,7 +487,7 @@ static int form_step(ropt *o, uint64_t *last)
             moved = 1;
             continue;
         }
-        split_chunk(o, NULL, n, &o->gr, o->alone);
+        ropt_split_chunk(o, NULL, n, &o->gr, o->alone);
         note_pending(o); /* the chunk's updates are all held, none sent yet */
         lap(o, last, ROPT_T_GENERATE);
         scatter(o, &o->gr);
@@ -742,7 +533,7 @@ static int finish_step(ropt *o)
         if (!o->closed[d] || o->fin_recv[d] < o->k[d] - 1 || o->have[d])
             return progress;
     if (o->tp->quiescent(o->tp->impl)) {
-        apply_all(o);
+        ropt_apply_all(o);
         o->done = 1;
         progress = 1;
     }

@@ -58,6 +58,9 @@
 #define ROPT_TIMED_DEFAULT_LOOKAHEAD 0
 #define ROPT_TIMED_DEFAULT_BATCH 32
 #define ROPT_MAX_OUTSTANDING 64
+/* Words of room every list the split writes into keeps beyond its end:
+ * the AVX-512 split stores whole vectors of eight (ropt_pipe.c). */
+#define ROPT_SPLIT_SLACK TORUS_BUF_SLACK_WORDS
 
 typedef struct ropt_params {
     int budget;      /* HPCC limit on updates held in any form: 1024 */
@@ -68,6 +71,8 @@ typedef struct ropt_params {
                         it completes) */
     int shared_recv; /* 1: one receive bucket for all dimensions (paper 002
                         Figure 3a; can deadlock, kept to show why not) */
+    int portable_split; /* 1: the portable split even where the CPU has
+                           AVX-512 (ra_opt --split portable) */
 } ropt_params;
 
 /* Where a rank's time goes (--profile): ticks per activity, from the
@@ -123,7 +128,13 @@ typedef struct ropt {
     int log2;
     ra_gen_kind gen;
     const ra_dist *td;
-    uint64_t ran, remaining, generated;
+    /* the stream in eight lanes (ropt_pipe.c): the next eight elements,
+     * lane[loff] the next one used; lane_mul, lane_add the LCG's eight
+     * steps at once */
+    uint64_t lane[8];
+    int loff;
+    uint64_t lane_mul, lane_add;
+    uint64_t remaining, generated;
     ropt_rlist gr; /* the generator's remote list (nothing new while it waits) */
     /* local lists: updates for this rank's table on their way into the
      * pipeline; lbuf[lcur] holds lnum of them, pushed while the next chunk
@@ -199,6 +210,10 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count);
  * finished, applied everything in its pipeline, and every rank it talks to
  * has told it so. */
 int ropt_step(ropt *o);
+
+/* The split of generated updates these parameters run on this CPU
+ * (ropt_pipe.c): "avx512" or "portable". */
+const char *ropt_split_kernel(const ropt_params *p);
 
 /* Updates this rank holds now, in every form: the generator's remote list
  * (generated, waiting for a bucket), the local list and the pipeline

@@ -3,6 +3,7 @@
  * transports (see pktq.h).
  */
 #include "pktq.h"
+#include "torus.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ uint64_t *torus__pool_get(torus__pool *p)
     if (p->len)
         return p->buf[--p->len];
     /* one spare word: algorithms may write one past a full bucket's end */
-    return malloc(p->words * sizeof(uint64_t) + 8);
+    return malloc((p->words + TORUS_BUF_SLACK_WORDS) * sizeof(uint64_t));
 }
 
 void torus__pool_put(torus__pool *p, uint64_t *b)

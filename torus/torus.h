@@ -225,6 +225,12 @@ typedef struct torus_req {
  * tag, in order with my other messages to it; the one request completes
  * as isends to all of them would.  torus/coll falls back to one isend per
  * rank of the line where it is NULL (the MPI transport). */
+/* A packet buffer a transport hands back through send()'s *buf (a swap)
+ * has room for this many words beyond the capacity it was made for, as the
+ * caller's own buffers do: ra_opt's split stores whole vectors of eight
+ * past a list's last word (optimized/ropt_pipe.c). */
+#define TORUS_BUF_SLACK_WORDS 8
+
 typedef struct torus_transport {
     void *impl;
     int (*can_send)(void *impl, int d);

@@ -274,10 +274,10 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         ds->sbuf = calloc((size_t)outstanding, sizeof *ds->sbuf);
         ds->sreq = malloc((size_t)outstanding * sizeof *ds->sreq);
         ds->swords = calloc((size_t)outstanding, sizeof *ds->swords);
-        ds->rbuf = malloc((size_t)cap * sizeof(uint64_t) + 8);
+        ds->rbuf = malloc((size_t)(cap + TORUS_BUF_SLACK_WORDS) * sizeof(uint64_t));
         ok = ds->sbuf && ds->sreq && ds->swords && ds->rbuf;
         for (int k = 0; ok && k < outstanding; k++) {
-            ds->sbuf[k] = malloc((size_t)cap * sizeof(uint64_t) + 8);
+            ds->sbuf[k] = malloc((size_t)(cap + TORUS_BUF_SLACK_WORDS) * sizeof(uint64_t));
             ds->sreq[k] = MPI_REQUEST_NULL;
             ok = ds->sbuf[k] != NULL;
         }
