@@ -16,6 +16,27 @@ for nt in shm mpi; do
         done
     done
 done
+# both splits of generated updates (issue 44): eight at a time with
+# AVX-512 where the CPU has it (auto), one at a time (portable); the same
+# updates, so the same fingerprint, at every process count and odd update
+# counts (the eight lanes' head and tail)
+for gen in lfsr lcg; do
+    exact_at_ranks bin/ra_opt $K $gen "--split portable" --split portable
+done
+refn=$("$BUILD/tests/ra_seq" $K lfsr 100003)
+for sp in auto portable; do
+    run_mpi 3 bin/ra_opt --log2-table $K --updates 100003 --split $sp --batch 13 --quiet
+    expect_exact "ra_opt n=3 --updates 100003 --batch 13 --split $sp (kernel $(key split_kernel))" "$refn" $?
+done
+want_kernel=portable
+grep -qw avx512f /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo && want_kernel=avx512
+run_mpi 2 bin/ra_opt --log2-table 12 --quiet
+[ "$(key split_kernel)" = $want_kernel ] && ok "ra_opt --split auto runs $want_kernel on this CPU" ||
+    bad "ra_opt --split auto: split_kernel '$(key split_kernel)', want $want_kernel"
+run_mpi 2 bin/ra_opt --log2-table 12 --split portable --quiet
+[ "$(key split_kernel)" = portable ] && ok "ra_opt --split portable runs portable" ||
+    bad "ra_opt --split portable: split_kernel '$(key split_kernel)'"
+expect_fail "bad --split" 2 "bad value 'avx2' for --split: allowed auto or portable" 2 bin/ra_opt --log2-table 10 --split avx2
 # the key block says which road the node hop took, and why auto chose it
 # (the ranks against the cores their affinity masks give the node); the
 # preamble's "# node transport:" line says the same in words
