@@ -18,6 +18,10 @@ typedef struct ra_stats {
     uint64_t packets_sent;  /* update packets (not finish marks) */
     uint64_t updates_sent;  /* updates carried by those packets */
     uint64_t hops;          /* software-routing hops taken by updates */
+    uint64_t polls_empty;   /* asks for a packet that found none (ra_opt) */
+    uint64_t recv_peers;    /* over packets taken: the peers of their
+                             * dimension (k - 1), what a receiver that
+                             * scans one ring per peer looks through */
     uint64_t bytes_sent;    /* update payload bytes sent, 8 per update per hop;
                              * MPI envelopes, finish marks and empty
                              * packets are not counted */

@@ -400,8 +400,11 @@ static int drain_recv(ropt *o, int d)
 
 static int take_packet(ropt *o, int d)
 {
-    if (!o->tp->poll(o->tp->impl, d, &o->pkt[d]))
+    if (!o->tp->poll(o->tp->impl, d, &o->pkt[d])) {
+        o->st.polls_empty++;
         return 0;
+    }
+    o->st.recv_peers += (uint64_t)(o->k[d] - 1);
     o->have[d] = o->held[d] = 1;
     o->nheld++;
     o->pos[d] = 0;

@@ -67,7 +67,7 @@ typedef struct timed_run {
     ropt *ranks;
     int n;
     torus_timed *tt;
-    double t_gen, t_hop, t_packet;
+    double t_gen, t_hop, t_packet, t_poll, t_peer;
     double work, work_all, t10, t90; /* steady-state window */
     uint64_t tests[2], blocked[2];   /* send tests and refusals summed over ranks at t10, t90 */
     int mark_failed;
@@ -87,10 +87,15 @@ static int step_rank(void *ctx, int r, double now, double *cpu_s)
 {
     timed_run *tr = ctx;
     ropt *o = &tr->ranks[r];
-    uint64_t gen0 = o->generated, hop0 = o->st.hops, pk0 = o->st.packets_sent;
+    uint64_t gen0 = o->generated, hop0 = o->st.hops, pk0 = o->st.packets_sent, pe0 = o->st.polls_empty,
+             rp0 = o->st.recv_peers;
     int moved = ropt_step(o);
     double cost = (double)(o->generated - gen0) * tr->t_gen + (double)(o->st.hops - hop0) * tr->t_hop +
                   (double)(o->st.packets_sent - pk0) * tr->t_packet;
+    /* the polls: a busy step's asks that found nothing, and the rings a
+     * receiver that scans looks through for each packet it takes */
+    if (moved)
+        cost += (double)(o->st.polls_empty - pe0) * tr->t_poll + (double)(o->st.recv_peers - rp0) * 0.5 * tr->t_peer;
     *cpu_s = cost;
     /* ranks step in time order, so this rank's clock is global time */
     tr->work += cost;
@@ -149,7 +154,8 @@ int ropt_timed_check(const ropt_timed_config *c, char *err, size_t errlen)
         snprintf(err, errlen, "--simulate on %d ranks refused: allowed at most 65536 (64x32x32)", N);
         return -2;
     }
-    if (!(c->t_packet_s >= 0) || !(c->t_hop_s >= 0) || !(c->t_update_s >= 0)) {
+    if (!(c->t_packet_s >= 0) || !(c->t_hop_s >= 0) || !(c->t_update_s >= 0) || !(c->t_poll_s >= 0) ||
+        !(c->t_peer_s >= 0)) {
         snprintf(err, errlen, "--simulate: CPU costs (t_local, t_hop, the packet cost) must be >= 0");
         return -2;
     }
@@ -203,7 +209,8 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     torus_map map;
     memset(&map, 0, sizeof map);
     torus_timed *tt = NULL;
-    timed_run tr = {.ranks = NULL, .t_gen = c->t_update_s, .t_hop = c->t_hop_s, .t_packet = c->t_packet_s, .t10 = -1,
+    timed_run tr = {.ranks = NULL, .t_gen = c->t_update_s, .t_hop = c->t_hop_s, .t_packet = c->t_packet_s,
+                  .t_poll = c->t_poll_s, .t_peer = c->t_peer_s, .t10 = -1,
                     .t90 = -1};
     torus_route *routes = NULL;
     torus_transport *tps = NULL;
@@ -237,7 +244,11 @@ int ropt_timed_run(const ropt_timed_config *c, ropt_timed_result *res, char *err
     tr.tt = tt;
     /* packets counted full: the window's edges are where the expected work
      * is 10% and 90% done, a little early when packets go part full */
-    tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * (tr.t_hop + tr.t_packet / cap));
+    double peers = 0; /* rings a scanning receiver looks through per update, expected */
+    for (int d = 0; d < sh->ndims; d++)
+        if (sh->k[d] >= 2)
+            peers += (1.0 - 1.0 / sh->k[d]) * 0.5 * (sh->k[d] - 1) / cap;
+    tr.work_all = (double)total * (tr.t_gen + torus_expected_hops(sh) * (tr.t_hop + tr.t_packet / cap) + peers * tr.t_peer);
     torus_timed_stats ts;
     int run_rc = torus_timed_run(tt, step_rank, &tr, &ts);
     if (run_rc || tr.mark_failed) {

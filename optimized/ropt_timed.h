@@ -23,6 +23,13 @@ typedef struct ropt_timed_config {
     double t_packet_s;   /* CPU seconds per packet sent, the sender's and the
                             receiver's work together, charged to the sender
                             (0: none, the BlueGene/L tables' model) */
+    double t_poll_s;     /* CPU seconds per ask for a packet that finds none,
+                            charged on steps that moved something (an idle
+                            rank's asks cost nothing: it waits anyway) */
+    double t_peer_s;     /* CPU seconds per peer ring a receiver looks through
+                            to find a packet, (k - 1) / 2 per packet taken
+                            along a dimension of k: a scan of one ring per
+                            peer; 0 with the inbox (torus/shm_ring.c) */
     double link_bw;      /* bytes per second per link and direction */
     double latency_s;    /* per physical link */
     double header_bytes; /* per packet, beyond 8 bytes per update */

@@ -45,6 +45,7 @@ batch|--batch 32|--batch 64
 node-hops|--node-hops 1|--node-hops 2
 hop-cost|--hop-cost 0.5|--hop-cost 0.7
 packet-cost|--packet-cost 30|--packet-cost 20
+split|--split auto|--split portable
 op|--op barrier|--op bcast
 sizes|--sizes 8|--sizes 16
 algorithms|--algorithms auto|--algorithms mpi
@@ -62,7 +63,9 @@ seed|--seed 1|--seed 2
 link-bw|--link-bw 1e9|--link-bw 2e9
 latency|--latency 1e-6|--latency 2e-6
 quick|--quick|
-probe|--probe|"
+probe|--probe|
+hop|--hop|
+reps|--reps 1|--reps 2"
 
 AG="$TMP/agree"
 mkdir -p "$AG"

@@ -263,6 +263,7 @@ declare -A VALID=(
     [collbench:warmup]="zero" [collbench:seed]="zero p63" [collbench:latency]="zero" [collbench:csv]="$NAMES"
     [collbench:json]="$NAMES" [collbench:tune]="$NAMES" [ra_calibrate:output]="$NAMES" [ra_calibrate:link-bw]="$POS"
     [ra_opt:hop-cost]="zero" [ra_opt:packet-cost]="zero" [torusmodel:hop-cost]="zero" [torusmodel:packet-cost]="zero"
+    [torusmodel:poll-cost]="zero" [torusmodel:peer-cost]="zero"
     [sparsest_cut:link-bw]="$POS" [sparsest_cut:bytes-per-update]="$POS"
     [hpcc_submission.sh:-t]="zero" [hpcc_submission.sh:-o]="$NAMES" [sweep.sh:-o]="$NAMES" [sweep.sh:--timeout]="zero"
     [sweep.sh:--params-dir]="$NAMES"

@@ -318,6 +318,30 @@ else
     bad "ra_calibrate -n 1: $(cat "$TMP/err" "$TMP/out" 2>/dev/null | head -5)"
 fi
 expect_fail "ra_calibrate bad table" 2 "allowed an integer 10..40" 1 bin/ra_calibrate --log2-table 50
+# --hop (issue 44): the node hop's price measured directly, every fill and
+# every peer count reported with its spread, h and s fitted, in ns and in
+# updates at the ceiling; on one rank, or beside --probe, one line and exit 2
+if run_mpi 2 bin/ra_calibrate --hop --quick --reps 1 --log2-table 20; then
+    nf=0
+    for f in 4 8 16 32 64 128 256 512 1024; do
+        [ -n "$(key hop_fill_${f}_ns)" ] && nf=$((nf + 1))
+    done
+    np=0
+    for r in 1 2 4 8 16 32 64 127; do
+        key "poll_${r}_ns" | grep -q '^empty [0-9.]* [0-9.]* take [0-9.]* [0-9.]*' && np=$((np + 1))
+    done
+    if [ $nf = 9 ] && [ $np = 8 ] && [ "$(key hop_shape)" = 2 ] && [ "$(key hop_crossings_per_update)" = 0.5000 ] &&
+        awk -v u="$(key ceiling_ns_per_update)" -v s="$(key hop_s_ns)" -v h="$(key hop_h_updates)" \
+            'BEGIN { exit !(u > 0 && s > 0 && h == h + 0) }'; then
+        ok "ra_calibrate --hop -n 2: 9 fills, 8 peer counts; h $(key hop_h_ns) ns ($(key hop_h_updates) updates), s $(key hop_s_ns) ns, a peer ring $(key poll_peer_ns | cut -d' ' -f1-2) ns (inbox, scan)"
+    else
+        bad "ra_calibrate --hop: $nf fills, $np peer counts: $(head -c 600 "$TMP/out")"
+    fi
+else
+    bad "ra_calibrate --hop -n 2: exit $?: $(head -c 300 "$TMP/err")"
+fi
+expect_fail "ra_calibrate --hop on one rank" 2 "hop needs 2 or more ranks on the node" 1 bin/ra_calibrate --hop --quick --log2-table 12
+expect_fail "ra_calibrate --hop with --probe" 2 "probe and --hop: allowed one of them" 1 bin/ra_calibrate --hop --probe
 
 # ---- the node cost model (torusmodel/node.c, spec.c, scale.c) ----------
 
@@ -439,6 +463,23 @@ if [ "$(key shape)" = 8x8 ] && [ "$(key shape "$TMP/one")" = 64 ] && [ "$(key si
 else
     bad "torusmodel --ra-opt-node 64: $(key shape), --node-hops 1: $(key shape "$TMP/one")"
 fi
+# the polls' price (issue 44): a receiver that scans one ring per peer pays
+# (k - 1) / 2 rings per packet taken, which costs a 64-rank node in one hop
+# (63 peers a ring each) more than in two (7 each); the inbox (0) nothing
+np=(--ra-opt-node 64 --node-hops 1 --hop-cost 0.3 --packet-cost 30 --clock-hz 1e9 --t-local 10 --link-bw 1e15 --bytes-per-update 8)
+bin/torusmodel "${np[@]}" >"$TMP/p0" 2>&1
+bin/torusmodel "${np[@]}" --peer-cost 0.3 >"$TMP/p1" 2>&1
+bin/torusmodel "${np[@]}" --poll-cost 0.5 >"$TMP/p2" 2>&1
+g0=$(key sim_gups "$TMP/p0") g1=$(key sim_gups "$TMP/p1") g2=$(key sim_gups "$TMP/p2")
+# the peers' price per update: H (k - 1) / 2 q / cap, H = 63/64, cap 768 / 65 = 11
+want=$(awk -v g="$g0" 'BEGIN { u = 1 + 63 / 64 * (0.3 + 30 / 11); printf "%.4f", g * u / (u + 63 / 64 * 31.5 * 0.3 / 11) }')
+if [ "$(key sim_exact "$TMP/p1")" = yes ] && awk -v a="$g1" -v b="$want" 'BEGIN { exit !(a > 0.97 * b && a < 1.03 * b) }' &&
+    awk -v a="$g2" -v b="$g0" 'BEGIN { exit !(a <= b && a > 0.8 * b) }'; then
+    ok "torusmodel --peer-cost 0.3 at 64 ranks in one hop: $g1 GUPS against $g0 (the model's $want); --poll-cost 0.5: $g2"
+else
+    bad "torusmodel --peer-cost / --poll-cost: $g0, $g1 (want $want), $g2"
+fi
+serial_fail "torusmodel negative --peer-cost" 2 "for --peer-cost" bin/torusmodel --ra-opt-node 16 --peer-cost -1
 serial_fail "torusmodel bad --ra-opt-node" 2 "bad value '16,x' for --ra-opt-node" bin/torusmodel --ra-opt-node 16,x
 serial_fail "torusmodel --node-hops alone" 2 "node-hops: allowed with --ra-opt-node only" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --node-hops 2

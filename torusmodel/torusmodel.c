@@ -31,7 +31,7 @@
 
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
-       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST,
+       OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST, OPT_POLL_COST, OPT_PEER_COST,
        OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_PARAM };
 
 #define STR_(x) #x
@@ -93,6 +93,15 @@ static const kit_opt fixed_tail[] = {
      .help = "CPU time per packet sent in --simulate (sender and receiver together, charged to the sender), in "
              "units of t_local",
      .lo = 0, .hi = 1e9, .allowed = "a multiple of t_local in 0..1e9"},
+    {.name = "poll-cost", .type = KIT_OPT_DOUBLE, .id = OPT_POLL_COST, .meta = "P", .defval = "0",
+     .help = "CPU time per ask for a packet that finds none, on a step that moved something, in --simulate, in "
+             "units of t_local (ra_calibrate --hop's poll_empty_updates)",
+     .lo = 0, .hi = 1e6, .allowed = "a multiple of t_local in 0..1e6"},
+    {.name = "peer-cost", .type = KIT_OPT_DOUBLE, .id = OPT_PEER_COST, .meta = "Q", .defval = "0",
+     .help = "CPU time per peer ring a receiver looks through per packet taken ((k - 1) / 2 rings along a "
+             "dimension of k: a scan of one ring per peer), in --simulate, in units of t_local; 0: the inbox "
+             "(ra_calibrate --hop's poll_peer_updates, scan and inbox)",
+     .lo = 0, .hi = 1e6, .allowed = "a multiple of t_local in 0..1e6"},
     {.name = "ra-opt-node", .type = KIT_OPT_TEXT, .id = OPT_RA_OPT_NODE, .meta = "R,...", .defval = "none",
      .help = "--simulate one node of each R ranks as ra_opt runs it: the shape its --dims auto picks there (one "
              "hop or two by its model at --hop-cost and --packet-cost, else at ra_opt's default prices) and its "
@@ -194,6 +203,7 @@ typedef struct tm_cli {
     int sim_link_gaps;
     int sim_outstanding_set, sim_lookahead_set;
     double hop_cost, packet_cost; /* in t_local; hop_cost < 0: t_hop */
+    double poll_cost, peer_cost;  /* in t_local */
     const char *ra_opt_node;      /* --ra-opt-node's list, or NULL */
     int node_hops;                /* 0 = the model, 1 or 2 */
     int node_hops_of[TM_MAX_SHAPES];
@@ -262,6 +272,12 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
         break;
     case OPT_PACKET_COST:
         c->packet_cost = v->d;
+        break;
+    case OPT_POLL_COST:
+        c->poll_cost = v->d;
+        break;
+    case OPT_PEER_COST:
+        c->peer_cost = v->d;
         break;
     case OPT_RA_OPT_NODE:
         c->ra_opt_node = v->s;
@@ -388,6 +404,8 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->t_update_s = q.t_local / q.clock_hz;
         sc->t_hop_s = c->hop_cost >= 0 ? c->hop_cost * sc->t_update_s : q.t_hop / q.clock_hz;
         sc->t_packet_s = c->packet_cost * sc->t_update_s;
+        sc->t_poll_s = c->poll_cost * sc->t_update_s;
+        sc->t_peer_s = c->peer_cost * sc->t_update_s;
         sc->link_bw = q.link_bw;
         sc->latency_s = c->sim_latency;
         sc->header_bytes = c->header_bytes >= 0 ? c->header_bytes : q.packet_header_bytes > 0 ? q.packet_header_bytes : 32;
