@@ -16,8 +16,9 @@
 #   plumbing in seconds, not a measurement.
 #   rows: -n 2 at 2^27 (ceiling, Star, ra_opt, ra_base), -n 1 at 2^26
 #   (ceiling, ra_opt), -n 8 and -n 2 at 2^25 (ra_opt), ra_opt --profile at
-#   -n 1, 2 and 8; then the crossing cost h and the timed simulator's
-#   projection for 16, 64 and 128 ranks per node (bin/torusmodel
+#   -n 1, 2 and 8; then the hop's price measured directly (ra_calibrate
+#   --hop, ROUNDS interleaved rounds) and the timed simulator's projection
+#   from it for 16, 64 and 128 ranks per node (bin/torusmodel
 #   --ra-opt-node).  About 3 minutes a round on the 2-core development VM.
 set -u
 cd "$(dirname "$0")/.."
@@ -90,8 +91,8 @@ echo "ratio ra_opt n=8 / n=2 2^25: $(r "${med[ra_opt n=8 2^25]}" "${med[ra_opt n
 # an update costs ceil1/opt1 updates' time at -n 1 and ceil2/opt2 at -n 2,
 # where hops_per_update of them cross: h = (ceil2/opt2 - ceil1/opt1) / hops.
 hops=$(sort -g "$out/hops" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-echo "crossing cost h n=2 2^27: $(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${med[ceiling n=2 2^27]}" -v o1="${med[ra_opt n=1 2^26]}" \
-    -v c1="${med[ceiling n=1 2^26]}" -v x="$hops" 'BEGIN { if (o2 > 0 && o1 > 0 && x > 0) printf "%.3f", (c2 / o2 - c1 / o1) / x; else print "-" }') of an update at the ceiling, $hops hops per update  (target <= 0.1)"
+echo "crossing cost h from GUPS n=2 2^27 (a cross-check): $(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${med[ceiling n=2 2^27]}" -v o1="${med[ra_opt n=1 2^26]}" \
+    -v c1="${med[ceiling n=1 2^26]}" -v x="$hops" 'BEGIN { if (o2 > 0 && o1 > 0 && x > 0) printf "%.3f", (c2 / o2 - c1 / o1) / x; else print "-" }') of an update at the ceiling, $hops hops per update"
 echo "# where the time goes (--profile: min max of each rank's share of the timed run)"
 for spec in "1 26" "2 27" "8 25"; do
     set -- $spec
@@ -100,45 +101,50 @@ for spec in "1 26" "2 27" "8 25"; do
     echo "n=$1 2^$2: gups $(key gups "$out/p$1")  $(grep '^profile_' "$out/p$1" | sed 's/^profile_//' | tr '\n' ' ')"
 done
 
-# The projection (issue 35): the timed simulator runs a node of R ranks as
-# ra_opt routes it (bin/torusmodel --ra-opt-node: the shape --dims auto
-# picks there, one hop or two by ra_opt's model at these prices), every
-# rank charged per update, per update routed and per packet sent:
-#   a packet's price s: an estimate from the one -n 2 --profile run above,
-#     the send and poll shares of a rank's time (the max over ranks) in
-#     updates at the ceiling (c2/o2 of them per update), per packet it sent;
-#   the hop's price: h less what packets cost per crossing at -n 2
-#     (s x packets / crossings), since h counts them;
-#   an update's own price: c1/o1 updates at the ceiling (ra_opt alone).
-# The unit is one update at -n 2's ceiling per rank, so a rate over R
-# ranks divided by R and by that ceiling is the share of it one rank keeps.
-proj=$(awk -v o2="${med[ra_opt n=2 2^27]}" -v c2="${med[ceiling n=2 2^27]}" -v o1="${med[ra_opt n=1 2^26]}" \
-    -v c1="${med[ceiling n=1 2^26]}" -v x="$hops" -v sp="$(key profile_send "$out/p2" | awk '{print $2}')" \
-    -v pp="$(key profile_poll "$out/p2" | awk '{print $2}')" -v ppu="$(key profile_packets_per_update "$out/p2")" \
-    -v cpu="$(key profile_crossings_per_update "$out/p2")" 'BEGIN {
-        if (!(o2 > 0 && o1 > 0 && c1 > 0 && c2 > 0 && x > 0 && ppu > 0 && cpu > 0)) exit
-        h = (c2 / o2 - c1 / o1) / x; s = (sp + pp) * (c2 / o2) / ppu; hh = h - s * ppu / cpu
-        if (hh < 0) hh = 0
-        u = c1 / o1
-        printf "%.6g %.6g %.6g %.6g %.6g", h, s, hh, u, c2 / 2 }')
-if [ -z "$proj" ]; then
-    echo "# projection: - (a median or the -n 2 profile is missing)"
+# The node hop's price measured directly (issue 44): ra_calibrate --hop
+# times ra_opt with tables in cache at packet fills 4..1024 (h the price of
+# a crossing, s of a packet, fitted) and the polls with 1..127 peer rings,
+# in updates at the -n 2 ceiling of the same table, each figure the median
+# of ROUNDS interleaved rounds.  These feed the projection, not the GUPS
+# difference above (kept as a cross-check: it moves with the day's noise).
+# shellcheck disable=SC2046
+"${RUN[@]}" -n 2 bin/ra_calibrate --hop --reps "$ROUNDS" $(small --log2-table 27) >"$out/hop" 2>"$out/he" ||
+    echo "# ra_calibrate --hop: exit $? ($(head -c 200 "$out/he"))"
+grep -E '^(hop_fill_|hop_local|hop_h|hop_s|hop_wall|ceiling_ns|poll_)' "$out/hop"
+
+# The projection: the timed simulator runs a node of R ranks as ra_opt
+# routes it (bin/torusmodel --ra-opt-node: the shape --dims auto picks
+# there, one hop or two by ra_opt's model at these prices), every rank
+# charged per update (c1/o1 updates at the ceiling: ra_opt alone), per
+# update routed (h), per packet (s), per empty poll and, for a receiver
+# that scans one ring per peer, per peer ring looked through; the inbox's
+# peer price is its own measured slope.  The unit is one update at -n 2's
+# ceiling per rank, so a rate over R ranks divided by R and by that
+# ceiling is the share of it one rank keeps.
+h=$(key hop_h_updates "$out/hop") s=$(key hop_s_updates "$out/hop") pe=$(key poll_empty_updates "$out/hop" | cut -d' ' -f1)
+read -r qin qscan <<<"$(key poll_peer_updates "$out/hop")"
+u=$(awk -v o1="${med[ra_opt n=1 2^26]}" -v c1="${med[ceiling n=1 2^26]}" 'BEGIN { if (o1 > 0) printf "%.6g", c1 / o1 }')
+cr=$(awk -v c2="${med[ceiling n=2 2^27]}" 'BEGIN { printf "%.6g", c2 / 2 }')
+if [ -z "$h" ] || [ -z "$s" ] || [ -z "$u" ] || [ -z "$qin" ]; then
+    echo "# projection: - (a median or ra_calibrate --hop's figures are missing)"
 else
-    read -r h s hh u cr <<<"$proj"
-    echo "# projection: the timed simulator (bin/torusmodel --ra-opt-node) with h $h per crossing (of it $hh the hop, the rest packets),"
-    echo "#   a packet s $s updates (estimate: one -n 2 --profile run, send + poll per packet sent), an update itself $u, at the ceiling $cr GUPS per rank"
-    for hopsel in auto 1 2; do
-        # shellcheck disable=SC2046
-        bin/torusmodel --ra-opt-node 16,64,128 --node-hops "$hopsel" --hop-cost "$(awk -v a="$hh" -v b="$u" 'BEGIN { printf "%.6g", a / b }')" \
-            --packet-cost "$(awk -v a="$s" -v b="$u" 'BEGIN { printf "%.6g", a / b }')" --clock-hz 1e9 \
+    qin=$(awk -v q="$qin" 'BEGIN { print (q > 0 ? q : 0) }')
+    echo "# projection: the timed simulator (bin/torusmodel --ra-opt-node) at h $h and s $s updates (ra_calibrate --hop),"
+    echo "#   an empty poll $pe, a peer ring $qin through the inbox ($qscan by a scan), an update itself $u, at the ceiling $cr GUPS per rank"
+    unit() { awk -v a="$1" -v b="$u" 'BEGIN { v = a / b; printf "%.6g", (v > 0 ? v : 0) }'; }
+    for hopsel in auto 1 2 scan; do
+        q=$qin sel=$hopsel
+        [ "$hopsel" = scan ] && q=$qscan sel=auto
+        bin/torusmodel --ra-opt-node 16,64,128 --node-hops "$sel" --hop-cost "$(unit "$h")" --packet-cost "$(unit "$s")" \
+            --poll-cost "$(unit "$pe")" --peer-cost "$(unit "$q")" --clock-hz 1e9 \
             --t-local "$(awk -v a="$u" -v b="$cr" 'BEGIN { printf "%.6g", a / b }')" --link-bw 1e15 --bytes-per-update 8 \
-            >"$out/t.$hopsel" 2>"$out/te" || echo "# torusmodel --node-hops $hopsel: exit $? ($(head -c 200 "$out/te"))"
+            >"$out/t.$hopsel" 2>"$out/te" || echo "# torusmodel --node-hops $sel: exit $? ($(head -c 200 "$out/te"))"
     done
     # the first table's rows: N shape ... sim_gups (the 12th column)
     awk -v cr="$cr" 'FNR == 1 { f++; rest = 0 } /^# where the time goes/ { rest = 1 } !rest && /^ +[0-9]+ / && $12 != "" { n = $1; g[f, n] = $12; sh[f, n] = $2; if (f == 1) order[++k] = n }
         END { for (i = 1; i <= k; i++) { n = order[i]
-            printf "projection %d ranks/node: %.4g GUPS per rank, %.3f of the ceiling (shape %s; one hop %s %.3f, two hops %s %.3f)\n",
-                n, g[1, n] / n, g[1, n] / n / cr, sh[1, n], sh[2, n], g[2, n] / n / cr, sh[3, n], (g[3, n] ? g[3, n] / n / cr : 0) } }' \
-        "$out/t.auto" "$out/t.1" "$out/t.2"
+            printf "projection %d ranks/node: %.4g GUPS per rank, %.3f of the ceiling (shape %s; one hop %s %.3f, two hops %s %.3f; rings scanned %.3f)\n",
+                n, g[1, n] / n, g[1, n] / n / cr, sh[1, n], sh[2, n], g[2, n] / n / cr, sh[3, n], (g[3, n] ? g[3, n] / n / cr : 0), g[4, n] / n / cr } }' \
+        "$out/t.auto" "$out/t.1" "$out/t.2" "$out/t.scan"
 fi
 echo "# $(lscpu | grep -m1 'Model name' | tr -s ' '), L3 $(lscpu | grep -m1 'L3' | awk '{print $3, $4}'), $("${RUN[0]}" --version 2>&1 | head -1)"
