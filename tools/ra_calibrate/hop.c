@@ -30,6 +30,10 @@
  *      other core's cache, as between two ranks), through the inbox and by
  *      the scan of ring heads the inbox replaced.  The slope of a take
  *      over R is what a peer costs the receiver.
+ *   5. The span.  The node's rate with every rank updating 2^K words of its
+ *      own, K from 2^5 below its share of the --log2-table run up to it:
+ *      a table shared by R ranks makes each core span R shares, which is
+ *      why each rank owns its slice (docs/ra_opt.md).
  * Every figure: the median of --reps interleaved rounds, with min and max.
  * Cost: about 2 s per round at 2 ranks, plus the ceiling's 4 tries.
  */
@@ -425,6 +429,22 @@ int cal_hop_main(cal *c)
         double g = cal_node_rate(&c->ni, (double)c->kern, secs);
         node_gups = g > node_gups ? g : node_gups;
     }
+    /* why each rank owns its slice: the node's rate with every rank
+     * spanning 2^K words of its own, K up to its share; a table shared by
+     * R ranks makes each span R shares */
+    int nspan = 0;
+    double span[6];
+    for (int k = c->lk - 5 < 12 ? 12 : c->lk - 5; k <= c->lk; k++) {
+        double best = 0;
+        for (int t = 0; t < 2; t++) {
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
+            double secs = cal_ceiling_ns(c->tab, k, c->kern / 2) * (double)(c->kern / 2) / 1e9;
+            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
+            double g = cal_node_rate(&c->ni, (double)(c->kern / 2), secs);
+            best = g > best ? g : best;
+        }
+        span[nspan++] = best;
+    }
     ra_table_free(c->tab, c->LS);
     c->tab = NULL;
     static hop_fill_figs hf;
@@ -433,8 +453,14 @@ int cal_hop_main(cal *c)
     kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
     hop_polls_measure(c, &hp);
     kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
-    if (!c->rank)
+    if (!c->rank) {
         hop_report(c, &hf, &hp, c->rpn / node_gups, node_gups);
+        printf("# the node's rate with every rank updating 2^K words of its own (the ceiling kernel, the best of "
+               "two): what a core loses to the memory it spans\n");
+        for (int i = 0; i < nspan; i++)
+            printf("span_%d_gups: %.4f  (%.3f of 2^%d's)\n", c->lk - nspan + 1 + i, span[i], span[i] / span[0],
+                   c->lk - nspan + 1);
+    }
     torus_node_free(&c->ni);
     MPI_Finalize();
     return c->rank ? 0 : kit_stdout_end(0);
