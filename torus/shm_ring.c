@@ -333,12 +333,15 @@ int torus_shm_can_send(torus_shm_core *c, int d)
     return dc->nfly < c->slots;
 }
 
+/* What this rank knows, without a look at the receivers' lines: a packet
+ * counts against its sender until the sender has seen it taken (at its
+ * next can_send or quiescent), never less than the truth, and the slots
+ * bound it as before.  Looking here cost a line that bounces between the
+ * two cores on every chunk, since the budget's accounting asks after each
+ * (ra_calibrate --hop). */
 int torus_shm_sending(torus_shm_core *c, int d)
 {
-    shm_dimc *dc = &c->dim[d];
-    if (dc->nfly)
-        refresh(c, dc);
-    return dc->sending;
+    return c->dim[d].sending;
 }
 
 int torus_shm_send(torus_shm_core *c, int d, int to, const uint64_t *buf, int n, int last)

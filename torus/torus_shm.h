@@ -64,7 +64,8 @@ int torus_shm_poll(torus_shm_core *c, int d, torus_packet *pkt);
 void torus_shm_release(torus_shm_core *c, int d);
 /* Every packet this rank sent along a shared-memory dimension is taken. */
 int torus_shm_quiescent(torus_shm_core *c);
-/* Words published along d and not yet taken by their receivers. */
+/* Words published along d and not yet seen taken by this rank (it looks at
+ * can_send and quiescent): never fewer than the untaken ones. */
 int torus_shm_sending(torus_shm_core *c, int d);
 /* scan 1: find packets by scanning the ring heads after the doorbell (the
  * design before the inbox), 0 (the default): through the inbox.  For
