@@ -248,9 +248,16 @@ static int take_window(torus_shm *s, MPI_Comm comm, MPI_Comm node, size_t bytes,
                        size_t errlen)
 {
     int local = 0;
-    uint64_t mine = bytes, total = 0;
+    /* what the libraries put around the areas: Open MPI 4.1's osc sm
+     * rounds each rank's part to pages (alloc_shared_noncontig) and adds
+     * its own state to the segment (a 32 KiB /dev/shm that held our 25 KB
+     * made it fail): a page per rank and 64 KiB for the segment */
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+    uint64_t mine = (bytes + pg - 1) / pg * pg + pg, total = 0;
     KIT_MPI_CHECK(MPI_Comm_rank(node, &local));
     KIT_MPI_CHECK(KMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, node));
+    total += 65536;
     /* one rank of a node asks for the whole node's window, as MPI would */
     if (!torus_all_ok(comm, local != 0 || (total <= SIZE_MAX && shm_room((size_t)total)))) {
         snprintf(err, errlen, "no room in /dev/shm for the shared window (%llu bytes on a node)",
