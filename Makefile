@@ -301,7 +301,8 @@ PMPI_LIB := lib/$(MPI)/libtorus_pmpi.so
 PMPI_CHECK := $(BUILD)/tests/pmpi_check
 PMPI_OVERHEAD := $(BUILD)/tests/pmpi_overhead
 PMPI_TESTS := $(BUILD)/tests/pmpi_sigs $(BUILD)/tests/pmpi_reduce $(BUILD)/tests/pmpi_time $(BUILD)/tests/pmpi_persist \
-              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb $(BUILD)/tests/lib_colls
+              $(BUILD)/tests/pmpi_threads $(BUILD)/tests/pmpi_errors $(BUILD)/tests/pmpi_imb $(BUILD)/tests/lib_colls \
+              $(BUILD)/tests/pmpi_comms
 # tests/tools/pmpi_bare.c: an interposer that only jumps to PMPI_, the floor
 # bench_adapter.sh --lib measures the adapter against
 PMPI_BARE := $(BUILD)/tests/libpmpi_bare.so

@@ -33,6 +33,10 @@ int hpcc_ra_route(MPI_Comm comm, const hpcc_ra_job *job, char *err, size_t errle
  * OMP_NUM_THREADS, and the words of the command line) agree.  0, else 2
  * with one line in rank 0's err naming the first difference. */
 int hpcc_ra_agree(MPI_Comm comm, int argc, char **argv, char *err, size_t errlen);
+/* Right after MPI_Init: 0, or 2 when another MPI library's launcher
+ * started this process (kit_mpi_launch_check: one line from the launch's
+ * first process). */
+int hpcc_ra_launch_check(void);
 
 /* The kit's version and what the last hpcc_ra_route ran, for rank 0's
  * one line on stdout. */

@@ -129,11 +129,11 @@ int HPCC_external_init(int argc, char *argv[], void *extdata)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char err[600] = "";
-    int rc = hpcc_ra_agree(MPI_COMM_WORLD, argc, argv, err, sizeof err);
-    if (rc) {
+    int rc = hpcc_ra_launch_check(); /* another MPI's launcher: N jobs of one rank */
+    if (!rc && (rc = hpcc_ra_agree(MPI_COMM_WORLD, argc, argv, err, sizeof err))) {
         if (rank == 0)
             fprintf(stderr, "hpcc-opt: error: the ranks do not run the same settings: %s\n", err);
-    } else {
+    } else if (!rc) {
         rc = words(argc, argv, rank);
         if (rc < 0)
             return 0; /* no words: HPCC runs */

@@ -16,6 +16,7 @@
 #include "ra_dist.h"
 #include "ropt_mpi.h"
 #include "kit_agree.h"
+#include "kit_mpi.h"
 #include "kit_opt.h"
 
 #include <stdio.h>
@@ -56,6 +57,11 @@ int hpcc_ra_agree(MPI_Comm comm, int argc, char **argv, char *err, size_t errlen
     char text[8192];
     kit_agree_text(none, argc, argv, text, sizeof text);
     return kit_agree(comm, text, err, errlen) ? 2 : 0;
+}
+
+int hpcc_ra_launch_check(void)
+{
+    return kit_mpi_launch_check("hpcc-opt");
 }
 
 const char *hpcc_ra_version(void)

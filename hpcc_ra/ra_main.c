@@ -763,6 +763,11 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
         return KIT_EXIT_RESOURCE;
     }
     KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int lrc = kit_mpi_launch_check(kit_prog()); /* another MPI's launcher: N jobs of one rank */
+    if (lrc) {
+        MPI_Finalize();
+        return lrc;
+    }
     KIT_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
     KIT_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
     int acode = agree(d, canon);

@@ -61,4 +61,18 @@ void kit_mpi_library(char *lib);
  * polls, which on an oversubscribed node steals it. */
 void kit_mpi_sleepy_barrier(MPI_Comm comm);
 
+/* Call right after MPI_Init, in every MPI binary of the kit (never in the
+ * adapter, which must not change what a program does).  A launcher whose
+ * environment says it started N > 1 processes (OMPI_COMM_WORLD_SIZE,
+ * PMI_SIZE, PMIX_SIZE) while MPI_COMM_WORLD has 1 rank is another MPI
+ * library's (Open MPI's mpirun around an MPICH build, MPICH's around an
+ * Open MPI one, env PMI_SIZE=2 around a process started alone): N jobs
+ * of one rank each, all "passing".  Then the first process of the launch
+ * prints one line, "PROG: error: ...", naming this build's launcher and the call returns
+ * KIT_EXIT_USAGE (the caller finalizes MPI and exits with it); else 0.
+ * The sizes are the rule, not the other library's variables: srun sets
+ * PMI or PMIx ones for either library, and `mpirun.openmpi -n 1` around an
+ * MPICH build is a correct run of one rank (docs/reliability.md). */
+int kit_mpi_launch_check(const char *prog);
+
 #endif

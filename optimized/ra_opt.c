@@ -147,12 +147,13 @@ static int opt_setup(ra_run *run, char *err, size_t errlen)
     if (run->rank == 0 && !cfg->quiet)
         printf("# shape: %s (%s%s), bucket capacity %d, %d send slot%s per dimension%s, pipeline %d, batch %d, "
                "expected hops %.3f, split %s\n"
-               "# node transport: %s%s (%d of %d dimension%s through shared memory at rank 0; %d rank%s on %d core%s on "
-               "rank 0's node)\n",
+               "# node transport: %s%s%s%s (%d of %d dimension%s through shared memory at rank 0; %d rank%s on %d core%s "
+               "on rank 0's node)\n",
                sh, o.mapfile ? "mapping file" : "XYZT order", o.node_dim ? ", node-local last dimension" : "", s->cap,
                s->outstanding, s->outstanding == 1 ? "" : "s", o.sync ? " (MPI_Issend)" : "", o.prm.lookahead,
                o.prm.batch, torus_expected_hops(&s->shape), ropt_split_kernel(&o.prm), s->node_shm ? "shm" : "mpi",
-               o.node_shm < 0 ? ", chosen by auto" : "", s->shm_dims, s->shape.ndims, s->shape.ndims == 1 ? "" : "s",
+               o.node_shm < 0 ? ", chosen by auto" : "", s->shm_refused[0] ? ": shared memory refused: " : "",
+               s->shm_refused, s->shm_dims, s->shape.ndims, s->shape.ndims == 1 ? "" : "s",
                s->node.local_size, s->node.local_size == 1 ? "" : "s", s->node_cores, s->node_cores == 1 ? "" : "s");
     return KIT_EXIT_OK;
 }

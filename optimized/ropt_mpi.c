@@ -170,10 +170,18 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     s->node_cores = torus_node_cores(&s->node);
     s->oversubscribed = s->node.local_size > s->node_cores;
     s->node_shm = o->node_shm >= 0 ? o->node_shm : torus_all_ok(comm, !s->oversubscribed);
-    if (s->node_shm) {
-        if (torus_shm_create(&s->shm, comm, s->node.comm, &s->map, me, s->cap, o->prm.outstanding, &s->net, err,
-                             errlen))
+    if (s->node_shm && torus_shm_create(&s->shm, comm, s->node.comm, &s->map, me, s->cap, o->prm.outstanding, &s->net,
+                                        err, errlen)) {
+        /* no shared window (a full /dev/shm): the node hop asked for by
+         * name stops the run, auto's takes MPI, alike on every rank (the
+         * failure is agreed) */
+        if (o->node_shm > 0)
             return KIT_EXIT_RESOURCE;
+        snprintf(s->shm_refused, sizeof s->shm_refused, "%s", err);
+        err[0] = 0;
+        s->node_shm = 0;
+    }
+    if (s->node_shm) {
         torus_shm_bind(s->shm, &s->tp);
         s->shm_dims = torus_shm_count(s->shm);
         /* a core per rank: a rank rarely sleeps, so a packet need not

@@ -52,6 +52,8 @@ typedef struct ropt_mpi {
     int oversubscribed;  /* more ranks on this node than cores: never spin */
     int node_cores;      /* the cores this node's ranks run on */
     int node_shm;        /* the node hop's road, once auto is decided */
+    char shm_refused[200]; /* why auto's shared memory could not be had
+                              (the node hop then takes MPI), or "" */
     ropt_node_choice nodes; /* one hop or two on the node (hops -1: the
                                shape mixes node and network dimensions) */
     double wait_s;       /* seconds spent backing off in the last run */

@@ -17,7 +17,9 @@
  * rank did, and rank 0 unlinks the name at once: nothing stays in
  * /dev/shm even if the job dies, and the mapping goes when the state does
  * (munmap, no message, so freeing communicators in any order is safe).
- * When a rank fails, every rank learns it in the allreduce and the
+ * Every page of the segment is taken at set-up (posix_fallocate), so a
+ * full /dev/shm is a failure here, not a SIGBUS at the first call.  When a
+ * rank fails, every rank learns it in the allreduce and the
  * communicator's calls go the torus library's way.
  *
  * While it waits, a rank lets its MPI library progress (an MPI_Iprobe on
@@ -55,18 +57,24 @@ static size_t cap_of(const pm_comm *pc)
     return cap;
 }
 
-/* One node? The same answer on every rank of pc->comm. */
+/* One node? The same answer on every rank of pc->comm, also when the
+ * library could not make the split on some rank (out of communicators):
+ * then none (pm__errors_return: the program's handler may be fatal). */
 static int one_node(const pm_comm *pc)
 {
     MPI_Comm node = MPI_COMM_NULL;
-    int nn = 0;
+    int nn = 0, one = 0;
+    MPI_Errhandler old = pm__errors_return(pc->comm);
     if (PMPI_Comm_split_type(pc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 0;
+        node = MPI_COMM_NULL, nn = -1;
     if (node != MPI_COMM_NULL) {
         PMPI_Comm_size(node, &nn);
         PMPI_Comm_free(&node);
     }
-    return nn == pc->n;
+    int mine = nn == pc->n;
+    PMPI_Allreduce(&mine, &one, 1, MPI_INT, MPI_MIN, pc->comm);
+    pm__errors_restore(pc->comm, old);
+    return one;
 }
 
 static int set_up(pm_comm *pc)
@@ -80,7 +88,9 @@ static int set_up(pm_comm *pc)
     if (pc->me == 0) {
         snprintf(name, sizeof name, "/torus_flat.%ld.%u", (long)getpid(), atomic_fetch_add(&serial, 1));
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd >= 0 && ftruncate(fd, (off_t)len)) {
+        /* every page taken now: a segment only sized (ftruncate) on a
+         * full /dev/shm maps fine and dies of SIGBUS at its first use */
+        if (fd >= 0 && posix_fallocate(fd, 0, (off_t)len)) {
             close(fd);
             shm_unlink(name);
             fd = -1;

@@ -175,6 +175,15 @@ pm_why pm__mode(void);
  * through their attribute (pm__comm_lookup). */
 extern pm_comm *_Atomic pm__world;
 pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
+/* The adapter's set-up on a program's communicator makes communicators of
+ * its own from it (a node split, a duplicate); a library out of them
+ * says so through comm's error handler, which the program may have left
+ * fatal.  For the set-up alone, errors return (pm__errors_return gives
+ * the program's handler, pm__errors_restore puts it back), so that such
+ * a failure sends this communicator to the library, agreed on every rank
+ * (torus_comm_made), instead of ending the job. */
+MPI_Errhandler pm__errors_return(MPI_Comm comm);
+void pm__errors_restore(MPI_Comm comm, MPI_Errhandler old);
 /* The communicator this thread's last attribute lookup found, and its
  * state: the next call on it (IMB-MPI1 and most programs call on one
  * communicator of their own again and again) skips the attribute lookup.

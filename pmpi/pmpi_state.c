@@ -100,6 +100,17 @@ void pm__unlock(int locked)
         pthread_mutex_unlock(&lk);
 }
 
+/* Communicators whose torus side is built, each holding a duplicate of
+ * its own (torus_mpi_create), and the most there may be.  Why a bound:
+ * MPICH has 2048 context ids per process, and a program that makes its
+ * communicators while it uses them would otherwise find the library out
+ * of them sooner under the adapter than without it: past 256 the
+ * program's communicators go to the library, so it keeps at least
+ * 2048 - 256 - 2 of its own (the 2: MPI_COMM_WORLD's state and the
+ * types' check, made at the start).  The check is agreed in build_on. */
+enum { PM_MAX_BUILT = 256 };
+static atomic_int built;
+
 static void destroy(pm_comm *pc)
 {
     if (!pc)
@@ -121,8 +132,10 @@ static void destroy(pm_comm *pc)
     pm__flat_free(pc);
     if (pc->c)
         torus_coll_destroy(pc->c);
-    if (pc->tm)
+    if (pc->tm) {
         torus_mpi_destroy(pc->tm);
+        atomic_fetch_sub(&built, 1);
+    }
     torus_map_free(&pc->map);
     free(pc->node_of);
     free(pc->v);
@@ -378,8 +391,36 @@ static void shape_for(int n, torus_shape *s)
     torus_shape_auto(n, TORUS_AUTO_BUDGET, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, s);
 }
 
-/* Builds pc's torus side (collective over pc->comm); 0 or -1 on every rank. */
-static int build(pm_comm *pc)
+MPI_Errhandler pm__errors_return(MPI_Comm comm)
+{
+    MPI_Errhandler old = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(comm, &old) == MPI_SUCCESS)
+        PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    else
+        old = MPI_ERRHANDLER_NULL;
+    return old;
+}
+
+void pm__errors_restore(MPI_Comm comm, MPI_Errhandler old)
+{
+    if (old == MPI_ERRHANDLER_NULL)
+        return;
+    PMPI_Comm_set_errhandler(comm, old);
+    PMPI_Errhandler_free(&old);
+}
+
+/* Rank 0 of a communicator whose set-up failed says why, once per
+ * process: a program of thousands of communicators past the library's
+ * limit would otherwise get a line for each. */
+static void say_once(const pm_comm *pc, const char *err)
+{
+    static atomic_int said;
+    if (pc->me == 0 && !atomic_exchange(&said, 1))
+        fprintf(stderr, "torus_pmpi: %s: this communicator's calls go to the MPI library (said once)\n", err);
+}
+
+/* pc's torus side, with pc->comm's errors returning (build). */
+static int build_on(pm_comm *pc)
 {
     char err[300];
     torus_shape s;
@@ -387,13 +428,12 @@ static int build(pm_comm *pc)
     int ok = torus_map_xyzt(&pc->map, &s) == 0;
     pc->v = malloc(4 * (size_t)pc->n * sizeof *pc->v);
     pc->node_of = malloc((size_t)pc->n * sizeof *pc->node_of);
-    ok = ok && pc->v && pc->node_of;
+    ok = ok && pc->v && pc->node_of && atomic_load(&built) < PM_MAX_BUILT;
     if (!torus_all_ok(pc->comm, ok))
         return -1;
     torus_node_info ni;
     if (torus_node_discover(pc->comm, &ni, err, sizeof err)) {
-        if (pc->me == 0)
-            fprintf(stderr, "torus_pmpi: %s: this communicator's calls go to the MPI library\n", err);
+        say_once(pc, err);
         return -1;
     }
     PMPI_Allgather(&ni.node, 1, MPI_INT, pc->node_of, 1, MPI_INT, pc->comm);
@@ -403,16 +443,29 @@ static int build(pm_comm *pc)
         pm__node_src = torus_node_source(&ni);
     }
     torus_node_free(&ni);
-    if (torus_mpi_create(&pc->tm, pc->comm, &pc->map, pc->me, 1, 0, err, sizeof err))
+    if (torus_mpi_create(&pc->tm, pc->comm, &pc->map, pc->me, 1, 0, err, sizeof err)) {
+        say_once(pc, err);
         return -1;
+    }
     torus_mpi_bind(pc->tm, &pc->tp);
     torus_coll_config cfg = {.map = &pc->map, .me = pc->me, .tp = &pc->tp, .node_of = pc->node_of};
     int rc = torus_coll_create(&pc->c, &cfg, err, sizeof err);
     if (!rc) /* MPI_Alltoallv's counts match pairwise: empty blocks need no message */
         torus_coll_skip_empty(pc->c, 1);
-    if (rc && pc->me == 0)
-        fprintf(stderr, "torus_pmpi: %s: this communicator's calls go to the MPI library\n", err);
+    if (rc)
+        say_once(pc, err);
     return torus_all_ok(pc->comm, rc == 0) ? 0 : -1;
+}
+
+/* Builds pc's torus side (collective over pc->comm); 0 or -1 on every rank. */
+static int build(pm_comm *pc)
+{
+    MPI_Errhandler old = pm__errors_return(pc->comm);
+    int rc = build_on(pc);
+    pm__errors_restore(pc->comm, old);
+    if (!rc)
+        atomic_fetch_add(&built, 1);
+    return rc;
 }
 
 /* This thread's next call on comm finds pc without a lookup (pm__last),

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,27 @@ int torus_all_ok(MPI_Comm comm, int ok)
     ok = ok != 0;
     KIT_MPI_CHECK(KMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm));
     return all;
+}
+
+int torus_comm_made(MPI_Comm parent, int rc, MPI_Comm *made, const char *call, char *err, size_t errlen)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "another rank's";
+    if (rc != MPI_SUCCESS) {
+        int len = 0;
+        *made = MPI_COMM_NULL;
+        MPI_Error_string(rc, msg, &len);
+        msg[strcspn(msg, "\n")] = 0; /* MPICH's stack follows on lines of its own */
+        char *comma = strstr(msg, ", error stack");
+        if (comma)
+            *comma = 0;
+    }
+    if (torus_all_ok(parent, rc == MPI_SUCCESS))
+        return 0;
+    if (*made != MPI_COMM_NULL)
+        MPI_Comm_free(made);
+    snprintf(err, errlen, "MPI could not make a communicator (%s: %s; the library may be out of communicators)", call,
+             msg);
+    return -1;
 }
 
 /* FNV-1a over n ints after a tag: what the ranks compare. */
@@ -85,17 +107,22 @@ static int agreed_override(MPI_Comm comm, int **node_of, int *kind, char *err, s
 
 /* ni->comm from the emulated layout: the ranks of comm on one emulated
  * node, which must lie within one machine (the shared-memory transport
- * maps its peers' memory).  0, or -2 with err on every rank. */
+ * maps its peers' memory).  0, -1 a communicator MPI could not make or -2,
+ * with err on every rank. */
 static int split_emulated(MPI_Comm comm, int rank, const int *node_of, torus_node_info *ni, char *err, size_t errlen)
 {
     int wr;
     MPI_Comm real;
     KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &wr));
-    KIT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real));
+    if (torus_comm_made(comm, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real), &real,
+                        "MPI_Comm_split_type", err, errlen))
+        return -1;
     int machine = wr;
     KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, &machine, 1, MPI_INT, MPI_MIN, real));
     KIT_MPI_CHECK(MPI_Comm_free(&real));
-    KIT_MPI_CHECK(MPI_Comm_split(comm, node_of[wr], rank, &ni->comm));
+    if (torus_comm_made(comm, MPI_Comm_split(comm, node_of[wr], rank, &ni->comm), &ni->comm, "MPI_Comm_split", err,
+                        errlen))
+        return -1;
     int mm[2] = {machine, -machine};
     KIT_MPI_CHECK(KMPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, ni->comm));
     if (torus_all_ok(comm, mm[0] == -mm[1]))
@@ -124,8 +151,9 @@ int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t er
         free(node_of);
         if (orc)
             return orc;
-    } else {
-        KIT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm));
+    } else if (torus_comm_made(comm, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ni->comm),
+                               &ni->comm, "MPI_Comm_split_type", err, errlen)) {
+        return -1;
     }
     KIT_MPI_CHECK(MPI_Comm_rank(ni->comm, &ni->local));
     KIT_MPI_CHECK(MPI_Comm_size(ni->comm, &ni->local_size));

@@ -16,8 +16,9 @@ typedef struct torus_mpi torus_mpi;
  * message interface runs on a duplicate of comm (a map rank is its rank in
  * comm).  outstanding 0 builds the message interface only (collectives).
  * Collective over comm.
- * Returns 0, or -1 with err set (MPI failures abort through the caller's
- * error handler). */
+ * Returns 0, or -1 with err set on every rank: out of memory, or a
+ * communicator MPI could not make (torus_comm_made: comm's error handler
+ * must return); other MPI failures abort through KIT_MPI_CHECK. */
 int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me, int cap,
                      int outstanding, char *err, size_t errlen);
 /* Fills t with the functions of this transport. */
@@ -74,9 +75,10 @@ typedef struct torus_node_info {
     int emulated;     /* 0: MPI_COMM_TYPE_SHARED, 1: TORUS_NODES, 2: TORUS_HOSTFILE */
 } torus_node_info;
 
-/* Collective over comm.  Returns 0, -1 out of memory or -2 a bad or
- * differing TORUS_NODES / TORUS_HOSTFILE (exit 2), with one line in err,
- * on every rank.  An emulated node is the ranks of comm whose
+/* Collective over comm.  Returns 0, -1 out of memory or a communicator
+ * MPI could not make (torus_comm_made; comm's error handler must return)
+ * or -2 a bad or differing TORUS_NODES / TORUS_HOSTFILE (exit 2), with one
+ * line in err, on every rank.  An emulated node is the ranks of comm whose
  * MPI_COMM_WORLD ranks the layout puts together; each must lie within one
  * machine. */
 int torus_node_discover(MPI_Comm comm, torus_node_info *ni, char *err, size_t errlen);
@@ -108,5 +110,13 @@ int torus_mem_fits(MPI_Comm comm, const torus_node_info *ni, double need, torus_
 /* 1 when ok is non-zero on every rank of comm, else 0 (collective): how
  * ranks agree that a setup step worked everywhere before going on. */
 int torus_all_ok(MPI_Comm comm, int ok);
+/* After rc = MPI_Comm_dup / _split / _split_type(parent, ..., made): 0
+ * when every rank of parent got its communicator, else -1 on every rank
+ * with *made freed (MPI_COMM_NULL) and one line in err.  Why: a library
+ * out of communicators (MPICH has 2048 context ids per process) fails
+ * such a call; an adapter that spends communicators of its own must turn
+ * that into "this communicator goes to the library", never end the job.
+ * Needs parent's error handler to return (MPI_ERRORS_RETURN). */
+int torus_comm_made(MPI_Comm parent, int rc, MPI_Comm *made, const char *call, char *err, size_t errlen);
 
 #endif

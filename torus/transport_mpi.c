@@ -288,14 +288,23 @@ int torus_mpi_create(torus_mpi **out, MPI_Comm comm, const torus_map *m, int me,
         torus_mpi_destroy(mp);
         return -1;
     }
-    KIT_MPI_CHECK(MPI_Comm_dup(comm, &mp->world));
+    for (int d = 0; d < mp->ndims; d++)
+        mp->dim[d].comm = MPI_COMM_NULL; /* torus_mpi_destroy frees what was made */
+    if (torus_comm_made(comm, MPI_Comm_dup(comm, &mp->world), &mp->world, "MPI_Comm_dup", err, errlen)) {
+        torus_mpi_destroy(mp);
+        return -1;
+    }
     KIT_MPI_CHECK(MPI_Comm_set_errhandler(mp->world, MPI_ERRORS_RETURN));
     for (int d = 0; d < mp->ndims; d++) {
         /* Colour: my linear position with coordinate d zeroed; key: coordinate d. */
         int cc[TORUS_MAX_DIMS];
         memcpy(cc, c, (size_t)s->ndims * sizeof(int));
         cc[d] = 0;
-        KIT_MPI_CHECK(MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &mp->dim[d].comm));
+        if (torus_comm_made(comm, MPI_Comm_split(comm, torus_map_linear(s, cc), c[d], &mp->dim[d].comm),
+                            &mp->dim[d].comm, "MPI_Comm_split", err, errlen)) {
+            torus_mpi_destroy(mp);
+            return -1;
+        }
         KIT_MPI_CHECK(MPI_Comm_set_errhandler(mp->dim[d].comm, MPI_ERRORS_RETURN));
         KIT_MPI_CHECK(MPI_Comm_size(mp->dim[d].comm, &mp->dim[d].size));
         if (mp->dim[d].size > 1)

@@ -18,14 +18,25 @@
  * between every two packets.  A network dimension is asked at most once
  * per TORUS_NET_POLL_NS (a "no" in between), which bounds the latency it
  * adds and leaves the node hop its core.
+ *
+ * Pages taken at set-up: the window's memory is known to be there before
+ * the rings start (shm_room, touch_area), so a full /dev/shm is an error
+ * of torus_shm_create on every rank (ra_opt then takes the MPI transport
+ * for the node hop), never a SIGBUS at the first packet.
  */
 #include "torus_mpi.h"
 #include "torus_shm.h"
 #include "torus_ticks.h"
 
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Nanoseconds between two looks at a network dimension. */
 #define TORUS_NET_POLL_NS 2000
@@ -179,6 +190,99 @@ static void node_dims(torus_shm *s, const torus_map *m, int me)
     }
 }
 
+/* ---- the window's pages, taken at set-up ------------------------------ */
+
+/* Whether /dev/shm holds `bytes` now: a segment of this process's takes
+ * them (posix_fallocate) and gives them back.  Why before the window:
+ * MPICH 4.0 sizes its shared window's file without taking the pages (the
+ * first write past a full /dev/shm is SIGBUS: touch_area catches that),
+ * and Open MPI 4.1's MPI_Win_allocate_shared returns an error on the rank
+ * that creates the segment while the node's other ranks wait inside the
+ * call for ever, which no caller can undo. */
+static int shm_room(size_t bytes)
+{
+    char name[64];
+    snprintf(name, sizeof name, "/torus_shm_room.%ld", (long)getpid());
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0)
+        return 0;
+    shm_unlink(name);
+    int ok = posix_fallocate(fd, 0, (off_t)bytes) == 0;
+    close(fd);
+    return ok;
+}
+
+static sigjmp_buf bus_jump;
+
+static void on_bus(int sig)
+{
+    (void)sig;
+    siglongjmp(bus_jump, 1);
+}
+
+/* Zeroes this rank's area with SIGBUS caught: 0, or -1 when a page could
+ * not be had (the space shm_room saw was taken meanwhile).  Set-up runs
+ * before the program starts threads of its own here, so the handler is
+ * the process's for these few instructions only. */
+static int touch_area(void *area, size_t bytes)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bus;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, &old))
+        return -1;
+    volatile int ok = 0;
+    if (!sigsetjmp(bus_jump, 1)) {
+        torus_shm_area_init(area, bytes);
+        ok = 1;
+    }
+    sigaction(SIGBUS, &old, NULL);
+    return ok ? 0 : -1;
+}
+
+/* The window over node, its pages taken on every rank: 0, or -1 with err
+ * on every rank of comm (s->have_win says whether a window is left to
+ * free). */
+static int take_window(torus_shm *s, MPI_Comm comm, MPI_Comm node, size_t bytes, void **base, char *err,
+                       size_t errlen)
+{
+    int local = 0;
+    /* what the libraries put around the areas: Open MPI 4.1's osc sm
+     * rounds each rank's part to pages (alloc_shared_noncontig) and adds
+     * its own state to the segment (a 32 KiB /dev/shm that held our 25 KB
+     * made it fail): a page per rank and 64 KiB for the segment */
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+    uint64_t mine = (bytes + pg - 1) / pg * pg + pg, total = 0;
+    KIT_MPI_CHECK(MPI_Comm_rank(node, &local));
+    KIT_MPI_CHECK(KMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, node));
+    total += 65536;
+    /* one rank of a node asks for the whole node's window, as MPI would */
+    if (!torus_all_ok(comm, local != 0 || (total <= SIZE_MAX && shm_room((size_t)total)))) {
+        snprintf(err, errlen, "no room in /dev/shm for the shared window (%llu bytes on a node)",
+                 (unsigned long long)total);
+        return -1;
+    }
+    MPI_Info info;
+    KIT_MPI_CHECK(MPI_Info_create(&info));
+    /* each rank's area on pages of its own (first touch near its core) */
+    KIT_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 64, info, node, base, &s->win);
+    KIT_MPI_CHECK(MPI_Info_free(&info));
+    s->have_win = rc == MPI_SUCCESS;
+    if (!torus_all_ok(comm, s->have_win)) {
+        snprintf(err, errlen, "the shared window of %zu bytes per rank could not be made", bytes);
+        return -1;
+    }
+    if (!torus_all_ok(comm, touch_area(*base, bytes) == 0)) {
+        snprintf(err, errlen, "the pages of the shared window (%zu bytes per rank) could not be had: /dev/shm full",
+                 bytes);
+        return -1;
+    }
+    return 0;
+}
+
 int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_map *m, int me, int cap,
                      int slots, const torus_transport *net, char *err, size_t errlen)
 {
@@ -219,20 +323,11 @@ int torus_shm_create(torus_shm **out, MPI_Comm comm, MPI_Comm node, const torus_
     KIT_MPI_CHECK(MPI_Allgather(&mask, 1, MPI_UNSIGNED, s->node_mask, 1, MPI_UNSIGNED, node));
 
     size_t bytes = torus_shm_area_bytes(&m->shape, s->on, cap, slots);
-    MPI_Info info;
-    KIT_MPI_CHECK(MPI_Info_create(&info));
-    /* each rank's area on pages of its own (first touch near its core) */
-    KIT_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
     void *base = NULL;
-    int rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 64, info, node, &base, &s->win);
-    KIT_MPI_CHECK(MPI_Info_free(&info));
-    s->have_win = rc == MPI_SUCCESS;
-    if (!torus_all_ok(comm, s->have_win)) {
-        snprintf(err, errlen, "the shared window of %zu bytes per rank could not be made", bytes);
+    if (take_window(s, comm, node, bytes, &base, err, errlen)) {
         torus_shm_destroy(s);
         return -1;
     }
-    torus_shm_area_init(base, bytes);
     for (int r = 0; r < nn; r++) {
         MPI_Aint sz;
         int disp;

@@ -208,6 +208,11 @@ int main(int argc, char **argv)
     cb_agree_text(argc, argv, canon, sizeof canon);
     MPI_Init(&argc, &argv);
     KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int lrc = kit_mpi_launch_check(kit_prog()); /* another MPI's launcher: N jobs of one rank */
+    if (lrc) {
+        MPI_Finalize();
+        return lrc;
+    }
     int me, n;
     KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
