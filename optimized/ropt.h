@@ -128,12 +128,8 @@ typedef struct ropt {
     int log2;
     ra_gen_kind gen;
     const ra_dist *td;
-    /* the stream in eight lanes (ropt_pipe.c): the next eight elements,
-     * lane[loff] the next one used; lane_mul, lane_add the LCG's eight
-     * steps at once */
-    uint64_t lane[8];
-    int loff;
-    uint64_t lane_mul, lane_add;
+    uint64_t ran; /* the stream: the last element used */
+    uint64_t lane_mul, lane_add; /* the LCG's eight steps at once (ropt_pipe.c) */
     uint64_t remaining, generated;
     ropt_rlist gr; /* the generator's remote list (nothing new while it waits) */
     /* local lists: updates for this rank's table on their way into the

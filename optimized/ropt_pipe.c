@@ -7,16 +7,15 @@
  * 5.2's routing, with the pipeline and the branch-free split of
  * docs/ra_opt.md "Speed on a node".
  * Steps:
- *   1. The stream in eight lanes (issue 44, item 3): o->lane holds the
- *      next eight elements of the rank's stream, in order; all eight step
- *      eight elements at once (LFSR: x -> x << 8 ^ clmul(x >> 56, x^2 + x
- *      + 1), exact because the feedback never reaches the top byte within
- *      eight steps; LCG: x -> a^8 x + c (1 + a + ... + a^7)), eight
- *      independent chains where one step waited for the one before.  The
- *      updates and their order are the single stream's: element start + i
- *      is the i-th generated, so every fingerprint and budget is as
- *      before.  The lanes are the generator's state, as HPCC's own 128
- *      ran[] streams are, not updates held.
+ *   1. The stream eight elements at a time (issue 44, item 3): eight
+ *      consecutive elements step together (LFSR: x -> x << 8 ^ clmul(x >>
+ *      56, x^2 + x + 1), exact because the feedback never reaches the top
+ *      byte within eight steps; LCG: x -> a^8 x + c (1 + a + ... + a^7)),
+ *      eight independent chains where one step waited for the one before.
+ *      The updates and their order are the single stream's (element start
+ *      + i is the i-th generated), so every fingerprint and budget is as
+ *      before; the rank's state stays the last element used (o->ran), and
+ *      a chunk starts its eight with eight single steps.
  *   2. The split: a chunk of updates goes into a local list (this rank's)
  *      and a remote list with no branch on where an update goes, while
  *      the previous local list enters the pipeline, one push per update
@@ -37,6 +36,7 @@
 #include "ropt_pipe.h"
 #include "torus_prefetch.h"
 
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t 
     c->h = push_at(c->table, c->pval, c->start, c->f, c->dmask, c->h, x, gen, how);
 }
 
-/* ---- the stream in eight lanes ------------------------------------------ */
+/* ---- the stream eight elements at a time -------------------------------- */
 
 /* Eight steps of the LFSR at once: the top byte leaves, and each of its
  * bits folds back as x^2 + x + 1 shifted by its place (a carry-less product
@@ -133,38 +133,25 @@ static inline uint64_t lfsr_step8(uint64_t x)
     return x << 8 ^ t ^ t << 1 ^ t << 2;
 }
 
-static inline __attribute__((always_inline)) void lanes_step(uint64_t *lane, ra_gen_kind gen, uint64_t mul,
-                                                              uint64_t add)
-{
-    for (int j = 0; j < 8; j++)
-        lane[j] = gen == RA_GEN_LFSR ? lfsr_step8(lane[j]) : mul * lane[j] + add;
-}
-
 void ropt_lanes_start(ropt *o, uint64_t start)
 {
-    uint64_t r = ra_gen_jump(o->gen, start), mul = 1, add = 0;
+    uint64_t mul = 1, add = 0;
+    o->ran = ra_gen_jump(o->gen, start);
+    /* the LCG's eight steps: x -> a^8 x + c (a^7 + ... + 1) */
     for (int j = 0; j < 8; j++) {
-        r = ra_gen_next(o->gen, r);
-        o->lane[j] = r;
-        /* the LCG's eight steps: x -> a^8 x + c (a^7 + ... + 1) */
         add = RA_LCG_MUL * add + RA_LCG_ADD;
         mul *= RA_LCG_MUL;
     }
     o->lane_mul = mul;
     o->lane_add = add;
-    o->loff = 0;
-}
-
-/* The next element of the stream. */
-static inline __attribute__((always_inline)) uint64_t lane_next(uint64_t *lane, int *loff, ra_gen_kind gen,
-                                                                  uint64_t mul, uint64_t add)
-{
-    uint64_t x = lane[*loff];
-    if (++*loff == 8) {
-        lanes_step(lane, gen, mul, add);
-        *loff = 0;
-    }
-    return x;
+    /* what the eight-step forms promise, checked once: a wrong fold would
+     * change every update the vector path makes */
+    uint64_t a = o->ran, b = o->ran;
+    for (int k = 0; k < 8; k++)
+        a = ra_gen_next(o->gen, a);
+    b = o->gen == RA_GEN_LFSR ? lfsr_step8(b) : mul * b + add;
+    if (a != b)
+        abort();
 }
 
 /* The split of split_chunk, written once and specialised by the compiler
@@ -182,9 +169,8 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
     const uint64_t start = c->start;
     const idx_fn f = c->f;
     const int dmask = c->dmask;
-    int h = c->h, nl = 0, nr = rl->n, i = 0, both = n < nold ? n : nold, loff = o->loff;
-    uint64_t *const lane = o->lane;
-    const uint64_t mul = o->lane_mul, add = o->lane_add;
+    int h = c->h, nl = 0, nr = rl->n, i = 0, both = n < nold ? n : nold;
+    uint64_t r = o->ran;
     /* the first `both` updates push an old one each, the rest do not: two
      * loops instead of a test per update */
     for (int pass = 0; pass < 2; pass++) {
@@ -194,7 +180,7 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
                 h = push_at(table, pval, start, f, dmask, h, old[i], gen, how);
             uint64_t x;
             if (from_gen)
-                x = lane_next(lane, &loff, gen, mul, add);
+                x = r = ra_gen_next(gen, r);
             else
                 x = src[i];
             if (all_mine) {
@@ -213,7 +199,7 @@ static inline __attribute__((always_inline)) void split_loop(ropt *o, const uint
         h = push_at(table, pval, start, f, dmask, h, old[j], gen, how);
     c->h = h;
     if (from_gen) {
-        o->loff = loff;
+        o->ran = r;
         o->remaining -= (uint64_t)n;
         o->generated += (uint64_t)n;
     }
@@ -238,19 +224,6 @@ static int apply_how(const ropt *o)
 #define ROPT_HAVE_VSPLIT 1
 #define VTARGET __attribute__((target("avx512f,avx512dq")))
 
-/* One update by the lanes in memory, split branch-free (the head and the
- * tail of a chunk, where the lanes are not aligned on eight). */
-static inline __attribute__((always_inline)) void split_one(ropt *o, uint64_t *loc, int *nl, uint64_t *rem, int *nr,
-                                                             ra_gen_kind gen, idx_fn f)
-{
-    uint64_t x = lane_next(o->lane, &o->loff, gen, o->lane_mul, o->lane_add);
-    int mine = idx(f, gen, x) - o->local_start < o->local_size;
-    loc[*nl] = x;
-    rem[*nr] = x;
-    *nl += mine;
-    *nr += !mine;
-}
-
 static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n, uint64_t *loc, int *nloc,
                                                                   ropt_rlist *rl, const uint64_t *old, int nold,
                                                                   pipe_cursor *c, ra_gen_kind gen, int how)
@@ -260,18 +233,18 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
     const idx_fn f = c->f;
     const int dmask = c->dmask;
     int h = c->h, nl = 0, nr = rl->n, i = 0, oi = 0;
-    while (i < n && o->loff) {
-        if (oi < nold)
-            h = push_at(table, pval, start, f, dmask, h, old[oi++], gen, how);
-        split_one(o, loc, &nl, rem, &nr, gen, f);
-        i++;
-    }
-    if (n - i >= 8) {
-        const __m512i lo = _mm512_set1_epi64((long long)o->local_start);
-        const __m512i lsz = _mm512_set1_epi64((long long)o->local_size);
+    const uint64_t lo0 = o->local_start, lsz0 = o->local_size;
+    uint64_t r = o->ran;
+    if (n >= 8) {
+        /* the chunk's first eight elements, one step each (an eighth of a
+         * step per update at a batch of 64), then eight at a time */
+        uint64_t first[8];
+        for (int j = 0; j < 8; j++)
+            first[j] = r = ra_gen_next(gen, r);
+        const __m512i lo = _mm512_set1_epi64((long long)lo0), lsz = _mm512_set1_epi64((long long)lsz0);
         const __m512i msk = _mm512_set1_epi64((long long)f.mask), sh = _mm512_set1_epi64(f.sh);
         const __m512i mul = _mm512_set1_epi64((long long)o->lane_mul), add = _mm512_set1_epi64((long long)o->lane_add);
-        __m512i v = _mm512_loadu_si512((const void *)o->lane);
+        __m512i v = _mm512_loadu_si512((const void *)first), last = v;
         for (; n - i >= 8; i += 8) {
             /* eight pushes of the old list per eight updates split, as the
              * portable loop's one per one */
@@ -287,6 +260,7 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
             int k = __builtin_popcount(m);
             nl += k;
             nr += 8 - k;
+            last = v;
             if (gen == RA_GEN_LFSR) {
                 __m512i t = _mm512_srli_epi64(v, 56);
                 v = _mm512_xor_si512(_mm512_xor_si512(_mm512_slli_epi64(v, 8), t),
@@ -295,13 +269,21 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
                 v = _mm512_add_epi64(_mm512_mullo_epi64(v, mul), add);
             }
         }
-        _mm512_storeu_si512((void *)o->lane, v);
+        /* the serial state: the last element used */
+        _mm512_storeu_si512((void *)first, last);
+        r = first[7];
     }
     for (; i < n; i++) {
         if (oi < nold)
             h = push_at(table, pval, start, f, dmask, h, old[oi++], gen, how);
-        split_one(o, loc, &nl, rem, &nr, gen, f);
+        uint64_t x = r = ra_gen_next(gen, r);
+        int mine = idx(f, gen, x) - lo0 < lsz0;
+        loc[nl] = x;
+        rem[nr] = x;
+        nl += mine;
+        nr += !mine;
     }
+    o->ran = r;
     for (; oi < nold; oi++)
         h = push_at(table, pval, start, f, dmask, h, old[oi], gen, how);
     c->h = h;
