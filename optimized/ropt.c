@@ -289,7 +289,7 @@ void ropt_start(ropt *o, ra_gen_kind gen, uint64_t start, uint64_t count)
     o->nfull = 0;
     o->nheld = 0;
     o->in_buckets = 0;
-    ropt_lanes_start(o, start);
+    o->ran = ra_gen_jump(o->gen, start);
     o->remaining = count;
     o->generated = 0;
     o->gr.pos = o->gr.n = 0;

@@ -129,7 +129,6 @@ typedef struct ropt {
     ra_gen_kind gen;
     const ra_dist *td;
     uint64_t ran; /* the stream: the last element used */
-    uint64_t lane_mul, lane_add; /* the LCG's eight steps at once (ropt_pipe.c) */
     uint64_t remaining, generated;
     ropt_rlist gr; /* the generator's remote list (nothing new while it waits) */
     /* local lists: updates for this rank's table on their way into the

@@ -14,8 +14,9 @@
  *      eight independent chains where one step waited for the one before.
  *      The updates and their order are the single stream's (element start
  *      + i is the i-th generated), so every fingerprint and budget is as
- *      before; the rank's state stays the last element used (o->ran), and
- *      a chunk starts its eight with eight single steps.
+ *      before; the rank's state stays the last element used (o->ran), a
+ *      chunk starts its eight with eight single steps, and its last few
+ *      (fewer than eight) go through the portable loop.
  *   2. The split: a chunk of updates goes into a local list (this rank's)
  *      and a remote list with no branch on where an update goes, while
  *      the previous local list enters the pipeline, one push per update
@@ -36,7 +37,6 @@
 #include "ropt_pipe.h"
 #include "torus_prefetch.h"
 
-#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -121,39 +121,6 @@ static inline __attribute__((always_inline)) void push(pipe_cursor *c, uint64_t 
     c->h = push_at(c->table, c->pval, c->start, c->f, c->dmask, c->h, x, gen, how);
 }
 
-/* ---- the stream eight elements at a time -------------------------------- */
-
-/* Eight steps of the LFSR at once: the top byte leaves, and each of its
- * bits folds back as x^2 + x + 1 shifted by its place (a carry-less product
- * of the byte by 7); the fold never reaches the top byte within eight
- * steps, so no bit folds twice. */
-static inline uint64_t lfsr_step8(uint64_t x)
-{
-    uint64_t t = x >> 56;
-    return x << 8 ^ t ^ t << 1 ^ t << 2;
-}
-
-void ropt_lanes_start(ropt *o, uint64_t start)
-{
-    uint64_t mul = 1, add = 0;
-    o->ran = ra_gen_jump(o->gen, start);
-    /* the LCG's eight steps: x -> a^8 x + c (a^7 + ... + 1) */
-    for (int j = 0; j < 8; j++) {
-        add = RA_LCG_MUL * add + RA_LCG_ADD;
-        mul *= RA_LCG_MUL;
-    }
-    o->lane_mul = mul;
-    o->lane_add = add;
-    /* what the eight-step forms promise, checked once: a wrong fold would
-     * change every update the vector path makes */
-    uint64_t a = o->ran, b = o->ran;
-    for (int k = 0; k < 8; k++)
-        a = ra_gen_next(o->gen, a);
-    b = o->gen == RA_GEN_LFSR ? lfsr_step8(b) : mul * b + add;
-    if (a != b)
-        abort();
-}
-
 /* The split of split_chunk, written once and specialised by the compiler
  * for each constant gen (the index), from_gen (generator or array), how
  * (the pipeline) and all_mine: a branch per update on any of them cost
@@ -233,7 +200,6 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
     const idx_fn f = c->f;
     const int dmask = c->dmask;
     int h = c->h, nl = 0, nr = rl->n, i = 0, oi = 0;
-    const uint64_t lo0 = o->local_start, lsz0 = o->local_size;
     uint64_t r = o->ran;
     if (n >= 8) {
         /* the chunk's first eight elements, one step each (an eighth of a
@@ -241,9 +207,14 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
         uint64_t first[8];
         for (int j = 0; j < 8; j++)
             first[j] = r = ra_gen_next(gen, r);
-        const __m512i lo = _mm512_set1_epi64((long long)lo0), lsz = _mm512_set1_epi64((long long)lsz0);
+        const __m512i lo = _mm512_set1_epi64((long long)o->local_start);
+        const __m512i lsz = _mm512_set1_epi64((long long)o->local_size);
         const __m512i msk = _mm512_set1_epi64((long long)f.mask), sh = _mm512_set1_epi64(f.sh);
-        const __m512i mul = _mm512_set1_epi64((long long)o->lane_mul), add = _mm512_set1_epi64((long long)o->lane_add);
+        /* the LCG's eight steps: x -> a^8 x + c (a^7 + ... + 1) */
+        uint64_t a8 = 1, c8 = 0;
+        for (int j = 0; j < 8; j++)
+            c8 = RA_LCG_MUL * c8 + RA_LCG_ADD, a8 *= RA_LCG_MUL;
+        const __m512i mul = _mm512_set1_epi64((long long)a8), add = _mm512_set1_epi64((long long)c8);
         __m512i v = _mm512_loadu_si512((const void *)first), last = v;
         for (; n - i >= 8; i += 8) {
             /* eight pushes of the old list per eight updates split, as the
@@ -273,24 +244,16 @@ static inline __attribute__((always_inline)) VTARGET void vsplit(ropt *o, int n,
         _mm512_storeu_si512((void *)first, last);
         r = first[7];
     }
-    for (; i < n; i++) {
-        if (oi < nold)
-            h = push_at(table, pval, start, f, dmask, h, old[oi++], gen, how);
-        uint64_t x = r = ra_gen_next(gen, r);
-        int mine = idx(f, gen, x) - lo0 < lsz0;
-        loc[nl] = x;
-        rem[nr] = x;
-        nl += mine;
-        nr += !mine;
-    }
     o->ran = r;
-    for (; oi < nold; oi++)
-        h = push_at(table, pval, start, f, dmask, h, old[oi], gen, how);
+    o->remaining -= (uint64_t)i;
+    o->generated += (uint64_t)i;
     c->h = h;
-    o->remaining -= (uint64_t)n;
-    o->generated += (uint64_t)n;
-    *nloc = nl;
     rl->n = nr;
+    /* the rest of the chunk (fewer than eight) and of the old list: the
+     * portable loop */
+    int nt = 0;
+    split_loop(o, NULL, n - i, loc + nl, &nt, rl, old + oi, nold - oi, c, gen, 1, how, 0);
+    *nloc = nl + nt;
 }
 
 /* The six specialisations, each compiled for AVX-512. */

@@ -24,9 +24,6 @@ static inline __attribute__((always_inline)) uint64_t idx(idx_fn f, ra_gen_kind 
     return gen == RA_GEN_LFSR ? x & f.mask : x >> f.sh;
 }
 
-/* The stream from element start + 1 on (o->gen set), and the eight-step
- * constants of the vector split. */
-void ropt_lanes_start(ropt *o, uint64_t start);
 /* The pipeline full of its harmless start (ropt_pipe.c). */
 void ropt_pipe_reset(ropt *o);
 /* Splits n updates -- src[0..n), or n freshly generated ones when src is

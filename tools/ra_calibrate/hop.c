@@ -394,6 +394,21 @@ static void hop_report(const cal *c, const hop_fill_figs *hf, const hop_poll_fig
            hp->empty[0][NPEER - 1][0] / unit_ns);
 }
 
+/* The node's rate with every rank at once running the ceiling kernel over
+ * the first 2^k words of its table, n updates: the best of `tries`. */
+static double ceiling_rate(cal *c, int k, uint64_t n, int tries)
+{
+    double best = 0;
+    for (int t = 0; t < tries; t++) {
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
+        double secs = cal_ceiling_ns(c->tab, k, n) * (double)n / 1e9;
+        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
+        double g = cal_node_rate(&c->ni, (double)n, secs);
+        best = g > best ? g : best;
+    }
+    return best;
+}
+
 int cal_hop_main(cal *c)
 {
 #ifdef _OPENMP
@@ -421,30 +436,14 @@ int cal_hop_main(cal *c)
     ra_table_init(c->tab, c->LS, 0);
     double trials[RA_CEIL_NKINDS][RA_CEIL_NDEPTHS];
     ra_ceiling_pick(MPI_COMM_WORLD, c->tab, c->lk, RA_GEN_LFSR, c->kern, trials, &cal_ceil_kind, &cal_ceil_depth);
-    double node_gups = 0;
-    for (int t = 0; t < 4; t++) {
-        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
-        double secs = cal_ceiling_ns(c->tab, c->lk, c->kern) * (double)c->kern / 1e9;
-        kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
-        double g = cal_node_rate(&c->ni, (double)c->kern, secs);
-        node_gups = g > node_gups ? g : node_gups;
-    }
+    double node_gups = ceiling_rate(c, c->lk, c->kern, 4);
     /* why each rank owns its slice: the node's rate with every rank
      * spanning 2^K words of its own, K up to its share; a table shared by
      * R ranks makes each span R shares */
     int nspan = 0;
     double span[6];
-    for (int k = c->lk - 5 < 12 ? 12 : c->lk - 5; k <= c->lk; k++) {
-        double best = 0;
-        for (int t = 0; t < 2; t++) {
-            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
-            double secs = cal_ceiling_ns(c->tab, k, c->kern / 2) * (double)(c->kern / 2) / 1e9;
-            kit_mpi_sleepy_barrier(MPI_COMM_WORLD);
-            double g = cal_node_rate(&c->ni, (double)(c->kern / 2), secs);
-            best = g > best ? g : best;
-        }
-        span[nspan++] = best;
-    }
+    for (int k = c->lk - 5 < 12 ? 12 : c->lk - 5; k <= c->lk; k++)
+        span[nspan++] = ceiling_rate(c, k, c->kern / 2, 2);
     ra_table_free(c->tab, c->LS);
     c->tab = NULL;
     static hop_fill_figs hf;
