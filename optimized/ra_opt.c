@@ -224,12 +224,12 @@ static const kit_opt opt_options[] = {
              "or --dims auto on one node",
      .choices = "auto|1|2", .allowed = "auto, 1 or 2"},
     {.name = "hop-cost", .type = KIT_OPT_DOUBLE, .meta = "H", .defval = STR(ROPT_NODE_HOP_COST),
-     .help = "--node-hops auto: the price of a crossing update, in updates at the node's ceiling (tests/bench_node.sh "
-             "measures it)",
+     .help = "--node-hops auto: the price of a crossing update, in updates at the node's ceiling (ra_calibrate --hop "
+             "measures it: hop_h_updates)",
      .lo = 0, .hi = 1e6, .allowed = "a number of updates in 0..1e6"},
     {.name = "packet-cost", .type = KIT_OPT_DOUBLE, .meta = "S", .defval = STR(ROPT_NODE_PACKET_COST),
-     .help = "--node-hops auto: the price of a packet, in updates at the node's ceiling (60 x the default hop-cost: on "
-             "one node auto picks the shapes --dims auto always picked)",
+     .help = "--node-hops auto: the price of a packet, in updates at the node's ceiling (ra_calibrate --hop measures "
+             "it: hop_s_updates)",
      .lo = 0, .hi = 1e9, .allowed = "a number of updates in 0..1e9"},
     {.name = "split", .type = KIT_OPT_CHOICE, .meta = "K", .defval = "auto",
      .help = "the split of generated updates between this rank's table and the buckets: auto (eight at a time with "

@@ -11,15 +11,21 @@
 #include "ropt.h"
 
 /* The model's default prices, in units of one update's own time at the
- * node's ceiling.  h: tests/bench_node.sh's crossing cost on the 2-core
- * EPYC VM (about 0.5 of an update, issue 35).  The packet: 60 h, the ratio
- * of the grammar's TORUS_AUTO_T_MSG to TORUS_AUTO_T_HOP, so that on one
- * node `--node-hops auto` picks exactly the shapes ra_opt's `--dims auto`
- * always picked there (flat up to 24 ranks, 2-D from 32: the unit test
- * test_ropt_wide pins it for every R <= 128 but 125, where auto took
- * 5x5x5 and the node model, weighing one hop or two, takes 25x5). */
-#define ROPT_NODE_HOP_COST 0.5
-#define ROPT_NODE_PACKET_COST 30.0
+ * node's ceiling: the node hop measured directly (issue 44), `ra_calibrate
+ * --hop --reps 3 --log2-table 27` at 2 ranks on the 2-core AMD EPYC VM
+ * (family 26), 2026-11-29, after the inbox and the vector split: h, a
+ * crossing update's own work, 0.08-0.16 (median 0.13); s, a packet's,
+ * 33-70 (60); an empty poll 0.44.  docs/ra_opt.md's projection uses the
+ * same three, so `--node-hops auto` routes a node the way the projection
+ * prices it; on a machine of another kind, --hop-cost and --packet-cost
+ * take its own `ra_calibrate --hop` figures.  At these prices the model
+ * routes a node of up to 16 ranks in one hop and of 18 or more (but
+ * primes) in two; the timed simulator agrees at every R the unit test
+ * test_ropt_wide tries (default_prices_pick_the_faster).  Only the ratio
+ * s / h decides the routing; the poll's price is the simulator's. */
+#define ROPT_NODE_HOP_COST 0.13
+#define ROPT_NODE_PACKET_COST 60.0
+#define ROPT_NODE_POLL_COST 0.44
 
 typedef struct ropt_node_choice {
     int hops;        /* the node's dimensions of size >= 2: 1 or 2 (0: one rank) */

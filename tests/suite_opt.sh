@@ -124,7 +124,7 @@ fi
 ref=$("$BUILD/tests/ra_seq" 14 lfsr)
 run_mpi 2 bin/ra_opt --log2-table 14
 if [ "$(key shape)" = 2 ] && [ "$(key node_hops)" = 1 ] && [ "$(key node_hops_chosen_by)" = model ] &&
-    [ "$(key node_hops_model)" = "1 hop 0.309, 2 hops none (h 0.5, s 30)" ]; then
+    [ "$(key node_hops_model)" = "1 hop 0.182, 2 hops none (h 0.13, s 60)" ]; then
     ok "ra_opt n=2: node_hops $(key node_hops) by $(key node_hops_chosen_by) ($(key node_hops_model))"
 else
     bad "ra_opt n=2 node_hops keys: $(grep '^node_hops' "$TMP/out" | tr '\n' ' ')"

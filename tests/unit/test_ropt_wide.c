@@ -7,8 +7,8 @@
  * one send slot): the final table must equal the sequential one and no
  * rank may ever hold more than 1024 updates.  And the model that chooses
  * between them (optimized/ropt_node.c): its node parts, its prices, and
- * that at its default prices it picks on one node exactly the shapes
- * ra_opt's --dims auto always picked.
+ * that at its default prices (the measured ones) it picks on one node
+ * the routing the timed simulator finds faster.
  */
 #include "../test.h"
 #include "ra_local.h"
@@ -45,37 +45,54 @@ static void t_node_parts(void)
     }
 }
 
-/* At ROPT_NODE_HOP_COST and ROPT_NODE_PACKET_COST (60 to 1, the grammar's
- * t_msg to t_hop) the model picks on one node what ropt_auto_shape
- * picks, for every R up to 128 at ra_opt's defaults: --node-hops auto
- * changes nothing a one-node run did before -- but at 125, the one R
- * there whose balanced 2-D shape (25x5) is so lopsided that auto took
- * three dimensions (5x5x5): the node model weighs one hop or two only. */
-static void t_default_prices_keep_auto(void)
+/* The timed simulator's steady rate of ra_opt on one node of R ranks in
+ * `hops` hops, every price in updates (t_update 1): h per update routed,
+ * s per packet, `poll` per empty ask on a busy step, no peer scan (the
+ * inbox).  A CPU-only node: links free and instant. */
+static double timed_node_rate(int R, int hops, double h, double s, double poll)
+{
+    ropt_timed_config c;
+    ropt_timed_defaults(&c);
+    ropt_timed_ra_opt_defaults(&c);
+    ASSERT_EQ_INT(ropt_timed_ra_opt_node(R, hops, h, s, &c.shape, NULL), hops);
+    c.updates_per_rank = 1 << 15;
+    c.t_update_s = 1e-9, c.t_hop_s = h * 1e-9, c.t_packet_s = s * 1e-9, c.t_poll_s = poll * 1e-9;
+    c.link_bw = 1e15, c.latency_s = 0, c.header_bytes = 32;
+    ropt_timed_result r;
+    char err[256];
+    ASSERT_EQ_INT(ropt_timed_run(&c, &r, err, sizeof err), 0);
+    ASSERT_TRUE(r.exact);
+    ASSERT_TRUE(r.max_pending <= 1024);
+    return r.gups;
+}
+
+/* ra_opt's default prices (ROPT_NODE_HOP_COST, ROPT_NODE_PACKET_COST:
+ * ra_calibrate --hop's, issue 44) are the ones the projection uses, and at
+ * them the closed-form model picks, on one node, the routing the timed
+ * simulator finds faster at the same prices and the measured empty poll
+ * (within 1%: a tie goes either way), from 4 ranks to 64, across the
+ * range where one hop gives way to two. */
+static void t_default_prices_pick_the_faster(void)
 {
     ropt_params p;
     ropt_params_defaults(&p);
-    char a[64], b[64];
-    int two = 0, three = 0;
-    for (int R = 2; R <= 128; R++) {
-        torus_shape old;
-        ropt_auto_shape(R, &p, 0, &old);
-        if (old.ndims > 2) {
-            ASSERT_EQ_INT(R, 125);
-            three++;
-            continue;
-        }
+    static const int Rs[] = {4, 8, 12, 16, 18, 20, 22, 24, 26, 32, 34, 64};
+    int two = 0;
+    for (size_t i = 0; i < sizeof Rs / sizeof *Rs; i++) {
+        int R = Rs[i];
         ropt_node_choice c;
         ropt_node_choose(R, NULL, 0, &p, 0, ROPT_NODE_HOP_COST, ROPT_NODE_PACKET_COST, &c, NULL);
         ASSERT_EQ_INT(c.by_model, 1);
-        name_of(&old, a, sizeof a), name_of(&c.part, b, sizeof b);
-        if (strcmp(a, b))
-            fprintf(stderr, "R %d: auto %s, node model %s\n", R, a, b);
-        ASSERT_STR_EQ(b, a);
+        double one = timed_node_rate(R, 1, ROPT_NODE_HOP_COST, ROPT_NODE_PACKET_COST, ROPT_NODE_POLL_COST);
+        double twos = timed_node_rate(R, 2, ROPT_NODE_HOP_COST, ROPT_NODE_PACKET_COST, ROPT_NODE_POLL_COST);
+        double chosen = c.hops == 2 ? twos : one, other = c.hops == 2 ? one : twos;
+        if (chosen < 0.99 * other)
+            fprintf(stderr, "R %d: the model picks %d hop(s) at %.4f, the other runs at %.4f\n", R, c.hops, chosen,
+                    other);
+        ASSERT_TRUE(chosen >= 0.99 * other);
         two += c.hops == 2;
     }
-    ASSERT_EQ_INT(three, 1);
-    ASSERT_TRUE(two > 0); /* 32 and up take two hops */
+    ASSERT_TRUE(two >= 3); /* 20 ranks and up take two hops */
 }
 
 /* The prices decide: a free packet leaves one hop the cheaper (fewer
@@ -229,7 +246,7 @@ static void t_timed_prices(void)
 static const test_case cases[] = {
     {"timed_prices", t_timed_prices},
     {"node_parts", t_node_parts},
-    {"default_prices_keep_auto", t_default_prices_keep_auto},
+    {"default_prices_pick_the_faster", t_default_prices_pick_the_faster},
     {"prices_decide", t_prices_decide},
     {"node_dim_one_hop_is_old", t_node_dim_one_hop_is_old},
     {"wide_16_one_hop", t_wide_16_one_hop},
