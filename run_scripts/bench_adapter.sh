@@ -17,11 +17,21 @@
 # IMB-MPI1 runs its own (the adapter finds MPI_COMM_WORLD's state by
 # itself, any other through its per-thread cache).
 #
+# --root fixed|moving|both [both]: Bcast and Reduce with root 0 on every
+# call (IMB-MPI1's default, rows Bcast-root0 and Reduce-root0: a root
+# that calls again before its readers are done shows there), with the
+# root moving one rank a call (IMB's -root_shift on), or both.
+#
+# --imb PATH: time IMB-MPI1 itself (PATH: its binary, built for this MPI)
+# instead of tests/tools/pmpi_imb, with its defaults (a barrier before
+# every call, -npmin RANKS, -msglog 0:log2(MAX_BYTES)), plain against
+# preloaded; its t_avg per (op, size) goes into the same table.
+#
 # --lib FILE: time that interposition library instead of the adapter, e.g.
 # build/<mpi>/tests/libpmpi_bare.so, which only jumps to PMPI_ (what
 # interposing alone costs under the same method).
 #
-# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--ab] [--split] [--lib FILE] [--keep DIR]
+# usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--root fixed|moving|both] [--ab] [--split] [--imb PATH] [--lib FILE] [--keep DIR]
 #   -n RANKS [2], -r ROUNDS [5], -m MAX_BYTES [1048576], --ops a comma-separated
 #   subset of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  MPI=mpich|openmpi
 #   picks the build (build/<mpi>*/tests/pmpi_imb, lib/<mpi>/libtorus_pmpi.so)
@@ -32,13 +42,15 @@ set -euo pipefail
 RA_SCRIPT=bench_adapter.sh
 # shellcheck source=run_scripts/common.sh
 . "$(dirname "$(readlink -f "$0")")/common.sh"
-NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0 SPLIT=0 LIB_ARG=""
+NP=2 ROUNDS=5 MAXB=1048576 OPS=Bcast,Allreduce,Reduce,Alltoall,Barrier KEEP="" AB=0 SPLIT=0 LIB_ARG="" ROOTS=both IMB_EXE=""
 RA_OPTSPEC='-n uint:1:64 NP
 -r uint:1:99 ROUNDS
 -m uint:0:67108864 MAXB
 --ops name OPS
 --ab flag AB
 --split flag SPLIT
+--root name ROOTS
+--imb name IMB_EXE
 --lib name LIB_ARG
 --keep name KEEP
 -h help -
@@ -49,6 +61,12 @@ ra_parse_opts "$@"
 for o in ${OPS//,/ }; do
     case "$o" in Bcast | Allreduce | Reduce | Alltoall | Barrier) ;; *) ra_bad --ops "$OPS" "a comma-separated subset of Bcast,Allreduce,Reduce,Alltoall,Barrier" ;; esac
 done
+case "$ROOTS" in fixed) ROOT_MODES=(fixed) ;; moving) ROOT_MODES=(moving) ;; both) ROOT_MODES=(moving fixed) ;; *) ra_bad --root "$ROOTS" "fixed, moving or both" ;; esac
+if [ -n "$IMB_EXE" ]; then
+    [ -f "$IMB_EXE" ] && [ -x "$IMB_EXE" ] || ra_bad --imb "$IMB_EXE" "the IMB-MPI1 binary (an executable file) built for this MPI"
+    [ "$AB" = 0 ] && [ "$SPLIT" = 0 ] || ra_bad --imb "$IMB_EXE" "without --ab and --split (IMB-MPI1 runs its own way)"
+    IMB_EXE=$(readlink -f "$IMB_EXE")
+fi
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 RA_BIN=$ROOT/bin RA_HERE=$ROOT/run_scripts
 MPI=${MPI:-$(ra_flavour)}
@@ -71,15 +89,48 @@ MODE=()
 [ "$SPLIT" = 1 ] && MODE+=(split)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-run() { # NAME ROUND [ENV...]
-    local name=$1 r=$2
-    shift 2
+# IMB-MPI1's output as pmpi_imb's lines: "OP BYTES T_AVG ITERS" (t_avg,
+# us), the op named OP-root0 for a fixed root (Bcast, Reduce)
+imb_lines() { # ROOT_MODE < IMB-MPI1 output
+    awk -v fixed="$([ "$1" = fixed ] && echo 1 || echo 0)" '
+        /^# Benchmarking / { op = $3; if (fixed && (op == "Bcast" || op == "Reduce")) op = op "-root0"; next }
+        /^#/ || NF < 4 || $1 !~ /^[0-9]+$/ { next }
+        op ~ /^Barrier/ && NF == 4 { print op, 0, $4, $1; next }
+        NF == 5 { print op, $1, $5, $2 }'
+}
+# One side's run of one round: every root mode into OUT/NAME.ROUND.
+run_one() { # NAME ROUND MODE [ENV...]
+    local name=$1 r=$2 mode=$3
+    shift 3
     # env inside the launch line: LD_PRELOAD reaches the ranks, not mpirun
-    if ! timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB" "$MAXB" "$OPS" ${MODE[@]+"${MODE[@]}"} >"$OUT/$name.$r" 2>"$OUT/$name.$r.err"; then
-        echo "$RA_SCRIPT: error: the $name run of round $r failed: $(head -c 300 "$OUT/$name.$r.err")" >&2
-        exit 3
+    if [ -n "$IMB_EXE" ]; then
+        local ops=${OPS//,/ } shift_arg=()
+        [ "$mode" = fixed ] && ops=$(echo "$ops" | tr ' ' '\n' | grep -E '^(Bcast|Reduce)$' | tr '\n' ' ')
+        [ -n "$ops" ] || return 0
+        [ "$mode" = moving ] && shift_arg=(-root_shift on)
+        # shellcheck disable=SC2086
+        timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB_EXE" $ops -npmin "$NP" -msglog "0:$LOGMAX" \
+            ${shift_arg[@]+"${shift_arg[@]}"} >"$OUT/raw" 2>"$OUT/$name.$r.err" || return 1
+        { [ -s "$OUT/$name.$r" ] || echo "# MPI: $($MPIRUN --version 2>&1 | head -1) (IMB-MPI1 itself: $IMB_EXE)"; imb_lines "$mode" <"$OUT/raw"; } >>"$OUT/$name.$r"
+    else
+        local m=(${MODE[@]+"${MODE[@]}"})
+        [ "$mode" = fixed ] && m+=(fixed)
+        timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB" "$MAXB" "$OPS" ${m[@]+"${m[@]}"} >>"$OUT/$name.$r" 2>"$OUT/$name.$r.err" || return 1
     fi
 }
+run() { # NAME ROUND [ENV...]
+    local name=$1 r=$2 mode
+    shift 2
+    : >"$OUT/$name.$r"
+    for mode in "${ROOT_MODES[@]}"; do
+        if ! run_one "$name" "$r" "$mode" "$@"; then
+            echo "$RA_SCRIPT: error: the $name run of round $r ($mode root) failed: $(head -c 300 "$OUT/$name.$r.err")" >&2
+            exit 3
+        fi
+    done
+}
+LOGMAX=0
+while (((2 << LOGMAX) <= MAXB)); do LOGMAX=$((LOGMAX + 1)); done
 for ((r = 1; r <= ROUNDS; r++)); do
     if [ "$AB" = 1 ]; then
         # both sides in one process: the library's column is the plain one
@@ -93,7 +144,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         run adapter "$r" LD_PRELOAD="$LIB" && run plain "$r"
     fi
 done
-echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1"), $NP ranks, $ROUNDS $([ "$AB" = 1 ] && echo "rounds of in-process A/B (9 each)" || echo "interleaved rounds"), median t_avg (us)"
+echo "# $(sed -n 's/^# MPI: //p' "$OUT/plain.1" | head -1), $NP ranks, $ROUNDS $([ "$AB" = 1 ] && echo "rounds of in-process A/B (9 each)" || echo "interleaved rounds"), median t_avg (us)"
 [ "$SPLIT" = 1 ] && echo "# on a communicator split from MPI_COMM_WORLD"
 echo "# CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
 echo "# preloaded: ${LIB#"$ROOT"/}"

@@ -538,10 +538,48 @@ else
         rc=$?
         want=${lib:-lib/$MPI/libtorus_pmpi.so}
         if [ $rc = 0 ] && grep -qx "# preloaded: ${want#"$PWD"/}" "$TMP/ba.out" && grep -q '^# Bcast: [0-9]* of 5 sizes' "$TMP/ba.out" &&
-            grep -q '^# Allreduce: [0-9]* of 3 sizes' "$TMP/ba.out"; then
+            grep -q '^# Allreduce: [0-9]* of 3 sizes' "$TMP/ba.out" && grep -q '^# Bcast-root0: [0-9]* of 5 sizes' "$TMP/ba.out" &&
+            ! grep -q '^# Allreduce-root0' "$TMP/ba.out"; then
             ok "bench_adapter.sh --ab${lib:+ --lib ${lib#"$BUILD"/}}: $(grep -m1 '^# Bcast' "$TMP/ba.out")"
         else
             bad "bench_adapter.sh --ab${lib:+ --lib $lib}: rc $rc $(head -c 300 "$TMP/ba.err") $(grep '^#' "$TMP/ba.out" | tr '\n' ' ')"
+        fi
+    done
+    # --imb: IMB-MPI1's own output read into the table (a stand-in that
+    # prints IMB's format from rank 0: IMB is not packaged on Debian); the
+    # root mode reaches it (-root_shift on for the moving root)
+    cat >"$TMP/fake_imb" <<'EOF'
+#!/bin/sh
+[ "${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}" = 0 ] || exit 0
+shift_on=0
+for a in "$@"; do [ "$a" = on ] && shift_on=1; done
+for op in "$@"; do
+    case "$op" in
+    Bcast | Reduce) printf '# Benchmarking %s\n#bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n' "$op"
+        for b in 0 1 2 4 8; do printf '%12d %12d %12.2f %12.2f %12.2f\n' "$b" 1000 0.1 0.3 "$((1 + shift_on)).25"; done ;;
+    Barrier) printf '# Benchmarking Barrier\n #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n%12d %12.2f %12.2f %12.2f\n' 1000 0.1 0.3 0.5 ;;
+    esac
+done
+EOF
+    chmod +x "$TMP/fake_imb"
+    MPI=$MPI MPIRUN="$MPIRUN" timeout -k 10 120 run_scripts/bench_adapter.sh -n 2 -r 1 -m 8 --ops Bcast,Barrier --imb "$TMP/fake_imb" \
+        >"$TMP/ba.out" 2>"$TMP/ba.err"
+    rc=$?
+    if [ $rc = 0 ] && [ "$(awk '$1 == "Bcast" && $2 == 8 { print $3 }' "$TMP/ba.out")" = 2.250 ] &&
+        [ "$(awk '$1 == "Bcast-root0" && $2 == 8 { print $3 }' "$TMP/ba.out")" = 1.250 ] &&
+        [ "$(awk '$1 == "Barrier" && $2 == 0 { print $3 }' "$TMP/ba.out")" = 0.500 ] && grep -q '^# Bcast-root0: 5 of 5 sizes' "$TMP/ba.out"; then
+        ok "bench_adapter.sh --imb: IMB-MPI1's t_avg per op, size and root mode"
+    else
+        bad "bench_adapter.sh --imb: rc $rc $(head -c 300 "$TMP/ba.err") $(tr '\n' ' ' <"$TMP/ba.out")"
+    fi
+    for bad_opt in "--root sideways" "--imb $TMP/no-such-imb" "--imb $TMP/fake_imb --ab"; do
+        # shellcheck disable=SC2086
+        MPI=$MPI run_scripts/bench_adapter.sh $bad_opt >"$TMP/ba.out" 2>"$TMP/ba.err"
+        rc=$?
+        if [ $rc = 2 ] && [ "$(wc -l <"$TMP/ba.err")" = 1 ] && [ ! -s "$TMP/ba.out" ]; then
+            ok "bench_adapter.sh ${bad_opt%% *} (bad) -> exit 2: $(cat "$TMP/ba.err")"
+        else
+            bad "bench_adapter.sh $bad_opt: rc $rc, $(head -2 "$TMP/ba.err")"
         fi
     done
     MPI=$MPI run_scripts/bench_adapter.sh --lib "$TMP/no-such.so" >"$TMP/ba.out" 2>"$TMP/ba.err"

@@ -4,7 +4,7 @@
  * than the library it replaces, measured as a user would measure it; IMB
  * is not packaged on Debian).
  *
- * usage: pmpi_imb [MAX_BYTES] [OPS] [ab] [split]
+ * usage: pmpi_imb [MAX_BYTES] [OPS] [ab] [split] [fixed]
  *   MAX_BYTES: the largest message [1048576]; OPS: a comma-separated subset
  *   of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  ab: in one process
  *   (run it preloaded), each measurement twice, through PMPI_ (the
@@ -14,13 +14,17 @@
  *   so what differs between separate runs (where each rank landed, the
  *   memory they got) cancels out.  split: the calls run on a communicator
  *   split from MPI_COMM_WORLD, as IMB-MPI1 runs its own (the adapter keeps
- *   MPI_COMM_WORLD's state apart from the others').
+ *   MPI_COMM_WORLD's state apart from the others').  fixed: Bcast and
+ *   Reduce keep root 0 (IMB-MPI1's default; without it the root moves, as
+ *   IMB's -root_shift on does), printed as Bcast-root0 and Reduce-root0.
  *
  * IMB's method, per operation and size: a warm-up of the same calls, then
  * MPI_Barrier, t0, `iters` back-to-back calls, t1; a rank's time is
  * (t1 - t0) / iters, and t_avg the mean over the ranks (IMB prints t_min,
  * t_max and t_avg).  Bcast and Reduce move the root round the ranks, one
- * step per call, as IMB does; Allreduce and Reduce sum MPI_FLOAT (IMB's
+ * step per call, as IMB's -root_shift on does (fixed: root 0 always, its
+ * default: a root that calls again before its readers are done shows
+ * here, docs/mpi-adapter.md); Allreduce and Reduce sum MPI_FLOAT (IMB's
  * default type), Bcast and Alltoall move MPI_BYTE (Alltoall: the size is
  * one block).  Sizes 0 and the powers of two to MAX_BYTES (reductions: 0
  * and 4 B up, a whole float); iters = min(1000, 40 MiB / size), at least
@@ -49,15 +53,23 @@ static int iters_for(size_t bytes)
 
 enum { AB_ROUNDS = 9 };
 
-/* k calls of op at `bytes` (call i: root i mod n). */
+/* fixed: every call's root is 0. */
+static int fixed;
+
+static int root_of(int i, int n)
+{
+    return fixed ? 0 : i % n;
+}
+
+/* k calls of op at `bytes` (call i: root_of(i)). */
 static void calls(int op, size_t bytes, int k, int n, char *a, char *b)
 {
     int fl = (int)(bytes / sizeof(float));
     for (int i = 0; i < k; i++)
         switch (op) {
-        case BCAST: MPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, comm); break;
+        case BCAST: MPI_Bcast(a, (int)bytes, MPI_BYTE, root_of(i, n), comm); break;
         case ALLREDUCE: MPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, comm); break;
-        case REDUCE: MPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, comm); break;
+        case REDUCE: MPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, root_of(i, n), comm); break;
         case ALLTOALL: MPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, comm); break;
         default: MPI_Barrier(comm); break;
         }
@@ -69,9 +81,9 @@ static void lib_calls(int op, size_t bytes, int k, int n, char *a, char *b)
     int fl = (int)(bytes / sizeof(float));
     for (int i = 0; i < k; i++)
         switch (op) {
-        case BCAST: PMPI_Bcast(a, (int)bytes, MPI_BYTE, i % n, comm); break;
+        case BCAST: PMPI_Bcast(a, (int)bytes, MPI_BYTE, root_of(i, n), comm); break;
         case ALLREDUCE: PMPI_Allreduce(a, b, fl, MPI_FLOAT, MPI_SUM, comm); break;
-        case REDUCE: PMPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, i % n, comm); break;
+        case REDUCE: PMPI_Reduce(a, b, fl, MPI_FLOAT, MPI_SUM, root_of(i, n), comm); break;
         case ALLTOALL: PMPI_Alltoall(a, (int)bytes, MPI_BYTE, b, (int)bytes, MPI_BYTE, comm); break;
         default: PMPI_Barrier(comm); break;
         }
@@ -114,6 +126,7 @@ int main(int argc, char **argv)
     for (int i = 3; i < argc; i++) {
         ab |= !strcmp(argv[i], "ab");
         split |= !strcmp(argv[i], "split");
+        fixed |= !strcmp(argv[i], "fixed");
     }
     comm = MPI_COMM_WORLD;
     if (split)
@@ -136,11 +149,14 @@ int main(int argc, char **argv)
         int len = 0;
         MPI_Get_library_version(v, &len);
         v[strcspn(v, "\n")] = 0;
-        printf("# MPI: %s\n# ranks: %d\n# communicator: %s\n", v, n, split ? "split from MPI_COMM_WORLD" : "MPI_COMM_WORLD");
+        printf("# MPI: %s\n# ranks: %d\n# communicator: %s\n# root: %s\n", v, n,
+               split ? "split from MPI_COMM_WORLD" : "MPI_COMM_WORLD", fixed ? "fixed 0" : "moving");
     }
     for (int op = 0; op < NOPS; op++) {
-        if (!strstr(ops, names[op]))
+        if (!strstr(ops, names[op]) || (fixed && op != BCAST && op != REDUCE))
             continue;
+        char name[32];
+        snprintf(name, sizeof name, "%s%s", names[op], fixed ? "-root0" : "");
         int red = op == ALLREDUCE || op == REDUCE;
         for (size_t bytes = 0; bytes <= (size_t)maxb; bytes = bytes ? 2 * bytes : red ? 4 : 1) {
             int it = iters_for(bytes);
@@ -156,7 +172,7 @@ int main(int argc, char **argv)
                         tl[r] = timed(1, op, bytes, it, n, a, b);
                 }
                 if (!me)
-                    printf("%s %zu %.4f %.4f %d\n", names[op], bytes, median(tl, AB_ROUNDS), median(ta, AB_ROUNDS), it);
+                    printf("%s %zu %.4f %.4f %d\n", name, bytes, median(tl, AB_ROUNDS), median(ta, AB_ROUNDS), it);
             } else {
                 MPI_Barrier(comm);
                 double t0 = MPI_Wtime();
@@ -164,7 +180,7 @@ int main(int argc, char **argv)
                 double t = (MPI_Wtime() - t0) / it, sum = 0;
                 MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
                 if (!me)
-                    printf("%s %zu %.4f %d\n", names[op], bytes, sum / n * 1e6, it);
+                    printf("%s %zu %.4f %d\n", name, bytes, sum / n * 1e6, it);
             }
             if (op == BARRIER)
                 break;

@@ -2,7 +2,8 @@
  * test_flat.c - the shared-area collectives (torus/coll/flat.c) with one
  * thread per rank over plain memory: every root, size and op, results
  * checked bit for bit, calls of different ops back to back (the slot
- * reuse protocol), and the arguments it refuses.
+ * reuse protocol), a fixed root running ahead of slow readers, and the
+ * arguments it refuses.
  */
 #include "torus_flat.h"
 
@@ -206,6 +207,54 @@ static void t_mixed(void)
         ASSERT_EQ_INT(on_threads(ranks[i], mixed_body), 0);
 }
 
+/* A fixed root (IMB-MPI1's Bcast keeps root 0) runs ahead of readers
+ * that dawdle: it never waits for the readers of its previous call, only
+ * for those of the call TORUS_FLAT_GENERATIONS back, so its lead over the
+ * slowest reader passes one call; and every reader still gets every
+ * call's data (the lead's upper bound is not asserted: a reader's
+ * `finished` is stored after its done line, and a thread descheduled in
+ * between makes the lead look longer than it is). */
+static atomic_long finished[8];
+static atomic_long max_lead;
+static int fixed_root_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    unsigned char buf[CAP];
+    for (long call = 1; call <= 400; call++) {
+        size_t bytes = (size_t)(call * 53) % (CAP + 1);
+        if (me == 0) {
+            long slow = call;
+            for (int r = 1; r < n; r++)
+                slow = atomic_load(&finished[r]) < slow ? atomic_load(&finished[r]) : slow;
+            long lead = call - 1 - slow; /* calls this root finished that a reader has not */
+            if (lead > atomic_load(&max_lead))
+                atomic_store(&max_lead, lead);
+            for (size_t i = 0; i < bytes; i++)
+                buf[i] = pattern((int)call, 0, i);
+        } else if (call % 4 == 0) {
+            for (volatile int spin = 0; spin < 20000; spin++) /* a reader busy elsewhere */
+                ;
+        }
+        errs += torus_flat_bcast(f, buf, bytes, 0) != 0;
+        for (size_t i = 0; i < bytes; i++)
+            errs += buf[i] != pattern((int)call, 0, i);
+        atomic_store(&finished[me], call);
+    }
+    return errs;
+}
+
+static void t_fixed_root_runs_ahead(void)
+{
+    for (int n = 2; n <= 3; n++) {
+        for (int r = 0; r < 8; r++)
+            atomic_store(&finished[r], 0);
+        atomic_store(&max_lead, 0);
+        ASSERT_EQ_INT(on_threads(n, fixed_root_body), 0);
+    }
+    /* it ran ahead: more than the one call a single buffer allows */
+    ASSERT_TRUE(atomic_load(&max_lead) >= 2);
+}
+
 static void t_refuses(void)
 {
     void *area = area_for(2);
@@ -234,6 +283,7 @@ static const test_case cases[] = {
     {"alltoall_blocks", t_alltoall},
     {"barrier_waits_for_all", t_barrier},
     {"mixed_ops_reuse_slots", t_mixed},
+    {"fixed_root_runs_ahead", t_fixed_root_runs_ahead},
     {"refuses_what_does_not_fit", t_refuses},
 };
 

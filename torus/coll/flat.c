@@ -7,22 +7,38 @@
  *   intra-node paths (Open MPI's coll/sm, MPICH's release/gather trees):
  *   data written once where every peer can read it, one flag published
  *   after it.  Here flat: every rank reads the others' slots directly.
+ * Layout: a rank's slot is its done line and TORUS_FLAT_GENERATIONS
+ *   buffers; call k uses buffer k mod G.  A buffer starts with its
+ *   sequence word (the call whose data it holds) and the data follows in
+ *   the same line (16 bytes in, so 48 bytes ride with the flag: a reader
+ *   of a small call takes one line, not a flag line and a data line).
+ *   With G buffers a rank that writes in consecutive calls (a broadcasting
+ *   root above all: IMB-MPI1's Bcast keeps root 0) waits only for the
+ *   readers of call k-G, and runs up to G-1 calls ahead of its slowest
+ *   reader, as a library's eager send does (issue 46: with one buffer a
+ *   fixed root at 2 ranks, 1 B - 1 KiB, waited for its reader's done line
+ *   on every call and took 1.4-1.8x the library's time).
  * Steps of call k (every rank counts its calls on the area alike):
- *   1. before writing its slot, a rank waits until every rank's done
- *      count is k-1: nobody still reads what the slot held in call k-1;
- *   2. it writes its data (bcast: the root only; barrier: none) and
- *      publishes k in its count line (a release store);
- *   3. it waits for the counts it needs to reach k (acquire loads: bcast
- *      the root's, the others every rank's), then reads: bcast copies the
- *      root's data, allreduce reduces slot 0, 1, ... n-1 in rank order (the
- *      same bits on every rank), alltoall copies its block of each slot;
+ *   1. before writing buffer k mod G, a rank makes sure every other rank's
+ *      done count is at least k-G: nobody still reads what it held in call
+ *      k-G (a reader of a call k' = k mod G, k' < k, has done < k' <= k-G).
+ *      The done counts it last read are kept, so it reads a peer's done
+ *      line only when the kept one is too old: once in G calls at most;
+ *   2. it writes its data (bcast: the root only; barrier: none) after the
+ *      sequence word and publishes k in it (a release store);
+ *   3. it waits for the sequence words it needs to reach k (acquire loads:
+ *      bcast the root's, the others every rank's; they hold k-G or less,
+ *      or k: never more, step 1), then reads: bcast copies the root's data,
+ *      allreduce reduces slot 0, 1, ... n-1 in rank order (the same bits on
+ *      every rank), alltoall copies its block of each slot;
  *   4. it publishes k in its done line.
  * Cost: one cache-line transfer per published line, the n-1 reads of step
- *   3 in parallel: T = about 2 line transfers + the copies (a message costs
- *   a library 0.2-0.9 us at 2 ranks here, a line transfer about 0.05 us).
- *   Each rank reads n-1 slots: the calls are for small n and small data
- *   (the adapter's rows, pmpi/pmpi_flat.c).  The count and done lines are
- *   written only by their rank, so no line has two writers.
+ *   3 in parallel: T = about 1 line transfer + the copies for a call of 48
+ *   bytes or less (a message costs a library 0.2-0.9 us at 2 ranks here, a
+ *   line transfer about 0.05-0.2 us).  Each rank reads n-1 slots: the calls
+ *   are for small n and small data (the adapter's rows,
+ *   pmpi/pmpi_flat.c).  A sequence word and a done line are written only
+ *   by their rank, so no line has two writers.
  * A waiting rank spins TORUS_FLAT_SPIN polls (a load each, some 20-40 us:
  * a peer copying 16-64 KiB takes microseconds, and a waiter that went to
  * a system call meanwhile answers late; against 1000 polls no difference
@@ -40,27 +56,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LINE = 64, TORUS_FLAT_SPIN = 20000 };
+/* DATA_AT: the data's offset in a buffer, after its sequence word, 16 so
+ * that any MPI type (long double, complex) stays aligned. */
+enum { LINE = 64, DATA_AT = 16, TORUS_FLAT_SPIN = 20000 };
 
-typedef struct slot_head {
-    _Atomic uint64_t count; /* the last call whose data this slot holds (or whose barrier it reached) */
-    char pad1[LINE - sizeof(uint64_t)];
+typedef struct done_line {
     _Atomic uint64_t done; /* the last call this rank finished reading */
-    char pad2[LINE - sizeof(uint64_t)];
-} slot_head;
+    char pad[LINE - sizeof(uint64_t)];
+} done_line;
 
 struct torus_flat {
     int n, me;
-    size_t cap, stride;
+    size_t cap, buf, stride; /* data bytes; a buffer's bytes; a slot's */
     unsigned char *area;
-    uint64_t k; /* this rank's calls so far */
+    uint64_t k;     /* this rank's calls so far */
+    uint64_t *seen; /* the done count last read of each rank (step 1) */
     void (*poke)(void *ctx);
     void *ctx;
 };
 
+/* A buffer's bytes: the sequence word, then cap data bytes, whole lines. */
+static size_t buf_bytes(size_t cap)
+{
+    return (DATA_AT + cap + LINE - 1) / LINE * LINE;
+}
+
 size_t torus_flat_slot_bytes(size_t cap)
 {
-    return sizeof(slot_head) + (cap + LINE - 1) / LINE * LINE;
+    return sizeof(done_line) + TORUS_FLAT_GENERATIONS * buf_bytes(cap);
 }
 
 torus_flat *torus_flat_create(int n, int me, size_t cap, void *area, void (*poke)(void *ctx), void *ctx)
@@ -68,15 +91,20 @@ torus_flat *torus_flat_create(int n, int me, size_t cap, void *area, void (*poke
     if (n < 1 || me < 0 || me >= n || !area || ((uintptr_t)area % LINE))
         return NULL;
     torus_flat *f = calloc(1, sizeof *f);
-    if (!f)
+    uint64_t *seen = calloc((size_t)n, sizeof *seen);
+    if (!f || !seen) {
+        free(f), free(seen);
         return NULL;
-    *f = (torus_flat){.n = n, .me = me, .cap = cap, .stride = torus_flat_slot_bytes(cap), .area = area,
-                      .poke = poke, .ctx = ctx};
+    }
+    *f = (torus_flat){.n = n, .me = me, .cap = cap, .buf = buf_bytes(cap), .stride = torus_flat_slot_bytes(cap),
+                      .area = area, .seen = seen, .poke = poke, .ctx = ctx};
     return f;
 }
 
 void torus_flat_destroy(torus_flat *f)
 {
+    if (f)
+        free(f->seen);
     free(f);
 }
 
@@ -85,57 +113,73 @@ size_t torus_flat_cap(const torus_flat *f)
     return f->cap;
 }
 
-static slot_head *head(const torus_flat *f, int r)
+static done_line *done_of(const torus_flat *f, int r)
 {
-    return (slot_head *)(void *)(f->area + (size_t)r * f->stride);
+    return (done_line *)(void *)(f->area + (size_t)r * f->stride);
+}
+
+/* Rank r's buffer of this rank's current call f->k: its start (the
+ * sequence word), and its data. */
+static unsigned char *buffer(const torus_flat *f, int r)
+{
+    return f->area + (size_t)r * f->stride + sizeof(done_line) + (size_t)(f->k % TORUS_FLAT_GENERATIONS) * f->buf;
+}
+
+static _Atomic uint64_t *seq_of(const torus_flat *f, int r)
+{
+    return (_Atomic uint64_t *)(void *)buffer(f, r);
 }
 
 static unsigned char *data(const torus_flat *f, int r)
 {
-    return f->area + (size_t)r * f->stride + sizeof(slot_head);
+    return buffer(f, r) + DATA_AT;
 }
 
-/* Waits until rank r's line (done: its done count, else its count) has
- * reached k. */
-static void wait_for(const torus_flat *f, int r, int done, uint64_t k)
+/* Waits until *w has reached k. */
+static uint64_t wait_for(const torus_flat *f, _Atomic uint64_t *w, uint64_t k)
 {
-    slot_head *h = head(f, r);
-    _Atomic uint64_t *w = done ? &h->done : &h->count;
-    if (atomic_load_explicit(w, memory_order_acquire) >= k)
-        return;
+    uint64_t v = atomic_load_explicit(w, memory_order_acquire);
+    if (v >= k)
+        return v;
     torus_idle idle;
     torus_idle_init(&idle, TORUS_FLAT_SPIN, 0, NULL);
-    while (atomic_load_explicit(w, memory_order_acquire) < k) {
+    while ((v = atomic_load_explicit(w, memory_order_acquire)) < k) {
         if (f->poke && idle.polls >= TORUS_FLAT_SPIN)
             f->poke(f->ctx);
         torus_idle_wait(&idle);
     }
+    return v;
 }
 
-/* Step 1: nobody reads this rank's slot from an earlier call any more. */
+/* Step 1: nobody reads this rank's buffer k mod G from call k-G any more
+ * (the done counts read last time answer most calls without a load). */
 static void wait_done(const torus_flat *f)
 {
+    if (f->k <= TORUS_FLAT_GENERATIONS)
+        return;
+    uint64_t need = f->k - TORUS_FLAT_GENERATIONS;
     for (int r = 0; r < f->n; r++)
-        if (r != f->me)
-            wait_for(f, r, 1, f->k - 1);
+        if (r != f->me && f->seen[r] < need)
+            f->seen[r] = wait_for(f, &done_of(f, r)->done, need);
 }
 
+/* Step 2's flag, step 4's done. */
 static void publish(const torus_flat *f, int done)
 {
-    slot_head *h = head(f, f->me);
-    atomic_store_explicit(done ? &h->done : &h->count, f->k, memory_order_release);
+    atomic_store_explicit(done ? &done_of(f, f->me)->done : seq_of(f, f->me), f->k, memory_order_release);
 }
 
 static void wait_all(const torus_flat *f)
 {
     for (int r = 0; r < f->n; r++)
         if (r != f->me)
-            wait_for(f, r, 0, f->k);
+            wait_for(f, seq_of(f, r), f->k);
 }
 
 int torus_flat_barrier(torus_flat *f)
 {
     f->k++;
+    wait_done(f);
     publish(f, 0);
     wait_all(f);
     publish(f, 1);
@@ -152,7 +196,7 @@ int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
         memcpy(data(f, root), buf, bytes);
         publish(f, 0);
     } else {
-        wait_for(f, root, 0, f->k);
+        wait_for(f, seq_of(f, root), f->k);
         memcpy(buf, data(f, root), bytes);
     }
     publish(f, 1);

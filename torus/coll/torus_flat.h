@@ -4,7 +4,10 @@
  * cost).
  *
  * The area holds one slot per rank: a line with the rank's publication
- * count, a line with its done count, then `cap` bytes of data.  The
+ * count, a line with its done count, then TORUS_FLAT_GENERATIONS buffers
+ * of `cap` bytes (rounded up to lines): call k uses buffer k mod G, so a
+ * rank that writes in consecutive calls waits for the readers of call
+ * k-G only (flat.c).  The
  * caller maps it (MPI: a POSIX shared-memory segment every rank of the
  * communicator maps, pmpi/pmpi_flat.c; the unit test: plain memory and
  * threads) and zeroes it before any rank uses it.  No MPI here.
@@ -19,6 +22,12 @@
 #include <stddef.h>
 
 #include "torus_coll.h"
+
+/* Data buffers per slot: how many calls a writer may run ahead of its
+ * slowest reader (4: a root broadcasting back to back at 2 ranks never
+ * waits, docs/mpi-adapter.md; the area grows by that factor, 512 KiB at
+ * 2 ranks for the 64 KiB bcast row). */
+#define TORUS_FLAT_GENERATIONS 4
 
 typedef struct torus_flat torus_flat;
 
