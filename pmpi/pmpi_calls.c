@@ -205,13 +205,17 @@ static inline __attribute__((always_inline)) int bcast_named(pm_comm *pc, void *
 /* A call the library takes whole goes before anything is decoded (pc->lib_all:
  * ranks on several nodes, or TORUS_COLL_FLAT=off, under Open MPI at 2
  * ranks); then the predefined type's path, inline. */
-PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+int pm__bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     pm_comm *pc = PM_LIKELY(pm__is_on()) ? pm__comm_cached(comm) : NULL;
     if (pc && count > 0 && (pc->lib_all >> PM_BCAST & 1))
         return PMPI_Bcast(buf, count, dt, root, comm);
     return bcast_named(pc, buf, count, dt, root, comm);
 }
+
+/* the exported name is the same code (an alias: no extra jump) */
+PM_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+    __attribute__((alias("pm__bcast")));
 
 static __attribute__((noinline)) int allreduce_full(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                                      MPI_Op op, MPI_Comm comm)
@@ -314,10 +318,13 @@ static inline __attribute__((always_inline)) int allreduce_named(const void *sbu
 
 /* First the signature this thread last handed over, on a communicator
  * whose every allreduce goes to the library (see MPI_Bcast). */
-PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+int pm__allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     if (PM_LIKELY(pm__is_on()) && dt == ar_last.dt && op == ar_last.op && count > 0 && sbuf && rbuf &&
         pm__library_all(comm, PM_ALLREDUCE))
         return PMPI_Allreduce(sbuf, rbuf, count, ar_last.lib_dt, op, comm);
     return allreduce_named(sbuf, rbuf, count, dt, op, comm);
 }
+
+PM_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+    __attribute__((alias("pm__allreduce")));

@@ -290,6 +290,13 @@ void pm__neighbor_free(pm_comm *pc);
 pm_why pm__graph(pm_comm *pc);
 /* pmpi_persist.c: forgets every kept persistent request (MPI_Finalize). */
 void pm__persist_free_all(void);
+/* The blocking calls' bodies behind their exported names: the adapter's
+ * own callers (the persistent collectives) use these, never the exported
+ * MPI_ names. */
+int pm__bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int pm__allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int pm__neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                           const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm);
 
 /* Frees every cached state; called by MPI_Finalize before the library ends. */
 void pm__free_all(void);

@@ -82,9 +82,8 @@ pm_why pm__graph(pm_comm *pc)
     return PM_OK;
 }
 
-PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
-                                     void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
-                                     MPI_Comm comm)
+int pm__neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                           const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
     pm_comm *pc = NULL;
     const pm_type *st = NULL, *rt = NULL;
@@ -131,3 +130,7 @@ PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], cons
     pm__ran(PM_NEIGHBOR_ALLTOALLV, ss.total, rc ? NULL : torus_multisend_algorithm(pc->plan), m, pc);
     return pm__result(pc, "MPI_Neighbor_alltoallv", rc);
 }
+
+PM_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                                     void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                                     MPI_Comm comm) __attribute__((alias("pm__neighbor_alltoallv")));

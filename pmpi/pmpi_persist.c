@@ -183,17 +183,19 @@ PM_EXPORT int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
     return keep(&k, request);
 }
 
-/* Runs k's collective (the blocking entry points above: the same path,
- * stats and error handling as a blocking call). */
+/* Runs k's collective through the blocking calls' internal entry points
+ * (the same path, stats and error handling as a blocking call; never the
+ * exported names, which another tool preloaded before the adapter may
+ * own). */
 static int run(const kept *k)
 {
     switch (k->kind) {
     case KEPT_BCAST:
-        return MPI_Bcast(k->rbuf, k->count, k->dt, k->root, k->comm);
+        return pm__bcast(k->rbuf, k->count, k->dt, k->root, k->comm);
     case KEPT_ALLREDUCE:
-        return MPI_Allreduce(k->sbuf, k->rbuf, k->count, k->dt, k->op, k->comm);
+        return pm__allreduce(k->sbuf, k->rbuf, k->count, k->dt, k->op, k->comm);
     case KEPT_NEIGHBOR:
-        return MPI_Neighbor_alltoallv(k->sbuf, k->scounts, k->sdispls, k->dt, k->rbuf, k->rcounts, k->rdispls,
+        return pm__neighbor_alltoallv(k->sbuf, k->scounts, k->sdispls, k->dt, k->rbuf, k->rcounts, k->rdispls,
                                       k->rdt, k->comm);
     }
     return MPI_ERR_INTERN;
