@@ -198,13 +198,13 @@ typedef struct spectral {
     double *X;        /* nz x ne: L_ZZ^-1 L_ZE (the switches' harmonic values) */
     double norm;      /* M's 1-norm, the scale of the eigenvalues' error */
     int got;          /* eigenpairs computed */
-    double evals[NEIG];
-    double *z; /* ne x got: their vectors */
+    double *evals;    /* ne: dsyevr's W is n long (its workspace too), not got */
+    double *z;        /* ne x got: their vectors */
 } spectral;
 
 static void spectral_free(spectral *sp)
 {
-    free(sp->eidx), free(sp->zidx), free(sp->A), free(sp->M), free(sp->X), free(sp->z);
+    free(sp->eidx), free(sp->zidx), free(sp->A), free(sp->M), free(sp->X), free(sp->evals), free(sp->z);
 }
 
 /* Step 1: endpoints and switches apart, and A = -L of the symmetric
@@ -317,10 +317,11 @@ static int eigenpairs(spectral *sp)
 {
     int ne = sp->ne, neig = ne < NEIG ? ne : NEIG;
     sp->z = malloc((size_t)ne * (size_t)neig * sizeof *sp->z);
+    sp->evals = malloc(((size_t)ne + 1) * sizeof *sp->evals);
     int *isuppz = malloc(2 * (size_t)neig * sizeof *isuppz);
     double *work = NULL;
     int *iwork = NULL, rc = -1;
-    if (!sp->z || !isuppz)
+    if (!sp->z || !sp->evals || !isuppz)
         goto out;
     int il = 1, iu = neig, info, lwork = -1, liwork = -1, iw;
     double vl = 0, vu = 0, abstol = 0, wq;
