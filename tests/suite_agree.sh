@@ -112,14 +112,13 @@ for ((i = 1; i <= ncase; i++)); do
     d="$AG/case $i"
     IFS='|' read -r bin opt a b <"$d/what"
     rc=$(cat "$d/rc")
-    # exit 2 and one line of the program's own (MPI's abort lines name no program)
-    line=$(grep -c "^$bin: " "$d/err")
+    line=$(grep -c "ranks disagree on" "$d/err")
     agree_n[$bin]=$((${agree_n[$bin]:-0} + 1))
     if [ "$rc" = 2 ] && [ "$line" = 1 ] && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
         :
     else
         agree_bad[$bin]=$((${agree_bad[$bin]:-0} + 1))
-        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $line line(s) from $bin, files: $(ls "$d" | tr '\n' ' ')"
+        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $line disagreement line(s), files: $(ls "$d" | tr '\n' ' ')"
         sed 's/^/    /' "$d/err" | head -5
     fi
 done
