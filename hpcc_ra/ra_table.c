@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "ra_table.h"
+#include "kit_mix.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,6 @@ uint64_t ra_table_fingerprint(const uint64_t *t, uint64_t n, uint64_t start)
     uint64_t s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
     for (uint64_t i = 0; i < n; i++)
-        s += ra_mix64(t[i] ^ ((start + i) * 0x9E3779B97F4A7C15ULL));
+        s += kit_mix64_fin(t[i] ^ ((start + i) * KIT_MIX64_GAMMA));
     return s;
 }

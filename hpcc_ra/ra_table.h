@@ -18,15 +18,8 @@ void ra_table_init(uint64_t *t, uint64_t n, uint64_t start);
 /* Entries with T[i] != start + i. */
 uint64_t ra_table_errors(const uint64_t *t, uint64_t n, uint64_t start);
 
-/* SplitMix64 finaliser: a strong 64-bit mix used by the fingerprint. */
-static inline uint64_t ra_mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* Sum over i of mix(T[i] ^ ((start + i) * 0x9E3779B97F4A7C15)) mod 2^64:
+/* Sum over i of kit_mix64_fin(T[i] ^ ((start + i) * KIT_MIX64_GAMMA)) mod 2^64
+ * (SplitMix64's finaliser, kit_mix.h):
  * this rank's share of the table fingerprint (sum the shares over ranks). */
 uint64_t ra_table_fingerprint(const uint64_t *t, uint64_t n, uint64_t start);
 

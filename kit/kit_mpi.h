@@ -10,9 +10,9 @@
  * calls MPIC_* and never MPI_*, the kit calls KMPI_*: the MPI library's
  * profiling entries, which nothing interposes.  The other MPI calls keep
  * their MPI_ names, so a profiling tool (mpiP, Score-P) still sees the
- * kit's point-to-point traffic.  tests/check_mpi_names.sh holds the kit to
- * it: no object below the programs references an MPI_ name the adapter
- * defines (read from the adapter's own objects).
+ * kit's point-to-point traffic.  tests/check_layers.sh (make check-layers)
+ * holds the kit to it: no object below the programs references an MPI_
+ * name the adapter defines (read from the adapter's own objects).
  */
 #ifndef KIT_MPI_H
 #define KIT_MPI_H

@@ -27,8 +27,8 @@ void kit_mpi_fail(int rc, const char *call, const char *file, int line)
      * empty stderr was seen once in CI under MPICH's hydra) */
     struct timespec pause = {0, 200000000};
     nanosleep(&pause, NULL);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    exit(3);
+    MPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
+    exit(KIT_EXIT_RESOURCE);
 }
 
 void kit_mpi_library(char *lib)

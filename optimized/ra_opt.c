@@ -65,11 +65,11 @@ static int opt_check(const ra_config *cfg, int files, char *err, size_t errlen)
     const char *dims = ra_algo_option(cfg, "dims");
     torus_shape s;
     /* bare auto, flat and hypercube take the count from the ranks */
-    if (dims && strcmp(dims, "auto") && strcmp(dims, "flat") && strcmp(dims, "hypercube") &&
-        torus_shape_parse(dims, 0, &s, err, errlen))
+    int is_auto;
+    if (dims && !torus_shape_needs_count(dims) && torus_shape_parse_spec(dims, 0, &s, &is_auto, err, errlen))
         return KIT_EXIT_USAGE;
     if (files && cfg->dry_ranks > 0 && !o.node_dim) {
-        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, NULL, err, errlen))
+        if (ropt_mpi_choose_shape(&s, cfg->dry_ranks, &o, NULL, NULL, NULL, err, errlen))
             return KIT_EXIT_USAGE;
         torus_map m;
         if (o.mapfile) {
@@ -98,7 +98,7 @@ static void node_hops_keys(const ropt_node_choice *nc, const ropt_mpi_options *o
 {
     if (nc->hops < 0) {
         snprintf(buf, len, "node_hops: none\nnode_hops_chosen_by: %s\n",
-                 o->dims && strcmp(o->dims, "auto") && strncmp(o->dims, "auto:", 5) ? "dims" : "several_nodes");
+                 nc->dims_auto ? "several_nodes" : "dims");
         return;
     }
     char c2[32] = "none";

@@ -58,6 +58,12 @@ int ropt_lookahead_ok(int d)
     return d == 0 || (d >= 2 && d <= ROPT_MAX_LOOKAHEAD && (d & (d - 1)) == 0);
 }
 
+int ropt_params_ok(const ropt_params *p)
+{
+    return p->outstanding >= 1 && p->outstanding <= ROPT_MAX_OUTSTANDING && ropt_lookahead_ok(p->lookahead) &&
+           p->batch >= 1 && p->batch <= ROPT_MAX_BATCH;
+}
+
 int ropt_buffers(const torus_shape *s, const ropt_params *p)
 {
     int sum = 0;
@@ -109,7 +115,7 @@ void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out
 }
 
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
-              const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
+              const ropt_params *p, int cap, uint64_t *table, uint64_t local_start, uint64_t local_size,
               int log2, const ra_dist *td)
 {
     memset(o, 0, sizeof *o);
@@ -118,9 +124,8 @@ int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus
     o->prm = *p;
     o->ndims = shape->ndims;
     memcpy(o->k, shape->k, sizeof o->k);
-    o->cap = ropt_capacity(shape, p);
-    if (o->cap < 1 || !ropt_lookahead_ok(p->lookahead) || p->batch < 1 || p->batch > ROPT_MAX_BATCH ||
-        p->outstanding < 1 || p->outstanding > ROPT_MAX_OUTSTANDING)
+    o->cap = cap;
+    if (cap < 1)
         return -2;
     o->nb = route->nbuckets;
     size_t nbx = o->nb ? (size_t)o->nb : 1, chunk = (size_t)(p->batch + ROPT_SPLIT_SLACK) * sizeof(uint64_t);

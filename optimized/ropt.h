@@ -164,6 +164,11 @@ void ropt_params_defaults(ropt_params *p);
  * start be filled with copies of one harmless update). */
 int ropt_lookahead_ok(int d);
 
+/* 1 when p's bounds hold: send slots 1..ROPT_MAX_OUTSTANDING, the pipeline
+ * ropt_lookahead_ok, the batch 1..ROPT_MAX_BATCH.  The one check of them:
+ * every driver asks it before ropt_init, which trusts p. */
+int ropt_params_ok(const ropt_params *p);
+
 /* Packet buffers a rank may fill at once: over the dimensions of size
  * k_i >= 2, k_i - 1 send buckets, 1 receive bucket and `outstanding`
  * sends in flight each (size-1 dimensions hold nothing). */
@@ -187,12 +192,12 @@ void ropt_auto_shape(int n, const ropt_params *p, int per_node, torus_shape *out
 void ropt_auto_shape_part(int n, const ropt_params *p, const torus_shape *part, torus_shape *out);
 
 /* Sets up one rank over its block of the table (td distributes the
- * table); the route and transport must outlive it.  Returns 0, -1 on out
- * of memory, -2 when the shape leaves no room (capacity < 1), the
- * pipeline is outside 0..ROPT_MAX_LOOKAHEAD, the batch outside
- * 1..ROPT_MAX_BATCH or the send slots outside 1..ROPT_MAX_OUTSTANDING. */
+ * table); the route and transport must outlive it.  p must pass
+ * ropt_params_ok and cap be ropt_capacity(shape, p), which the caller has
+ * computed once for all its ranks.  Returns 0, -1 on out of memory, -2
+ * when the shape leaves no room (cap < 1). */
 int ropt_init(ropt *o, const torus_route *route, const torus_shape *shape, torus_transport *tp,
-              const ropt_params *p, uint64_t *table, uint64_t local_start, uint64_t local_size,
+              const ropt_params *p, int cap, uint64_t *table, uint64_t local_start, uint64_t local_size,
               int log2, const ra_dist *td);
 void ropt_free(ropt *o);
 

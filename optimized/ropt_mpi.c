@@ -22,7 +22,7 @@ void ropt_mpi_options_defaults(ropt_mpi_options *o)
 }
 
 int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni,
-                          ropt_node_choice *nc, char *err, size_t errlen)
+                          ropt_node_choice *nc, int *cap, char *err, size_t errlen)
 {
     int over = o->node_dim ? ni->nnodes : P;
     const char *dims = o->dims ? o->dims : "auto";
@@ -31,14 +31,15 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
         nc = &own;
     memset(nc, 0, sizeof *nc);
     nc->hops = -1;
-    if (torus_shape_parse(dims, over, shape, err, errlen)) {
+    /* auto: checked here, computed below once with this algorithm's model */
+    int is_auto;
+    if (torus_shape_parse_spec(dims, over, shape, &is_auto, err, errlen)) {
         if (o->node_dim) {
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, " (with --node-dim the shape covers the %d nodes)", ni->nnodes);
         }
         return KIT_EXIT_USAGE;
     }
-    int is_auto = !strcmp(dims, "auto") || !strncmp(dims, "auto:", 5);
     if (o->node_dim) {
         /* the nodes' shape (chosen again per node part under auto), then
          * the node's own one or two dimensions */
@@ -62,7 +63,11 @@ int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, 
         if (is_auto)
             ropt_auto_shape(over, &o->prm, 0, shape);
     }
-    if (ropt_capacity(shape, &o->prm) < 1) {
+    nc->dims_auto = is_auto; /* after ropt_node_choose, which clears *nc */
+    int c = ropt_capacity(shape, &o->prm);
+    if (cap)
+        *cap = c;
+    if (c < 1) {
         int left = o->prm.budget - o->prm.lookahead - 2 * o->prm.batch;
         char sh[128];
         torus_shape_format(shape, sh, sizeof sh);
@@ -119,8 +124,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
     s->outstanding = o->prm.outstanding;
-    if (o->prm.outstanding < 1 || o->prm.outstanding > ROPT_MAX_OUTSTANDING || !ropt_lookahead_ok(o->prm.lookahead) ||
-        o->prm.batch < 1 || o->prm.batch > ROPT_MAX_BATCH) {
+    if (!ropt_params_ok(&o->prm)) {
         snprintf(err, errlen, "send slots must be 1..%d, the pipeline 0 or a power of two 2..%d and the batch 1..%d",
                  ROPT_MAX_OUTSTANDING, ROPT_MAX_LOOKAHEAD, ROPT_MAX_BATCH);
         return KIT_EXIT_USAGE;
@@ -146,7 +150,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
             return KIT_EXIT_USAGE;
         }
     }
-    int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, &s->nodes, err, errlen);
+    int rc = ropt_mpi_choose_shape(&s->shape, P, o, &ni, &s->nodes, &s->cap, err, errlen);
     if (!rc)
         rc = place_ranks(s, comm, P, o, &ni, err, errlen);
     if (rc)
@@ -156,7 +160,6 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         snprintf(err, errlen, "out of memory for the routing table");
         return KIT_EXIT_RESOURCE;
     }
-    s->cap = ropt_capacity(&s->shape, &o->prm);
     if (torus_mpi_create(&s->mpi, comm, &s->map, me, s->cap, o->prm.outstanding, err, errlen))
         return KIT_EXIT_RESOURCE;
     torus_mpi_set_sync(s->mpi, o->sync);
@@ -190,7 +193,7 @@ int ropt_mpi_setup(ropt_mpi *s, MPI_Comm comm, const ropt_mpi_options *o, uint64
         if (!s->oversubscribed)
             torus_shm_lazy_wake(s->shm);
     }
-    int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, table, local_start, local_size, log2, td);
+    int irc = ropt_init(&s->core, &s->route, &s->shape, &s->tp, &o->prm, s->cap, table, local_start, local_size, log2, td);
     s->have_core = 1; /* ropt_free copes with a partial init */
     s->core.profile = o->profile;
     if (!torus_all_ok(comm, irc == 0)) {

@@ -66,10 +66,10 @@ typedef struct ropt_mpi {
  * collective, so ra_opt --dry-run=P checks a shape before a launch: ni may
  * then be NULL (not with node_dim), and --dims auto is taken as one node
  * when o->node_hops forces a routing, else as ropt_auto_shape over P.
- * *nc (may be NULL) gets the node's routing.  0, or KIT_EXIT_USAGE with
- * one line in err. */
+ * *nc (may be NULL) gets the node's routing, *cap (may be NULL) the
+ * capacity.  0, or KIT_EXIT_USAGE with one line in err. */
 int ropt_mpi_choose_shape(torus_shape *shape, int P, const ropt_mpi_options *o, const torus_node_info *ni,
-                          ropt_node_choice *nc, char *err, size_t errlen);
+                          ropt_node_choice *nc, int *cap, char *err, size_t errlen);
 
 /* Collective over comm: builds everything for this rank's block of the
  * table (global words local_start .. +local_size, distributed by td).

@@ -56,7 +56,7 @@ void ropt_node_choose(int R, const torus_shape *net, int net_auto, const ropt_pa
     for (int h = 1; h <= 2; h++) {
         if (ropt_node_part(R, h, &parts[h]))
             continue;
-        if (net && net->ndims > 0 && net_auto)
+        if (net && net_auto) /* net: only its size (torus_shape_parse_spec) */
             ropt_auto_shape_part(net->n, p, &parts[h], &nets[h]);
         else if (net && net->ndims > 0)
             nets[h] = *net;

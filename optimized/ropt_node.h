@@ -34,6 +34,7 @@ typedef struct ropt_node_choice {
                         (units of an update) of each routing; 0 = not
                         possible (R prime or < 4 has no 2-D shape) */
     int by_model;    /* 1: the model chose, 0: the caller forced it */
+    int dims_auto;   /* ropt_mpi_choose_shape: --dims was auto or auto:N */
 } ropt_node_choice;
 
 /* The node part for R ranks in `hops` hops: flat R, or the balanced 2-D

@@ -138,11 +138,13 @@ static void rings_free(ring_world *w, torus_shm_core **cores, int n)
 int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,
                     const ropt_params *prm, uint64_t *table, const ra_dist *td, int log2, int compact)
 {
+    int cap = ropt_capacity(&map->shape, prm);
     for (int r = 0; r < map->shape.n; r++) {
         if (compact ? torus_route_build_compact(&routes[r], map, r) : torus_route_build(&routes[r], map, r))
             return -1;
         uint64_t st = ra_dist_start(td, r);
-        if (ropt_init(&ranks[r], &routes[r], &map->shape, &tps[r], prm, table + st, st, ra_dist_count(td, r), log2, td))
+        if (ropt_init(&ranks[r], &routes[r], &map->shape, &tps[r], prm, cap, table + st, st, ra_dist_count(td, r), log2,
+                      td))
             return -1;
     }
     return 0;
@@ -184,7 +186,7 @@ int ropt_sim_run(const ropt_sim_config *c, ropt_sim_result *res)
     ropt_params prm = c->prm;
     prm.outstanding = c->tp.outstanding;
     int cap = ropt_capacity(s, &prm);
-    if (cap < 1)
+    if (cap < 1 || !ropt_params_ok(&prm))
         return -2;
     res->cap = cap;
     torus_map map;

@@ -30,7 +30,8 @@ typedef struct ropt_sim_result {
 
 /* N ropt ranks over one in-process table (td distributes it), each wired to
  * tps[r] with its own route (compact: next hops computed from the map, no
- * N-entry table per rank).  The caller owns every array and calls
+ * N-entry table per rank); prm passes ropt_params_ok and leaves the
+ * shape a capacity (computed here once).  The caller owns every array and calls
  * ropt_start itself.  Returns 0 or -1 (out of memory; call
  * ropt_ranks_free all the same). */
 int ropt_ranks_init(ropt *ranks, torus_route *routes, torus_transport *tps, const torus_map *map,

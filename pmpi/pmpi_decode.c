@@ -181,7 +181,7 @@ void pm__decode(MPI_Datatype dt, pm_type *out)
     pm_type *ch = malloc(((size_t)nd + 1) * sizeof *ch);
     if (!in || !ad || !types || !ch) {
         fprintf(stderr, "torus_pmpi: out of memory describing a datatype\n");
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        PMPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     if (PMPI_Type_get_contents(dt, ni, na, nd, in, ad, types) == MPI_SUCCESS) {
         for (int k = 0; k < nd; k++) {

@@ -32,6 +32,7 @@
 
 #include "torus_coll.h"
 #include "torus_mpi.h"
+#include "kit_cli.h"
 
 /* Every entry point the version script exports (pmpi/exports.map). */
 #define PM_EXPORT __attribute__((visibility("default")))

@@ -42,7 +42,7 @@ static MPI_Count piece(pm_comm *pc, const pm_type *t)
     if (k < 1) {
         fprintf(stderr, "torus_pmpi: rank %d: a non-contiguous datatype of %lld bytes per element: MPI_Pack takes at "
                         "most 2 GiB\n", pc->me, (long long)t->size);
-        PMPI_Abort(pc->comm, 3);
+        PMPI_Abort(pc->comm, KIT_EXIT_RESOURCE);
     }
     return k;
 }
@@ -54,7 +54,7 @@ static void check(pm_comm *pc, int rc, int pos, MPI_Count want, const char *what
          * homogeneous system's bytes raw, which this code relies on */
         fprintf(stderr, "torus_pmpi: rank %d: %s gave %d bytes where the type signature has %lld\n", pc->me, what, pos,
                 (long long)want);
-        PMPI_Abort(pc->comm, 3);
+        PMPI_Abort(pc->comm, KIT_EXIT_RESOURCE);
     }
 }
 

@@ -81,7 +81,7 @@ static int keep(kept *proto, MPI_Request *request)
     kept *k = malloc(sizeof *k);
     if (!k) {
         fprintf(stderr, "torus_pmpi: out of memory for a persistent request\n");
-        exit(3);
+        exit(KIT_EXIT_RESOURCE);
     }
     *k = *proto;
     int rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, k->comm, &k->req);

@@ -89,7 +89,7 @@ int pm__lock(void)
         /* unguarded shared state under threads could corrupt the job's
          * results: stop instead (never happens with a working libc) */
         fprintf(stderr, "torus_pmpi: cannot take the adapter's lock\n");
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        PMPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
     }
     return 1;
 }
@@ -158,7 +158,7 @@ static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "torus_pmpi: %s\n", msg);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
+    PMPI_Abort(MPI_COMM_WORLD, KIT_EXIT_USAGE);
 }
 
 /* The setting (declared in kit/settings.c) is set to word. */
@@ -300,7 +300,7 @@ static void agree(int bad, const char *msg)
         return;
     }
     PMPI_Finalize();
-    exit(2);
+    exit(KIT_EXIT_USAGE);
 }
 
 /* Reads and checks the settings.  collective: called from MPI_Init on
@@ -547,7 +547,7 @@ void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what)
     void *p = realloc(pc->tmp[slot], bytes);
     if (!p) {
         fprintf(stderr, "torus_pmpi: rank %d: out of memory for %zu bytes of scratch (%s)\n", pc->me, bytes, what);
-        PMPI_Abort(pc->comm, 3);
+        PMPI_Abort(pc->comm, KIT_EXIT_RESOURCE);
         return NULL;
     }
     pc->tmp[slot] = p;

@@ -363,7 +363,7 @@ static const pm_type *describe_new(MPI_Datatype dt)
     if (!c) {
         /* every rank is inside the same collective: it cannot fall through alone */
         fprintf(stderr, "torus_pmpi: out of memory describing a datatype\n");
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        PMPI_Abort(MPI_COMM_WORLD, KIT_EXIT_RESOURCE);
         return NULL;
     }
     pm__decode(dt, &c->t);

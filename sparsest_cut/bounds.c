@@ -189,6 +189,197 @@ out:
     free(xadj), free(adjncy), free(adjwgt), free(vwgt), free(part), free(acc), free(slot);
 }
 
+/* The spectral step's matrices, filled in turn by the steps below. */
+typedef struct spectral {
+    int n, ne, nz;    /* nodes, endpoints (w > 0), switches (w = 0) */
+    int *eidx, *zidx; /* the endpoints' and the switches' node numbers */
+    double *A;        /* n x n: the symmetric capacities, then -L */
+    double *M;        /* ne x ne, column-major: the reduced, normalised Laplacian */
+    double *X;        /* nz x ne: L_ZZ^-1 L_ZE (the switches' harmonic values) */
+    double norm;      /* M's 1-norm, the scale of the eigenvalues' error */
+    int got;          /* eigenpairs computed */
+    double *evals;    /* ne: dsyevr's W is n long (its workspace too), not got */
+    double *z;        /* ne x got: their vectors */
+} spectral;
+
+static void spectral_free(spectral *sp)
+{
+    free(sp->eidx), free(sp->zidx), free(sp->A), free(sp->M), free(sp->X), free(sp->evals), free(sp->z);
+}
+
+/* Step 1: endpoints and switches apart, and A = -L of the symmetric
+ * capacities (directed: the min of the two directions).  -1: out of memory. */
+static int laplacian(const sc_graph *g, spectral *sp)
+{
+    int n = g->n;
+    sp->n = n;
+    sp->eidx = malloc((size_t)n * sizeof *sp->eidx);
+    sp->zidx = malloc((size_t)n * sizeof *sp->zidx);
+    if (!sp->eidx || !sp->zidx)
+        return -1;
+    for (int v = 0; v < n; v++) {
+        if (g->w[v] > 0)
+            sp->eidx[sp->ne++] = v;
+        else
+            sp->zidx[sp->nz++] = v;
+    }
+    double *A = sp->A = calloc((size_t)n * (size_t)n, sizeof *A);
+    if (!A)
+        return -1;
+    for (int v = 0; v < n; v++)
+        for (int p = g->off[v]; p < g->off[v + 1]; p++)
+            A[(size_t)v * n + g->adj[p]] += g->cap[p];
+    if (g->directed)
+        for (int v = 0; v < n; v++)
+            for (int u = v + 1; u < n; u++) {
+                double c = fmin(A[(size_t)v * n + u], A[(size_t)u * n + v]);
+                A[(size_t)v * n + u] = A[(size_t)u * n + v] = c;
+            }
+    for (int v = 0; v < n; v++) {
+        double deg = 0;
+        for (int u = 0; u < n; u++)
+            deg += A[(size_t)v * n + u];
+        A[(size_t)v * n + v] = -deg; /* A becomes -L */
+    }
+    return 0;
+}
+
+/* Step 2: M = L_EE - L_EZ L_ZZ^-1 L_ZE (Kron reduction: the switches
+ * eliminated), X = L_ZZ^-1 L_ZE.  *ok = 0 when L_ZZ is singular (a switch
+ * group with no symmetric path to an endpoint): no spectral bound then.
+ * -1: out of memory. */
+static int reduce_switches(spectral *sp, int *ok)
+{
+    int n = sp->n, ne = sp->ne, nz = sp->nz;
+    const int *eidx = sp->eidx, *zidx = sp->zidx;
+    const double *A = sp->A;
+    double *M = sp->M = calloc((size_t)ne * (size_t)ne, sizeof *M);
+    if (!M)
+        return -1;
+    for (int j = 0; j < ne; j++)
+        for (int i = 0; i < ne; i++)
+            M[(size_t)j * ne + i] = -A[(size_t)eidx[i] * n + eidx[j]];
+    *ok = 1;
+    if (nz == 0)
+        return 0;
+    double *Lzz = malloc((size_t)nz * (size_t)nz * sizeof *Lzz);
+    double *X = sp->X = malloc((size_t)nz * (size_t)ne * sizeof *X);
+    if (!Lzz || !X) {
+        free(Lzz);
+        return -1;
+    }
+    for (int j = 0; j < nz; j++)
+        for (int i = 0; i < nz; i++)
+            Lzz[(size_t)j * nz + i] = -A[(size_t)zidx[i] * n + zidx[j]];
+    for (int j = 0; j < ne; j++)
+        for (int i = 0; i < nz; i++)
+            X[(size_t)j * nz + i] = -A[(size_t)zidx[i] * n + eidx[j]]; /* L_ZE */
+    int info;
+    dpotrf_("L", &nz, Lzz, &nz, &info, 1);
+    if (!info)
+        dpotrs_("L", &nz, &ne, Lzz, &nz, X, &nz, &info, 1); /* X = L_ZZ^-1 L_ZE */
+    free(Lzz);
+    if (info) {
+        *ok = 0;
+        return 0;
+    }
+    /* M -= L_EZ X, with L_EZ = L_ZE^T */
+    for (int j = 0; j < ne; j++)
+        for (int i = 0; i < ne; i++) {
+            double s = 0;
+            const double *col = X + (size_t)j * nz;
+            for (int k = 0; k < nz; k++)
+                s += -A[(size_t)eidx[i] * n + zidx[k]] * col[k];
+            M[(size_t)j * ne + i] -= s;
+        }
+    return 0;
+}
+
+/* Step 3: M = W^-1/2 M W^-1/2, and its 1-norm. */
+static void normalise(const sc_graph *g, spectral *sp)
+{
+    int ne = sp->ne;
+    double norm = 0;
+    for (int j = 0; j < ne; j++) {
+        double s = 0;
+        for (int i = 0; i < ne; i++) {
+            sp->M[(size_t)j * ne + i] /= sqrt(g->w[sp->eidx[i]] * g->w[sp->eidx[j]]);
+            s += fabs(sp->M[(size_t)j * ne + i]);
+        }
+        norm = fmax(norm, s);
+    }
+    sp->norm = norm;
+}
+
+/* Step 4: M's NEIG smallest eigenpairs (LAPACK dsyevr, which overwrites
+ * M); sp->got = 0 when it fails.  -1: out of memory. */
+static int eigenpairs(spectral *sp)
+{
+    int ne = sp->ne, neig = ne < NEIG ? ne : NEIG;
+    sp->z = malloc((size_t)ne * (size_t)neig * sizeof *sp->z);
+    sp->evals = malloc(((size_t)ne + 1) * sizeof *sp->evals);
+    int *isuppz = malloc(2 * (size_t)neig * sizeof *isuppz);
+    double *work = NULL;
+    int *iwork = NULL, rc = -1;
+    if (!sp->z || !sp->evals || !isuppz)
+        goto out;
+    int il = 1, iu = neig, info, lwork = -1, liwork = -1, iw;
+    double vl = 0, vu = 0, abstol = 0, wq;
+    dsyevr_("V", "I", "L", &ne, sp->M, &ne, &vl, &vu, &il, &iu, &abstol, &sp->got, sp->evals, sp->z, &ne, isuppz,
+            &wq, &lwork, &iw, &liwork, &info, 1, 1, 1);
+    lwork = (int)wq;
+    liwork = iw;
+    work = malloc((size_t)lwork * sizeof *work);
+    iwork = malloc((size_t)liwork * sizeof *iwork);
+    if (!work || !iwork)
+        goto out;
+    dsyevr_("V", "I", "L", &ne, sp->M, &ne, &vl, &vu, &il, &iu, &abstol, &sp->got, sp->evals, sp->z, &ne, isuppz,
+            work, &lwork, iwork, &liwork, &info, 1, 1, 1);
+    if (info)
+        sp->got = 0;
+    rc = 0;
+out:
+    free(isuppz), free(work), free(iwork);
+    return rc;
+}
+
+/* Step 5: the lower bound mu_2 / 2, and a sweep of every eigenvector
+ * after the first (switches at their harmonic values) for the upper
+ * bound.  -1: out of memory. */
+static int spectral_cuts(const sc_graph *g, const spectral *sp, sc_result *r, unsigned char *cand)
+{
+    if (sp->got < 2)
+        return 0;
+    int n = g->n, ne = sp->ne, nz = sp->nz;
+    double *x = malloc((size_t)n * sizeof *x);
+    int *order = malloc((size_t)n * sizeof *order);
+    unsigned char *tmp = malloc((size_t)n);
+    int rc = -1;
+    if (!x || !order || !tmp)
+        goto out;
+    /* eigenvalues carry an error of a few ulps of the norm */
+    double tol = 1e-12 * (sp->norm > 1 ? sp->norm : 1) * ne;
+    r->lambda2 = sp->evals[1];
+    r->alpha_lower = fmax(0.0, sp->evals[1] - tol) / 2;
+    for (int k = 1; k < sp->got; k++) {
+        for (int i = 0; i < ne; i++)
+            x[sp->eidx[i]] = sp->z[(size_t)k * ne + i] / sqrt(g->w[sp->eidx[i]]);
+        for (int i = 0; i < nz; i++) {
+            double s = 0;
+            for (int j = 0; j < ne; j++)
+                s += sp->X[(size_t)j * nz + i] * x[sp->eidx[j]];
+            x[sp->zidx[i]] = -s;
+        }
+        double q = sweep(g, x, order, tmp, cand, INFINITY);
+        if (q < INFINITY)
+            consider(g, cand, r, "spectral-sweep");
+    }
+    rc = 0;
+out:
+    free(x), free(order), free(tmp);
+    return rc;
+}
+
 int sc_bounds(const sc_graph *g, sc_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -204,132 +395,21 @@ int sc_bounds(const sc_graph *g, sc_result *r, char *err, size_t errlen)
     r->alpha_upper = INFINITY;
     r->bisection = -1;
     r->bisection_method = "none";
-    int *eidx = malloc((size_t)n * sizeof *eidx), *zidx = malloc((size_t)n * sizeof *zidx);
-    int *order = malloc((size_t)n * sizeof *order);
-    unsigned char *cand = malloc((size_t)n), *tmp = malloc((size_t)n);
+    spectral sp = {0};
+    unsigned char *cand = malloc((size_t)n);
     r->set = calloc((size_t)n, 1);
-    double *A = NULL, *Lzz = NULL, *X = NULL, *M = NULL, *z = NULL, *work = NULL, *x = NULL;
-    int *isuppz = NULL, *iwork = NULL;
-    int rc = 0, ne = 0, nz = 0;
-    if (!eidx || !zidx || !order || !cand || !tmp || !r->set)
+    int rc = 0, ok = 0;
+    if (!cand || !r->set || laplacian(g, &sp) || reduce_switches(&sp, &ok))
         goto oom;
-    for (int v = 0; v < n; v++) {
-        if (g->w[v] > 0)
-            eidx[ne++] = v;
-        else
-            zidx[nz++] = v;
-    }
-    /* Dense symmetric capacities, then the Laplacian blocks. */
-    A = calloc((size_t)n * (size_t)n, sizeof *A);
-    if (!A)
+    free(sp.A);
+    sp.A = NULL;
+    normalise(g, &sp);
+    if (ok && eigenpairs(&sp))
         goto oom;
-    for (int v = 0; v < n; v++)
-        for (int p = g->off[v]; p < g->off[v + 1]; p++)
-            A[(size_t)v * n + g->adj[p]] += g->cap[p];
-    if (g->directed)
-        for (int v = 0; v < n; v++)
-            for (int u = v + 1; u < n; u++) {
-                double c = fmin(A[(size_t)v * n + u], A[(size_t)u * n + v]);
-                A[(size_t)v * n + u] = A[(size_t)u * n + v] = c;
-            }
-    /* M (ne x ne, column-major) = W^-1/2 (L_EE - L_EZ L_ZZ^-1 L_ZE) W^-1/2 */
-    M = calloc((size_t)ne * (size_t)ne, sizeof *M);
-    x = malloc((size_t)n * sizeof *x);
-    if (!M || !x)
+    free(sp.M);
+    sp.M = NULL;
+    if (spectral_cuts(g, &sp, r, cand))
         goto oom;
-    for (int v = 0; v < n; v++) {
-        double deg = 0;
-        for (int u = 0; u < n; u++)
-            deg += A[(size_t)v * n + u];
-        A[(size_t)v * n + v] = -deg; /* A becomes -L */
-    }
-    for (int j = 0; j < ne; j++)
-        for (int i = 0; i < ne; i++)
-            M[(size_t)j * ne + i] = -A[(size_t)eidx[i] * n + eidx[j]];
-    int spectral_ok = 1;
-    if (nz > 0) {
-        Lzz = malloc((size_t)nz * (size_t)nz * sizeof *Lzz);
-        X = malloc((size_t)nz * (size_t)ne * sizeof *X);
-        if (!Lzz || !X)
-            goto oom;
-        for (int j = 0; j < nz; j++)
-            for (int i = 0; i < nz; i++)
-                Lzz[(size_t)j * nz + i] = -A[(size_t)zidx[i] * n + zidx[j]];
-        for (int j = 0; j < ne; j++)
-            for (int i = 0; i < nz; i++)
-                X[(size_t)j * nz + i] = -A[(size_t)zidx[i] * n + eidx[j]]; /* L_ZE */
-        int info;
-        dpotrf_("L", &nz, Lzz, &nz, &info, 1);
-        if (!info)
-            dpotrs_("L", &nz, &ne, Lzz, &nz, X, &nz, &info, 1); /* X = L_ZZ^-1 L_ZE */
-        if (info) {
-            spectral_ok = 0; /* a switch group with no symmetric path to an endpoint */
-        } else {
-            /* M -= L_EZ X, with L_EZ = L_ZE^T */
-            for (int j = 0; j < ne; j++)
-                for (int i = 0; i < ne; i++) {
-                    double s = 0;
-                    const double *col = X + (size_t)j * nz;
-                    for (int k = 0; k < nz; k++)
-                        s += -A[(size_t)eidx[i] * n + zidx[k]] * col[k];
-                    M[(size_t)j * ne + i] -= s;
-                }
-        }
-    }
-    free(A);
-    A = NULL;
-    double norm = 0;
-    for (int j = 0; j < ne; j++) {
-        double s = 0;
-        for (int i = 0; i < ne; i++) {
-            M[(size_t)j * ne + i] /= sqrt(g->w[eidx[i]] * g->w[eidx[j]]);
-            s += fabs(M[(size_t)j * ne + i]);
-        }
-        norm = fmax(norm, s);
-    }
-    int neig = ne < NEIG ? ne : NEIG, got = 0;
-    double evals[NEIG];
-    if (spectral_ok) {
-        z = malloc((size_t)ne * (size_t)neig * sizeof *z);
-        isuppz = malloc(2 * (size_t)neig * sizeof *isuppz);
-        if (!z || !isuppz)
-            goto oom;
-        int il = 1, iu = neig, info, lwork = -1, liwork = -1, iw;
-        double vl = 0, vu = 0, abstol = 0, wq;
-        dsyevr_("V", "I", "L", &ne, M, &ne, &vl, &vu, &il, &iu, &abstol, &got, evals, z, &ne, isuppz, &wq, &lwork, &iw,
-                &liwork, &info, 1, 1, 1);
-        lwork = (int)wq;
-        liwork = iw;
-        work = malloc((size_t)lwork * sizeof *work);
-        iwork = malloc((size_t)liwork * sizeof *iwork);
-        if (!work || !iwork)
-            goto oom;
-        dsyevr_("V", "I", "L", &ne, M, &ne, &vl, &vu, &il, &iu, &abstol, &got, evals, z, &ne, isuppz, work, &lwork,
-                iwork, &liwork, &info, 1, 1, 1);
-        if (info)
-            got = 0;
-    }
-    free(M);
-    M = NULL;
-    if (got >= 2) {
-        /* eigenvalues carry an error of a few ulps of the norm */
-        double tol = 1e-12 * (norm > 1 ? norm : 1) * ne;
-        r->lambda2 = evals[1];
-        r->alpha_lower = fmax(0.0, evals[1] - tol) / 2;
-        for (int k = 1; k < got; k++) {
-            for (int i = 0; i < ne; i++)
-                x[eidx[i]] = z[(size_t)k * ne + i] / sqrt(g->w[eidx[i]]);
-            for (int i = 0; i < nz; i++) {
-                double s = 0;
-                for (int j = 0; j < ne; j++)
-                    s += X[(size_t)j * nz + i] * x[eidx[j]];
-                x[zidx[i]] = -s;
-            }
-            double q = sweep(g, x, order, tmp, cand, INFINITY);
-            if (q < INFINITY)
-                consider(g, cand, r, "spectral-sweep");
-        }
-    }
     metis_cuts(g, r, cand);
     if (r->alpha_upper == INFINITY) {
         snprintf(err, errlen, "no cut found (neither the eigen-solver nor METIS produced one)");
@@ -349,8 +429,8 @@ oom:
     snprintf(err, errlen, "out of memory for the bounds of a %d-node graph (dense %d x %d matrices)", n, n, n);
     rc = -3;
 out:
-    free(eidx), free(zidx), free(order), free(cand), free(tmp);
-    free(A), free(Lzz), free(X), free(M), free(z), free(work), free(x), free(isuppz), free(iwork);
+    free(cand);
+    spectral_free(&sp);
     if (rc)
         sc_result_free(r);
     return rc;

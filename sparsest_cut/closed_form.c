@@ -22,20 +22,13 @@
  *   Cost: O(d).
  */
 #include "sparsest_cut.h"
+#include "kit_mix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Memo of f(mask of dimensions left, T). */
-static size_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBULL;
-    return (size_t)(x ^ (x >> 31));
-}
 
 typedef struct memo {
     size_t cap, used;
@@ -58,7 +51,7 @@ static double *memo_slot(memo *m, uint32_t mask, long t, int *found)
         }
         for (size_t i = 0; i < m->cap; i++)
             if (m->key[i]) {
-                size_t h = mix(m->key[i]) & (ncap - 1);
+                size_t h = (size_t)kit_mix64_fin(m->key[i]) & (ncap - 1);
                 while (nk[h])
                     h = (h + 1) & (ncap - 1);
                 nk[h] = m->key[i];
@@ -67,7 +60,7 @@ static double *memo_slot(memo *m, uint32_t mask, long t, int *found)
         free(m->key), free(m->val);
         m->key = nk, m->val = nv, m->cap = ncap;
     }
-    size_t h = mix(key) & (m->cap - 1);
+    size_t h = (size_t)kit_mix64_fin(key) & (m->cap - 1);
     while (m->key[h] && m->key[h] != key)
         h = (h + 1) & (m->cap - 1);
     *found = m->key[h] == key;

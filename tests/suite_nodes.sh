@@ -98,18 +98,19 @@ else
     bad "ra_opt n=4 TORUS_HOSTFILE: $(grep -m1 '^# ranks' "$TMP/out") $(head -c 300 "$TMP/err")"
 fi
 
-# Bad layouts: one line naming the value and what is allowed, exit 2
-expect_fail "TORUS_NODES=3 at 4 ranks" 2 "TORUS_NODES=3: the 4 ranks do not split evenly into that many nodes: allowed 1, 2, 4" \
+# Bad layouts: exit 2, one line of the program's naming the value (and the
+# values allowed, where it lists them)
+expect_fail "TORUS_NODES=3 at 4 ranks" 2 "^ra_opt: .*TORUS_NODES=3: .*\b1, 2, 4$" \
     4 env TORUS_NODES=3 bin/ra_opt --log2-table 10
-expect_fail "TORUS_NODES=x at 2 ranks (ra_base)" 2 "TORUS_NODES=x: .*allowed 1, 2" 2 env TORUS_NODES=x bin/ra_base --log2-table 10
-expect_fail "TORUS_NODES=0 (collbench)" 2 "TORUS_NODES=0: .*allowed 1, 2" 2 env TORUS_NODES=0 bin/collbench --op barrier --sizes 8
-expect_fail "TORUS_NODES and TORUS_HOSTFILE" 2 "both set: allowed one of them" 2 env TORUS_NODES=1 TORUS_HOSTFILE="$TMP/hosts" bin/ra_opt --log2-table 10
+expect_fail "TORUS_NODES=x at 2 ranks (ra_base)" 2 "^ra_base: .*TORUS_NODES=x: .*\b1, 2$" 2 env TORUS_NODES=x bin/ra_base --log2-table 10
+expect_fail "TORUS_NODES=0 (collbench)" 2 "^collbench: .*TORUS_NODES=0: .*\b1, 2$" 2 env TORUS_NODES=0 bin/collbench --op barrier --sizes 8
+expect_fail "TORUS_NODES and TORUS_HOSTFILE" 2 "^ra_opt: .*TORUS_NODES.*TORUS_HOSTFILE" 2 env TORUS_NODES=1 TORUS_HOSTFILE="$TMP/hosts" bin/ra_opt --log2-table 10
 printf 'a\na\nb\n' >"$TMP/hosts3"
-expect_fail "host file one line short" 2 "has 3 host lines but there are 4 ranks: allowed one line per rank" 4 env TORUS_HOSTFILE="$TMP/hosts3" bin/ra_opt --log2-table 10
+expect_fail "host file one line short" 2 "^ra_opt: .*TORUS_HOSTFILE: .*hosts3: .*\b3\b.*\b4\b" 4 env TORUS_HOSTFILE="$TMP/hosts3" bin/ra_opt --log2-table 10
 printf 'a\na b\n' >"$TMP/hostsbad"
-expect_fail "host file with a blank in a name" 2 "hostsbad:2: bad host name 'a b': allowed letters" 2 env TORUS_HOSTFILE="$TMP/hostsbad" bin/ra_base --log2-table 10
-expect_fail "missing host file" 2 "TORUS_HOSTFILE: cannot read" 2 env TORUS_HOSTFILE="$TMP/nope" bin/ra_opt --log2-table 10
-expect_fail "adapter: TORUS_NODES=3 at 2 ranks" 2 "torus_pmpi: TORUS_NODES=3: the 2 ranks do not split evenly" \
+expect_fail "host file with a blank in a name" 2 "^ra_base: .*hostsbad:2: .*'a b'" 2 env TORUS_HOSTFILE="$TMP/hostsbad" bin/ra_base --log2-table 10
+expect_fail "missing host file" 2 "^ra_opt: .*TORUS_HOSTFILE: .*'$TMP/nope'" 2 env TORUS_HOSTFILE="$TMP/nope" bin/ra_opt --log2-table 10
+expect_fail "adapter: TORUS_NODES=3 at 2 ranks" 2 "^torus_pmpi: TORUS_NODES=3: .*\b1, 2$" \
     2 env LD_PRELOAD="$PWD/lib/$MPI/libtorus_pmpi.so" TORUS_NODES=3 "$BUILD/tests/pmpi_check" 32
 # ranks that disagree (rank 0 alone sees TORUS_NODES): refused, one line
 # (the ranks' agreement on their settings, kit/agree.c, says it first)
@@ -117,15 +118,15 @@ printf '#!/bin/sh\n[ "${PMI_RANK:-$OMPI_COMM_WORLD_RANK}" = 0 ] && export TORUS_
 chmod +x "$TMP/rank0only"
 run_mpi 2 "$TMP/rank0only" bin/ra_opt --log2-table 10
 rc=$?
-if [ $rc = 2 ] && [ "$(grep -c "ranks disagree on TORUS_NODES: rank 0 has '2', rank 1 has (not given)" "$TMP/err")" = 1 ]; then
-    ok "TORUS_NODES on rank 0 only -> exit 2: $(grep -m1 'ranks disagree' "$TMP/err")"
+if [ $rc = 2 ] && [ "$(grep -c '^ra_opt: ' "$TMP/err")" = 1 ] && grep '^ra_opt: ' "$TMP/err" | grep -F TORUS_NODES | grep -qF "'2'"; then
+    ok "TORUS_NODES on rank 0 only -> exit 2, one line naming it and the value: $(grep -m1 '^ra_opt: ' "$TMP/err")"
 else
     bad "TORUS_NODES on rank 0 only: exit $rc (want 2), stderr: $(head -c 300 "$TMP/err")"
 fi
 # an emulated node across the MPI library's nodes (MPICH's cliques): the
 # shared-memory transport could not map it, so refused
 if [ "$MPI" = mpich ]; then
-    expect_fail "TORUS_NODES=1 over 2 MPICH cliques" 2 "an emulated node holds ranks of different machines" \
+    expect_fail "TORUS_NODES=1 over 2 MPICH cliques" 2 "^ra_opt: .*TORUS_NODES: " \
         4 env TORUS_NODES=1 MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_CLIQUES_BY_BLOCK=1 bin/ra_opt --log2-table 10
 fi
 # Two hops on a node (--node-hops 2, issue 35): 8 ranks as 2 nodes of 4,

@@ -156,7 +156,8 @@ static const char *const named_shapes[] = {"auto", "flat", "hypercube"};
 
 /* auto, flat, hypercube, each bare (count from n) or with ":N" (":D" for
  * the hypercube: its dimension count, not its size). */
-static int parse_named(int which, const char *arg, const char *esc, int n, torus_shape *out, char *err, size_t errlen)
+static int parse_named(int which, const char *arg, const char *esc, int n, torus_shape *out, int *is_auto, char *err,
+                       size_t errlen)
 {
     const char *word = named_shapes[which];
     const char *letter = which == NAMED_HYPERCUBE ? "D" : "N";
@@ -192,6 +193,12 @@ static int parse_named(int which, const char *arg, const char *esc, int n, torus
     }
     switch (which) {
     case NAMED_AUTO:
+        /* the caller with a model of its own computes the shape itself */
+        if (is_auto) {
+            *is_auto = 1;
+            out->n = (int)count;
+            break;
+        }
         torus_shape_auto((int)count, TORUS_AUTO_BUDGET, TORUS_AUTO_T_HOP, TORUS_AUTO_T_MSG, out);
         break;
     case NAMED_FLAT:
@@ -211,7 +218,39 @@ static int parse_named(int which, const char *arg, const char *esc, int n, torus
     return 0;
 }
 
+/* The named word str starts with (NAMED_AUTO ...), its ":" argument in
+ * *arg (NULL: bare); -1: not a named shape. */
+static int named_word(const char *str, const char **arg)
+{
+    const char *colon = strchr(str, ':');
+    size_t wl = colon ? (size_t)(colon - str) : strlen(str);
+    *arg = colon ? colon + 1 : NULL;
+    for (int w = 0; w < (int)(sizeof named_shapes / sizeof *named_shapes); w++)
+        if (strlen(named_shapes[w]) == wl && !strncmp(str, named_shapes[w], wl))
+            return w;
+    return -1;
+}
+
+int torus_shape_needs_count(const char *str)
+{
+    const char *arg;
+    return str && named_word(str, &arg) >= 0 && !arg;
+}
+
+static int parse(const char *str, int n, torus_shape *out, int *is_auto, char *err, size_t errlen);
+
 int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_t errlen)
+{
+    return parse(str, n, out, NULL, err, errlen);
+}
+
+int torus_shape_parse_spec(const char *str, int n, torus_shape *out, int *is_auto, char *err, size_t errlen)
+{
+    *is_auto = 0;
+    return parse(str, n, out, is_auto, err, errlen);
+}
+
+static int parse(const char *str, int n, torus_shape *out, int *is_auto, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!str || !*str) {
@@ -220,11 +259,10 @@ int torus_shape_parse(const char *str, int n, torus_shape *out, char *err, size_
     }
     char esc[300];
     kit_cli_escape(str, esc, sizeof esc);
-    const char *colon = strchr(str, ':');
-    size_t wl = colon ? (size_t)(colon - str) : strlen(str);
-    for (int w = 0; w < (int)(sizeof named_shapes / sizeof *named_shapes); w++)
-        if (strlen(named_shapes[w]) == wl && !strncmp(str, named_shapes[w], wl))
-            return parse_named(w, colon ? colon + 1 : NULL, esc, n, out, err, errlen);
+    const char *arg;
+    int w = named_word(str, &arg);
+    if (w >= 0)
+        return parse_named(w, arg, esc, n, out, is_auto, err, errlen);
 
     const char *p = str;
     long prod = 1;

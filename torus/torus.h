@@ -45,6 +45,14 @@ typedef struct torus_shape {
  * hypercube need n > 0 (the error says to write the :N form).  Returns 0,
  * or -1 with one line in err that quotes the user's text escaped. */
 int torus_shape_parse(const char *s, int n, torus_shape *out, char *err, size_t errlen);
+/* The same checks, for a caller with its own "auto" (ra_opt's model):
+ * auto and auto:N set *is_auto = 1 and only out->n (ndims 0), computing
+ * no shape, so the one auto shape is the caller's, computed once; any
+ * other form sets *is_auto = 0 and parses as torus_shape_parse. */
+int torus_shape_parse_spec(const char *s, int n, torus_shape *out, int *is_auto, char *err, size_t errlen);
+/* 1 when s is a bare auto, flat or hypercube: a shape whose size comes
+ * from the process count (torus_shape_parse needs n > 0 for it). */
+int torus_shape_needs_count(const char *s);
 
 /* What "auto" costs a shape with when the caller has no figures of its own
  * (ra_opt's own "auto", ropt_auto_shape, uses the same t_hop and t_msg but

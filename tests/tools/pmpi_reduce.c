@@ -32,6 +32,7 @@
  * TORUS_COLL_REPRO=library the floating sums and products, "repro").
  * Exit 1 on a mismatch.
  */
+#include "kit_mix.h"
 #include <float.h>
 #include <math.h>
 #include <mpi.h>
@@ -145,13 +146,6 @@ static int allowed(group g, MPI_Op op)
     }
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* A real of `size` bytes with value v at p (a long double's padding zero). */
 static void put_real(unsigned char *p, int size, long double v)
@@ -188,7 +182,7 @@ static long double get_real(const unsigned char *p, int size)
 /* This rank's element i for a trial. */
 static void value(const tinfo *t, MPI_Op op, uint64_t key, unsigned char *e)
 {
-    uint64_t x = mix(key);
+    uint64_t x = kit_mix64(key);
     double u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
     memset(e, 0, t->ext);
     switch (t->g) {
@@ -216,7 +210,7 @@ static void value(const tinfo *t, MPI_Op op, uint64_t key, unsigned char *e)
         put_real(e, t->real, op == MPI_PROD ? 0.5 + 1.5 * u : (u - 0.5) * 2000.0);
         break;
     case G_COMPLEX: {
-        double w = (double)(mix(x) >> 11) / 9007199254740992.0;
+        double w = (double)(kit_mix64(x) >> 11) / 9007199254740992.0;
         put_real(e, t->real, op == MPI_PROD ? 0.5 + u : (u - 0.5) * 4);
         put_real(e + (t->real == 16 ? 16 : t->real), t->real, op == MPI_PROD ? w - 0.5 : (w - 0.5) * 4);
         break;
@@ -235,7 +229,7 @@ static void value(const tinfo *t, MPI_Op op, uint64_t key, unsigned char *e)
             short v = (short)small;
             memcpy(e, &v, 2);
         }
-        int idx = (int)(mix(x) % 100000);
+        int idx = (int)(kit_mix64(x) % 100000);
         if (t->idx_real)
             put_real(e + t->idx_off, t->idx_real, idx);
         else
@@ -330,7 +324,7 @@ int main(int argc, char **argv)
                 continue;
             pairs++;
             for (long tr = 0; tr < trials; tr++) {
-                uint64_t k = mix(seed * 1000003u + (uint64_t)(ti * 64 + (int)oi) * 131u + (uint64_t)tr);
+                uint64_t k = kit_mix64(seed * 1000003u + (uint64_t)(ti * 64 + (int)oi) * 131u + (uint64_t)tr);
                 int r = (int)(k % 20), in_place = (int)(k / 20 % 2);
                 int count = r < 2 ? 0 : r < 8 ? 1 + (int)(k / 40 % 17) : r < 18 ? (int)(k / 40 % 4096)
                                                                           : MAXCOUNT - (int)(k / 40 % 3);

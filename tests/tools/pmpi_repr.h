@@ -13,6 +13,7 @@
 #ifndef PMPI_REPR_H
 #define PMPI_REPR_H
 
+#include "kit_mix.h"
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -250,20 +251,13 @@ static void *repr_buf(const repr *r, void *buf)
 
 /* ---- elements and buffers ------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* The value bytes of an element from a key. */
 static void put(const base *b, unsigned char *e, uint64_t key)
 {
     for (size_t i = 0; i < b->ext; i++)
         if (b->value[i])
-            e[i] = (unsigned char)mix(key * 64 + i);
+            e[i] = (unsigned char)kit_mix64(key * 64 + i);
 }
 
 static int same(const base *b, const unsigned char *e, const unsigned char *want)
@@ -309,7 +303,7 @@ static void buf_free(buffer *B)
 static kind pick_kind(uint64_t seed, int rank, int side, const base *b, int k, int whole)
 {
     for (uint64_t t = 0;; t++) {
-        kind kd = (kind)(mix(seed * 1315423911u + (uint64_t)rank * 7 + (uint64_t)side * 131 + t * 977) % K_NKINDS);
+        kind kd = (kind)(kit_mix64(seed * 1315423911u + (uint64_t)rank * 7 + (uint64_t)side * 131 + t * 977) % K_NKINDS);
         if (kind_fits(kd, b, k, whole))
             return kd;
     }
@@ -322,7 +316,7 @@ static kind pick_kind(uint64_t seed, int rank, int side, const base *b, int k, i
 static int vcount(uint64_t seed, int src, int dst, int sym)
 {
     int a = sym && dst < src ? dst : src, z = sym && dst < src ? src : dst;
-    return 2 * (int)(mix(seed + (uint64_t)a * 31 + (uint64_t)z * 1009) % 5);
+    return 2 * (int)(kit_mix64(seed + (uint64_t)a * 31 + (uint64_t)z * 1009) % 5);
 }
 
 /* One side: k[j] elements per block, laid out as kind kd (a unit kind),
@@ -366,7 +360,7 @@ static const kind unit_kinds[] = {K_PLAIN, K_CONTIG2, K_VECTOR2, K_RESIZED, K_PA
 static kind pick_unit(uint64_t seed, int rank, int side, const base *b)
 {
     for (uint64_t t = 0;; t++) {
-        kind kd = unit_kinds[mix(seed * 31 + (uint64_t)rank * 17 + (uint64_t)side + t * 101) % 5];
+        kind kd = unit_kinds[kit_mix64(seed * 31 + (uint64_t)rank * 17 + (uint64_t)side + t * 101) % 5];
         if (kind_fits(kd, b, 2, 0))
             return kd;
     }

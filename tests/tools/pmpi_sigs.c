@@ -110,8 +110,8 @@ static void t_bcast(MPI_Comm c, const char *cn, const base *b, int k, int root, 
 /* Rank r's element i of a reduction (values whose result is exact). */
 static void red_value(const base *b, MPI_Op op, int r, int i, uint64_t seed, unsigned char *e)
 {
-    uint64_t x = mix(seed * 7919 + (uint64_t)r * 104729 + (uint64_t)i);
-    int small = (int)(x % 4), idx = (int)(mix(x) % 1000);
+    uint64_t x = kit_mix64(seed * 7919 + (uint64_t)r * 104729 + (uint64_t)i);
+    int small = (int)(x % 4), idx = (int)(kit_mix64(x) % 1000);
     if (b->dt == MPI_INT) {
         int v = op == MPI_LAND && x % 3 == 0 ? 0 : (int)(uint32_t)x;
         memcpy(e, &v, 4);
@@ -400,7 +400,7 @@ static void round_on(MPI_Comm c, const char *cn, uint64_t seed)
 {
     int n;
     CHECK(MPI_Comm_size(c, &n));
-    uint64_t x = mix(seed);
+    uint64_t x = kit_mix64(seed);
     const base *moves[] = {&B.i, &B.d, &B.c, &B.p, &B.di, &B.si};
     const base *b = moves[x % 6];
     int k = x / 7 % 4 == 0 ? 0 : (int)(x / 29 % 300), in_place = (int)(x / 13 % 2);

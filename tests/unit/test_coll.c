@@ -10,6 +10,7 @@
  * and bad input.  Arguments: case names, or op [algorithm] to run those
  * runs alone.
  */
+#include "kit_mix.h"
 #include "../test.h"
 #include "coll_impl.h"
 
@@ -22,20 +23,13 @@ static const char *only_op, *only_alg;
 
 /* ---- deterministic data ------------------------------------------------ */
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* element i of rank r's allreduce input for a type: integers anywhere in
  * their range (sums wrap), doubles whole numbers below 2^20 so that any
  * order of summation is exact */
 static uint64_t elem(int r, size_t i, torus_dtype t, uint64_t salt)
 {
-    uint64_t x = mix(salt * 1000003u + (uint64_t)r * 7919u + i);
+    uint64_t x = kit_mix64(salt * 1000003u + (uint64_t)r * 7919u + i);
     if (t == TORUS_DOUBLE) {
         double d = (double)(int64_t)(x % 2000001) - 1000000.0;
         memcpy(&x, &d, 8);
@@ -57,10 +51,10 @@ static void put_ld(unsigned char *out, long double v)
 
 static void gen_elem(torus_dtype t, torus_op op, int r, size_t i, uint64_t salt, unsigned char *out)
 {
-    uint64_t x = mix(salt * 1000003u + (uint64_t)r * 7919u + i);
+    uint64_t x = kit_mix64(salt * 1000003u + (uint64_t)r * 7919u + i);
     int small = (int)(x % 2001) - 1000, unit = (int)(x % 3) - 1, tiny = (int)(x % 4);
     double f = op == TORUS_OP_PROD ? (x % 2 ? 2.0 : 0.5) * (x % 4 < 2 ? 1 : -1) : small + 0.5;
-    int idx = (int)(mix(x) % 100000);
+    int idx = (int)(kit_mix64(x) % 100000);
     switch (t) {
     case TORUS_FLOAT: { float v = (float)f; memcpy(out, &v, 4); break; }
     case TORUS_DOUBLE: memcpy(out, &f, 8); break;
@@ -173,7 +167,7 @@ static size_t a2a_count(const tcase *t, int from, int to)
 {
     if (t->uniform)
         return t->bytes;
-    return (size_t)(mix(t->salt + (uint64_t)from * 131u + (uint64_t)to) % 40); /* 0..39, zeros included */
+    return (size_t)(kit_mix64(t->salt + (uint64_t)from * 131u + (uint64_t)to) % 40); /* 0..39, zeros included */
 }
 
 static int body(torus_coll *c, int r, void *arg)
@@ -201,12 +195,12 @@ static int body(torus_coll *c, int r, void *arg)
     case TORUS_COLL_BCAST: {
         unsigned char *b = malloc(t->bytes + 1);
         for (size_t i = 0; i < t->bytes; i++)
-            b[i] = r == t->root ? (unsigned char)mix(t->salt + i) : 0xEE;
+            b[i] = r == t->root ? (unsigned char)kit_mix64(t->salt + i) : 0xEE;
         rc = torus_coll_bcast(c, b, t->bytes, t->root);
         for (size_t i = 0; i < t->bytes && !rc; i++)
-            if (b[i] != (unsigned char)mix(t->salt + i)) {
+            if (b[i] != (unsigned char)kit_mix64(t->salt + i)) {
                 snprintf(t->why, sizeof t->why, "rank %d byte %zu: %u, root sent %u", r, i, b[i],
-                         (unsigned)(unsigned char)mix(t->salt + i));
+                         (unsigned)(unsigned char)kit_mix64(t->salt + i));
                 rc = -12;
             }
         free(b);
@@ -273,12 +267,12 @@ static int body(torus_coll *c, int r, void *arg)
         memset(d, 0xCD, rtot + 1);
         for (int j = 0; j < n; j++)
             for (size_t i = 0; i < sc[j]; i++)
-                s[sd[j] + i] = (unsigned char)mix(t->salt + (uint64_t)r * 65536u + (uint64_t)j * 256u + i);
+                s[sd[j] + i] = (unsigned char)kit_mix64(t->salt + (uint64_t)r * 65536u + (uint64_t)j * 256u + i);
         rc = t->uniform ? torus_coll_alltoall(c, s, d, t->bytes)
                         : torus_coll_alltoallv(c, s, sc, sd, d, rcn, rd);
         for (int j = 0; j < n && !rc; j++)
             for (size_t i = 0; i < rcn[j] && !rc; i++)
-                if (d[rd[j] + i] != (unsigned char)mix(t->salt + (uint64_t)j * 65536u + (uint64_t)r * 256u + i)) {
+                if (d[rd[j] + i] != (unsigned char)kit_mix64(t->salt + (uint64_t)j * 65536u + (uint64_t)r * 256u + i)) {
                     snprintf(t->why, sizeof t->why, "rank %d block from %d byte %zu wrong", r, j, i);
                     rc = -14;
                 }

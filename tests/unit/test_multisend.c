@@ -13,19 +13,13 @@
  * the sizes of blocks (an error at set-up on every rank, no hang), a plan
  * started twice, an unknown algorithm.
  */
+#include "kit_mix.h"
 #include "../test.h"
 #include "coll_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* ---- a random pattern of the whole machine ---------------------------------- */
 
@@ -52,7 +46,7 @@ typedef struct world {
 
 static uint64_t rnd(uint64_t *s)
 {
-    *s = mix(*s);
+    *s = kit_mix64(*s);
     return *s;
 }
 
@@ -153,7 +147,7 @@ static int world_make(world *w, int n, int maxd, size_t max_block, uint64_t seed
 /* byte i of the k-th block from s to d in replay `it` */
 static unsigned char data_byte(int s, int d, int k, size_t i, int it, uint64_t salt)
 {
-    return (unsigned char)(mix(salt ^ ((uint64_t)s << 40) ^ ((uint64_t)d << 20) ^ ((uint64_t)k << 12) ^ (uint64_t)it) + i);
+    return (unsigned char)(kit_mix64(salt ^ ((uint64_t)s << 40) ^ ((uint64_t)d << 20) ^ ((uint64_t)k << 12) ^ (uint64_t)it) + i);
 }
 
 #define GAP 0xA5

@@ -7,19 +7,13 @@
  * MINLOC's tie rule on packed pairs, complex products, long double
  * precision.
  */
+#include "kit_mix.h"
 #include "../test.h"
 #include "coll_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* MPI-4.0 sec. 6.9.2: which ops each type group allows. */
 static int mpi_allows(torus_dtype t, torus_op op)
@@ -55,10 +49,10 @@ static void fill(torus_dtype t, unsigned char *p, size_t n, uint64_t seed)
 {
     size_t es = torus_dtype_size(t);
     for (size_t i = 0; i < n * es; i++)
-        p[i] = (unsigned char)mix(seed + i);
+        p[i] = (unsigned char)kit_mix64(seed + i);
     for (size_t i = 0; i < n; i++) {
         unsigned char *e = p + i * es;
-        uint64_t x = mix(seed * 31 + i);
+        uint64_t x = kit_mix64(seed * 31 + i);
         double d = (double)(int)(x % 200) - 100 + 0.25 * (double)(x % 4);
         switch (t) {
         case TORUS_FLOAT: case TORUS_FLOAT_COMPLEX: case TORUS_FLOAT_INT: case TORUS_2FLOAT: {

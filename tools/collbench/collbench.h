@@ -43,6 +43,7 @@
 #include "torus_coll.h"
 #include "kit_io.h"
 #include "kit_mem.h"
+#include "kit_mix.h"
 #include "torus_mpi.h"
 #include "kit_opt.h"
 #include "torus_timed.h"
@@ -254,13 +255,6 @@ typedef struct pattern {
     pstep st[2];
 } pattern;
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 /* options.c */
 int cb_registered(torus_coll_op op, const char *name);

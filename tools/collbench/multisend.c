@@ -105,18 +105,18 @@ static int sparse_ndest(const opts *o, int r, int irregular)
 {
     if (!irregular)
         return (int)o->k;
-    uint64_t h = mix64(o->seed * 7919u + (uint64_t)r);
+    uint64_t h = kit_mix64(o->seed * 7919u + (uint64_t)r);
     return h % 5 == 0 ? 0 : (int)(h / 5 % (uint64_t)(2 * o->k + 1));
 }
 
 static int sparse_dest(const opts *o, int r, int i, int n)
 {
-    return (int)(mix64(o->seed * 0x100000001B3ULL + (uint64_t)r * 65537u + (uint64_t)i) % (uint64_t)n);
+    return (int)(kit_mix64(o->seed * 0x100000001B3ULL + (uint64_t)r * 65537u + (uint64_t)i) % (uint64_t)n);
 }
 
 static size_t sparse_size(const opts *o, int r, int i, size_t size, int irregular)
 {
-    return irregular ? (size_t)(mix64(o->seed + (uint64_t)r * 31u + (uint64_t)i * 7u + 3) % (size + 1)) : size;
+    return irregular ? (size_t)(kit_mix64(o->seed + (uint64_t)r * 31u + (uint64_t)i * 7u + 3) % (size + 1)) : size;
 }
 
 /* The pattern of op pi (0 halo4d, 1 transpose, 2 sparse) at rank me of
@@ -338,8 +338,8 @@ static void pentry_free(pentry *e, const pattern *p)
 /* Sender's byte i of its k-th listing in step `step`, replay `it`. */
 static unsigned char pat_byte(int from, int step, int k, size_t i, int it)
 {
-    return (unsigned char)mix64(((uint64_t)from << 36) ^ ((uint64_t)step << 32) ^ ((uint64_t)k << 20) ^
-                                ((uint64_t)it << 8) ^ mix64(i));
+    return (unsigned char)kit_mix64(((uint64_t)from << 36) ^ ((uint64_t)step << 32) ^ ((uint64_t)k << 20) ^
+                                ((uint64_t)it << 8) ^ kit_mix64(i));
 }
 
 #define PAT_GAP 0x5A

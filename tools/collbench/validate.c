@@ -118,7 +118,7 @@ void cb_vref_free(vref *v)
 
 static unsigned char bcast_byte(size_t bytes, int root, size_t i)
 {
-    return (unsigned char)mix64(((uint64_t)bytes << 20) ^ ((uint64_t)root << 8) ^ mix64(i));
+    return (unsigned char)kit_mix64(((uint64_t)bytes << 20) ^ ((uint64_t)root << 8) ^ kit_mix64(i));
 }
 
 static void validate_bcast(bench *b, vref *v, checks *ck, torus_coll *c, const char *alg, const char *label,
@@ -163,7 +163,7 @@ static void validate_bcast(bench *b, vref *v, checks *ck, torus_coll *c, const c
  * exact. */
 static uint64_t ar_elem(int r, size_t i, torus_dtype t, int c)
 {
-    uint64_t x = mix64(((uint64_t)c << 48) ^ ((uint64_t)r << 32) ^ i);
+    uint64_t x = kit_mix64(((uint64_t)c << 48) ^ ((uint64_t)r << 32) ^ i);
     if (t == TORUS_INT64) {
         int64_t s = (int64_t)(x % (1ULL << 53)) - (int64_t)(1ULL << 52);
         memcpy(&x, &s, 8);
@@ -315,13 +315,13 @@ static void validate_allreduce(bench *b, vref *v, checks *ck, torus_coll *c, con
 
 static unsigned char a2a_byte(int from, int to, size_t i, size_t bytes)
 {
-    return (unsigned char)mix64(((uint64_t)from << 40) ^ ((uint64_t)to << 20) ^ (bytes << 4) ^ mix64(i));
+    return (unsigned char)kit_mix64(((uint64_t)from << 40) ^ ((uint64_t)to << 20) ^ (bytes << 4) ^ kit_mix64(i));
 }
 
 /* Uneven counts for the v call: 0 .. bytes, some zero. */
 size_t cb_uneven(int from, int to, size_t bytes)
 {
-    uint64_t h = mix64((uint64_t)from * 131u + (uint64_t)to);
+    uint64_t h = kit_mix64((uint64_t)from * 131u + (uint64_t)to);
     return h % 5 == 0 ? 0 : (size_t)(h % (bytes + 1));
 }
 

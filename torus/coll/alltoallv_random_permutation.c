@@ -47,6 +47,7 @@
  *   paper 000 sec. 5.3, which alpha-beta does not model).
  */
 #include "coll_impl.h"
+#include "kit_mix.h"
 
 #include <string.h>
 
@@ -55,14 +56,6 @@
 #define INFLIGHT 64 /* messages in flight per direction (sends, receives) */
 #define SEED 0x42f9baa78c63171fULL
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* The same permutation of 0..n-1 on every rank (Fisher-Yates). */
 static void permutation(int *perm, int n)
 {
@@ -70,7 +63,7 @@ static void permutation(int *perm, int n)
     for (int i = 0; i < n; i++)
         perm[i] = i;
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)(splitmix64(&x) % (uint64_t)(i + 1));
+        int j = (int)(kit_splitmix64_next(&x) % (uint64_t)(i + 1));
         int t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;

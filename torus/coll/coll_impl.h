@@ -78,10 +78,11 @@ const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name);
 /* select.c: the table's choice for these arguments (preconditions checked) */
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a);
 /* How many of the shape's dimensions are longer than 1: what a selection
- * row's dims column compares (select.c and the file's rows, select_table.c). */
+ * row's dims column compares (select.c and the file's rows, select_table.c;
+ * defined in ranks.c, below both). */
 int torus__coll_dims_over_one(const torus_shape *s);
 
-/* ---- messaging (coll.c) ------------------------------------------------ */
+/* ---- messaging (p2p.c) ------------------------------------------------- */
 /* Non-blocking: start, then torus__wait on the requests.  A peer equal to
  * me is a local copy handled by the caller, never a message. */
 int torus__isend(torus_coll *c, int peer, const void *buf, size_t bytes, torus_req *r);
@@ -147,14 +148,16 @@ int torus__floor_pow2(int n);
  * the even one of each pair stays; the real rank of folded rank j. */
 int torus__fold_rank(int j, int rem);
 
-/* Scratch memory owned by the call (freed by the dispatcher). */
+/* Scratch memory owned by the call (scratch.c; the dispatcher, coll.c,
+ * frees it all with torus__scratch_free when the call ends). */
 void *torus__scratch(torus_coll *c, size_t bytes);
+void torus__scratch_free(torus_coll *c);
 
-/* Coordinates and ranks along dimensions. */
+/* Coordinates and ranks along dimensions (ranks.c). */
 const int *torus__coords(const torus_coll *c, int rank);
 /* The rank at my coordinates except coordinate `pos` along dimension d. */
 int torus__line_rank(const torus_coll *c, int rank, int d, int pos);
-/* An error line; returns code. */
+/* An error line; returns code (coll_error.c). */
 int torus__fail(torus_coll *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

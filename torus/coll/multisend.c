@@ -33,6 +33,7 @@
  * one message.
  */
 #include "multisend_impl.h"
+#include "kit_mix.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,19 +129,11 @@ int torus__ms_merge(torus__ms_seg *s, int n)
 #define HASH_MASK ((1ULL << CNT_SHIFT) - 1)
 #define CNT_MAX ((1ULL << 24) - 1)
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
 /* Adds one block of `size` bytes to pair word w. */
 static uint64_t pair_add(uint64_t w, size_t size)
 {
     uint64_t cnt = w >> CNT_SHIFT, h = w & HASH_MASK;
-    h = mix64(h ^ mix64((uint64_t)size + cnt)) & HASH_MASK;
+    h = kit_mix64(h ^ kit_mix64((uint64_t)size + cnt)) & HASH_MASK;
     cnt = cnt < CNT_MAX ? cnt + 1 : CNT_MAX;
     return cnt << CNT_SHIFT | h;
 }

@@ -87,164 +87,204 @@ static int cmp_listing(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* What one phase's set-up holds while it runs (route_phase's steps). */
+typedef struct line_tmp {
+    int k, mine;
+    size_t *cnt_to, *cnt_from; /* records to and from each partner */
+    torus_req *req;
+    rec *sendrec;      /* the records sent, in partner order */
+    size_t *recstart;  /* each partner's first record in sendrec */
+    size_t *cursor, *rcur;
+    rec *kept;         /* the records that stay, in held order */
+    torus__ms_seg *keepseg;
+    int nkeep;
+    size_t so, ko; /* bytes of the send buffer and of the kept blocks */
+} line_tmp;
+
+static void line_tmp_free(line_tmp *t)
+{
+    free(t->cnt_to), free(t->req), free(t->sendrec), free(t->recstart), free(t->cursor), free(t->rcur), free(t->kept);
+}
+
+/* Step 1: the phase's arrays and the set-up's temporaries, for nh held
+ * records along a line of k.  -1: out of memory. */
+static int phase_alloc(phase *f, line_tmp *t, int nh)
+{
+    int k = t->k;
+    f->npart = k - 1;
+    f->peer = malloc((size_t)k * sizeof *f->peer);
+    f->soff = malloc(4 * (size_t)k * sizeof *f->soff);
+    f->out = malloc(((size_t)nh + 1) * sizeof *f->out);
+    t->cnt_to = calloc(2 * (size_t)k, sizeof *t->cnt_to);
+    t->cnt_from = t->cnt_to ? t->cnt_to + k : NULL;
+    t->req = malloc(2 * (size_t)k * sizeof *t->req);
+    if (!f->peer || !f->soff || !f->out || !t->cnt_to || !t->req)
+        return -1;
+    f->slen = f->soff + k;
+    f->roff = f->soff + 2 * k;
+    f->rlen = f->soff + 3 * k;
+    f->keep = NULL;
+    t->sendrec = malloc(((size_t)nh + 1) * sizeof *t->sendrec);
+    t->recstart = malloc((size_t)k * sizeof *t->recstart);
+    t->cursor = malloc((size_t)k * sizeof *t->cursor);
+    t->rcur = malloc((size_t)k * sizeof *t->rcur);
+    if (!t->sendrec || !t->recstart || !t->cursor || !t->rcur)
+        return -1;
+    t->keepseg = malloc(((size_t)nh + 1) * sizeof *t->keepseg);
+    t->kept = malloc(((size_t)nh + 1) * sizeof *t->kept);
+    return t->keepseg && t->kept ? 0 : -1;
+}
+
+/* Step 2: the partners in coordinate order after mine (spreads the line's
+ * traffic), and every held record sorted: to a partner (its bytes in the
+ * send buffer, partner by partner, and its record in sendrec) or kept (to
+ * the front of the next buffer, in held order). */
+static void sort_held(torus_multisend *p, int d, phase *f, line_tmp *t, const rec *h, const size_t *off, int nh)
+{
+    torus_coll *c = p->c;
+    int k = t->k, mine = t->mine;
+    for (int i = 0; i < k - 1; i++) /* partner i is coordinate (mine + 1 + i) % k */
+        f->peer[i] = torus__line_rank(c, c->me, d, (mine + 1 + i) % k);
+    size_t *bytes_to = f->slen; /* indexed by partner */
+    memset(f->slen, 0, (size_t)k * sizeof *f->slen);
+    for (int i = 0; i < nh; i++) {
+        int q = torus__coords(c, h[i].dst)[d];
+        if (q == mine)
+            continue;
+        int pi = (q - mine - 1 + k) % k;
+        bytes_to[pi] += h[i].len;
+        t->cnt_to[pi]++;
+    }
+    for (int i = 0; i < k - 1; i++) {
+        f->soff[i] = t->so;
+        t->so += f->slen[i];
+    }
+    size_t ro = 0;
+    for (int i = 0; i < k - 1; i++) {
+        t->recstart[i] = ro;
+        ro += t->cnt_to[i];
+        t->cursor[i] = f->soff[i];
+        t->rcur[i] = t->recstart[i];
+    }
+    int nout = 0;
+    for (int i = 0; i < nh; i++) {
+        const rec *x = &h[i];
+        int q = torus__coords(c, x->dst)[d];
+        if (q == mine) {
+            t->keepseg[t->nkeep] = (torus__ms_seg){off[i], t->ko, x->len};
+            t->kept[t->nkeep++] = *x;
+            t->ko += x->len;
+            continue;
+        }
+        int pi = (q - mine - 1 + k) % k;
+        f->out[nout++] = (torus__ms_seg){off[i], t->cursor[pi], x->len};
+        t->cursor[pi] += x->len;
+        t->sendrec[t->rcur[pi]++] = *x;
+    }
+    /* out segments are in held order; sorting is not needed for copying */
+    f->nout = torus__ms_merge(f->out, nout);
+    f->keep = t->keepseg;
+    f->nkeep = t->nkeep;
+}
+
+/* Step 3: the headers along the line, record counts first, then the
+ * records: *nh2 gets the kept records followed by each partner's, *nin
+ * how many came in.  Collective along the line. */
+static int exchange_records(torus_multisend *p, const phase *f, line_tmp *t, rec **nh2, size_t *nin)
+{
+    torus_coll *c = p->c;
+    int k = t->k, nr = 0, rc;
+    for (int i = 0; i < k - 1; i++)
+        if ((rc = torus__ms_irecv(p, f->peer[i], &t->cnt_from[i], sizeof(size_t), &t->req[nr++])))
+            return rc;
+    for (int i = 0; i < k - 1; i++)
+        if ((rc = torus__ms_isend(p, f->peer[i], &t->cnt_to[i], sizeof(size_t), &t->req[nr++])))
+            return rc;
+    if ((rc = torus__wait(c, t->req, nr)))
+        return rc;
+    *nin = 0;
+    for (int i = 0; i < k - 1; i++)
+        *nin += t->cnt_from[i];
+    rec *in = *nh2 = malloc(((size_t)t->nkeep + *nin + 1) * sizeof *in);
+    if (!in)
+        return oom(p);
+    memcpy(in, t->kept, (size_t)t->nkeep * sizeof *in);
+    nr = 0;
+    size_t at = (size_t)t->nkeep;
+    for (int i = 0; i < k - 1; i++) {
+        if (t->cnt_from[i] &&
+            (rc = torus__ms_irecv(p, f->peer[i], in + at, t->cnt_from[i] * sizeof *in, &t->req[nr++])))
+            return rc;
+        at += t->cnt_from[i];
+    }
+    for (int i = 0; i < k - 1; i++)
+        if (t->cnt_to[i] && (rc = torus__ms_isend(p, f->peer[i], t->sendrec + t->recstart[i],
+                                                  t->cnt_to[i] * sizeof *t->sendrec, &t->req[nr++])))
+            return rc;
+    return torus__wait(c, t->req, nr);
+}
+
+/* Step 4: the layout of the next buffer, kept blocks first, then each
+ * partner's: noff[] for every record held next, f->roff/rlen per partner;
+ * returns the buffer's bytes. */
+static size_t next_layout(phase *f, const line_tmp *t, const rec *nh2, size_t *noff)
+{
+    size_t o = 0, at = (size_t)t->nkeep;
+    for (int i = 0; i < t->nkeep; i++) {
+        noff[i] = o;
+        o += nh2[i].len;
+    }
+    for (int i = 0; i < t->k - 1; i++) {
+        f->roff[i] = o;
+        for (size_t j = 0; j < t->cnt_from[i]; j++, at++) {
+            noff[at] = o;
+            o += nh2[at].len;
+        }
+        f->rlen[i] = o - f->roff[i];
+    }
+    return o;
+}
+
 /* One phase of the header-only routing along dimension d: fills f from
  * the held records (h[0..*nh), at offsets off[]) and replaces them by the
  * records held after the phase.  Collective along the line. */
 static int route_phase(torus_multisend *p, int d, phase *f, rec **h, size_t **off, int *nh)
 {
     torus_coll *c = p->c;
-    int me = c->me, k = c->map->shape.k[d], mine = torus__coords(c, me)[d], rc;
-    f->npart = k - 1;
-    f->peer = malloc((size_t)k * sizeof *f->peer);
-    f->soff = malloc(4 * (size_t)k * sizeof *f->soff);
-    f->out = malloc(((size_t)*nh + 1) * sizeof *f->out);
-    size_t *cnt_to = calloc(2 * (size_t)k, sizeof *cnt_to), *cnt_from = cnt_to ? cnt_to + k : NULL;
-    torus_req *req = malloc(2 * (size_t)k * sizeof *req);
-    if (!f->peer || !f->soff || !f->out || !cnt_to || !req) {
-        free(cnt_to), free(req);
-        return oom(p);
-    }
-    f->slen = f->soff + k;
-    f->roff = f->soff + 2 * k;
-    f->rlen = f->soff + 3 * k;
-    f->keep = NULL;
-    /* partners in coordinate order after mine (spreads the line's traffic) */
-    int *qof = f->peer; /* reused: partner i is coordinate (mine + 1 + i) % k */
-    for (int i = 0; i < k - 1; i++)
-        qof[i] = torus__line_rank(c, me, d, (mine + 1 + i) % k);
-    /* bytes and records per coordinate */
-    size_t *bytes_to = f->slen; /* indexed by partner */
-    memset(f->slen, 0, (size_t)k * sizeof *f->slen);
-    for (int i = 0; i < *nh; i++) {
-        int q = torus__coords(c, (*h)[i].dst)[d];
-        if (q == mine)
-            continue;
-        int pi = (q - mine - 1 + k) % k;
-        bytes_to[pi] += (*h)[i].len;
-        cnt_to[pi]++;
-    }
-    size_t so = 0, ko = 0;
-    for (int i = 0; i < k - 1; i++) {
-        f->soff[i] = so;
-        so += f->slen[i];
-    }
-    /* send copies in partner order, records of one partner in held order */
-    rec *sendrec = malloc(((size_t)*nh + 1) * sizeof *sendrec);
-    size_t *recstart = malloc((size_t)k * sizeof *recstart);
-    size_t *cursor = malloc((size_t)k * sizeof *cursor);
-    size_t *rcur = malloc((size_t)k * sizeof *rcur);
-    if (!sendrec || !recstart || !cursor || !rcur) {
-        free(cnt_to), free(req), free(sendrec), free(recstart), free(cursor), free(rcur);
-        return oom(p);
-    }
-    size_t ro = 0;
-    for (int i = 0; i < k - 1; i++) {
-        recstart[i] = ro;
-        ro += cnt_to[i];
-        cursor[i] = f->soff[i];
-        rcur[i] = recstart[i];
-    }
-    int nkeep = 0, nout = 0;
-    /* kept records move to the front of the next buffer, in held order;
-     * their segments use the tail of f->out (it has *nh slots) */
-    torus__ms_seg *keepseg = malloc(((size_t)*nh + 1) * sizeof *keepseg);
-    rec *kept = malloc(((size_t)*nh + 1) * sizeof *kept);
-    if (!keepseg || !kept) {
-        free(cnt_to), free(req), free(sendrec), free(recstart), free(cursor), free(rcur), free(keepseg), free(kept);
-        return oom(p);
-    }
-    for (int i = 0; i < *nh; i++) {
-        rec *x = &(*h)[i];
-        int q = torus__coords(c, x->dst)[d];
-        if (q == mine) {
-            keepseg[nkeep] = (torus__ms_seg){(*off)[i], ko, x->len};
-            kept[nkeep++] = *x;
-            ko += x->len;
-            continue;
-        }
-        int pi = (q - mine - 1 + k) % k;
-        f->out[nout++] = (torus__ms_seg){(*off)[i], cursor[pi], x->len};
-        cursor[pi] += x->len;
-        sendrec[rcur[pi]++] = *x;
-    }
-    /* out segments are in held order; sorting is not needed for copying */
-    f->nout = torus__ms_merge(f->out, nout);
-    f->keep = keepseg;
-    f->nkeep = nkeep;
-    /* headers: record counts first, then the records */
-    int nr = 0;
-    for (int i = 0; i < k - 1; i++) {
-        if ((rc = torus__ms_irecv(p, qof[i], &cnt_from[i], sizeof(size_t), &req[nr++])))
-            goto fail;
-    }
-    for (int i = 0; i < k - 1; i++)
-        if ((rc = torus__ms_isend(p, qof[i], &cnt_to[i], sizeof(size_t), &req[nr++])))
-            goto fail;
-    if ((rc = torus__wait(c, req, nr)))
-        goto fail;
-    size_t nin = 0;
-    for (int i = 0; i < k - 1; i++)
-        nin += cnt_from[i];
-    rec *nh2 = malloc(((size_t)nkeep + nin + 1) * sizeof *nh2);
-    size_t *noff = malloc(((size_t)nkeep + nin + 1) * sizeof *noff);
-    if (!nh2 || !noff) {
-        free(nh2), free(noff);
+    line_tmp t = {.k = c->map->shape.k[d], .mine = torus__coords(c, c->me)[d]};
+    rec *nh2 = NULL;
+    size_t *noff = NULL, nin = 0;
+    int rc;
+    if (phase_alloc(f, &t, *nh)) {
         rc = oom(p);
-        goto fail;
+        goto out;
     }
-    memcpy(nh2, kept, (size_t)nkeep * sizeof *nh2);
-    nr = 0;
-    size_t at = (size_t)nkeep;
-    for (int i = 0; i < k - 1; i++) {
-        if (cnt_from[i] && (rc = torus__ms_irecv(p, qof[i], nh2 + at, cnt_from[i] * sizeof *nh2, &req[nr++]))) {
-            free(nh2), free(noff);
-            goto fail;
-        }
-        at += cnt_from[i];
+    sort_held(p, d, f, &t, *h, *off, *nh);
+    if ((rc = exchange_records(p, f, &t, &nh2, &nin)))
+        goto out;
+    if (!(noff = malloc(((size_t)t.nkeep + nin + 1) * sizeof *noff))) {
+        rc = oom(p);
+        goto out;
     }
-    for (int i = 0; i < k - 1; i++)
-        if (cnt_to[i] && (rc = torus__ms_isend(p, qof[i], sendrec + recstart[i], cnt_to[i] * sizeof *sendrec,
-                                               &req[nr++]))) {
-            free(nh2), free(noff);
-            goto fail;
-        }
-    if ((rc = torus__wait(c, req, nr))) {
-        free(nh2), free(noff);
-        goto fail;
-    }
-    /* the layout of the next buffer: kept blocks, then each partner's */
-    size_t o = 0;
-    for (int i = 0; i < nkeep; i++) {
-        noff[i] = o;
-        o += nh2[i].len;
-    }
-    at = (size_t)nkeep;
-    for (int i = 0; i < k - 1; i++) {
-        f->roff[i] = o;
-        for (size_t j = 0; j < cnt_from[i]; j++, at++) {
-            noff[at] = o;
-            o += nh2[at].len;
-        }
-        f->rlen[i] = o - f->roff[i];
-    }
+    size_t o = next_layout(f, &t, nh2, noff);
     f->nkeep = torus__ms_merge(f->keep, f->nkeep);
-    f->sendbuf = malloc(so + 1);
+    f->sendbuf = malloc(t.so + 1);
     f->next = malloc(o + 1);
     if (!f->sendbuf || !f->next) {
-        free(nh2), free(noff);
         rc = oom(p);
-        goto fail;
+        goto out;
     }
     free(*h);
     free(*off);
     *h = nh2;
     *off = noff;
-    *nh = nkeep + (int)nin;
-    rc = 0;
-fail:
-    free(cnt_to), free(req), free(sendrec), free(recstart), free(cursor), free(rcur), free(kept);
-    if (f->keep != keepseg)
-        free(keepseg);
+    *nh = t.nkeep + (int)nin;
+    nh2 = NULL, noff = NULL;
+out:
+    free(nh2), free(noff);
+    line_tmp_free(&t);
+    if (f->keep != t.keepseg)
+        free(t.keepseg);
     return rc;
 }
 

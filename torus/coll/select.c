@@ -97,14 +97,6 @@ static const torus_coll_table_row rows[] = {
     {TORUS_COLL_ALLTOALLV,  ANY, ANY,   0, ANY, ANY, ANY, ANY, 0, NOLIMIT,          "random_permutation"},
 };
 
-int torus__coll_dims_over_one(const torus_shape *s)
-{
-    int d = 0;
-    for (int i = 0; i < s->ndims; i++)
-        d += s->k[i] > 1;
-    return d;
-}
-
 enum { NROWS = sizeof rows / sizeof *rows };
 static torus_coll_table *compiled;
 static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
