@@ -222,15 +222,15 @@ if [ $rc = 0 ] && [ "$(awk -F, -v c="$bcol" 'NR > 1 && $c == 1' "$TMP/sweep/low.
 else
     bad "sweep.sh under low bounds: rc $rc, column $bcol, $(tail -2 "$TMP/sweep/low.csv"); $(head -3 "$TMP/lo1e")"
 fi
-RA_BIN=$SB timeout -k 10 600 run_scripts/compare.sh -n 2 -k 12 --no-hpcc >"$TMP/cmp" 2>"$TMP/cmpe"
+RA_BIN=$SB timeout -k 10 600 run_scripts/compare.sh -n 2 -k 12 --no-hpcc >"$TMP/cmplow" 2>"$TMP/cmplowe"
 rc=$?
-rows=$(awk '/^# run +predicted/ { m = 1; next } m && /^ra_/ { n++ } END { print n + 0 }' "$TMP/cmp")
-if [ $rc = 0 ] && [ "$rows" -ge 2 ] && [ "$(grep -c '^inconsistent: ' "$TMP/cmp")" = "$rows" ] &&
-    [ "$(grep -c '^compare.sh: warning: .* above its [a-z]* bound of ' "$TMP/cmpe")" = "$rows" ] &&
-    [ "$(sed -n 's/^bound_exceeded: //p' "$TMP/cmp")" = "$rows" ]; then
+rows=$(awk '/^# run +predicted/ { m = 1; next } m && /^ra_/ { n++ } END { print n + 0 }' "$TMP/cmplow")
+if [ $rc = 0 ] && [ "$rows" -ge 2 ] && [ "$(grep -c '^inconsistent: ' "$TMP/cmplow")" = "$rows" ] &&
+    [ "$(grep -c '^compare.sh: warning: .* above its [a-z]* bound of ' "$TMP/cmplowe")" = "$rows" ] &&
+    [ "$(sed -n 's/^bound_exceeded: //p' "$TMP/cmplow")" = "$rows" ]; then
     ok "compare.sh under bounds below the measurement: all $rows model rows flagged (inconsistent: lines, warnings, bound_exceeded: $rows)"
 else
-    bad "compare.sh under low bounds: rc $rc, $rows rows, $(grep -c '^inconsistent: ' "$TMP/cmp") flagged, $(grep bound_exceeded "$TMP/cmp"); $(head -3 "$TMP/cmpe")"
+    bad "compare.sh under low bounds: rc $rc, $rows rows, $(grep -c '^inconsistent: ' "$TMP/cmplow") flagged, $(grep bound_exceeded "$TMP/cmplow"); $(head -3 "$TMP/cmplowe")"
 fi
 
 # A failing run is recorded (status error) and retried next time, not duplicated.
