@@ -19,6 +19,7 @@
 #include "kit_agree.h"
 #include "kit_mpi.h"
 #include "kit_opt.h"
+#include "kit_settings.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -29,10 +30,7 @@ extern char **environ;
 
 static uint64_t fnv(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return kit_digest(KIT_DIGEST_SEED, s, strlen(s));
 }
 
 /* text's line i ("key=value"), its key length and the whole line's length */
@@ -70,6 +68,10 @@ static void say_key(const char *l, size_t klen, char *out, size_t len)
         snprintf(out, len, "their command lines");
     else if (!strncmp(l, "env ", 4))
         snprintf(out, len, "%.*s", (int)(klen - 4), l + 4);
+    else if (!strncmp(l, "content --", 10))
+        snprintf(out, len, "the content of --%.*s", (int)(klen - 10), l + 10);
+    else if (!strncmp(l, "content ", 8))
+        snprintf(out, len, "the content of %.*s", (int)(klen - 8), l + 8);
     else if (!strncmp(l, "derived ", 8))
         snprintf(out, len, "the %.*s it derived", (int)(klen - 8), l + 8);
     else
@@ -78,16 +80,46 @@ static void say_key(const char *l, size_t klen, char *out, size_t len)
 
 static void say_val(const char *l, size_t klen, size_t len, char *out, size_t olen)
 {
+    /* a file's value is its quoted path, size and digest: said whole */
+    int content = l && !strncmp(l, "content ", 8);
+    size_t cut = content ? 200 : 60;
     if (!l)
         snprintf(out, olen, "(not given)");
     else if (klen + 1 >= len)
         snprintf(out, olen, "'%s'", "on");
     else
-        snprintf(out, olen, "'%.*s'", (int)(len - klen - 1 > 60 ? 60 : len - klen - 1), l + klen + 1);
+        snprintf(out, olen, content ? "%.*s" : "'%.*s'", (int)(len - klen - 1 > cut ? cut : len - klen - 1),
+                 l + klen + 1);
 }
 
-/* rank 0: the first line where rank r's text b differs from a */
-static void first_difference(const char *a, const char *b, int r, char *err, size_t errlen)
+/* whether text b's line with key (klen bytes) differs from text a's */
+static int key_differs(const char *a, const char *b, const char *key, size_t klen)
+{
+    size_t la = 0, lb = 0;
+    const char *x = find_key(a, key, klen, &la), *y = find_key(b, key, klen, &lb);
+    return !x != !y || (x && (la != lb || strncmp(x, y, la)));
+}
+
+/* rank 0: the ranks after r whose line with this key also differs from
+ * rank 0's, appended to err as "; ranks 3, 5 too" (the first 16) */
+static void more_ranks(const char *all, const int *disp, int P, int r, const char *key, size_t klen, char *err,
+                       size_t errlen)
+{
+    size_t o = strlen(err);
+    int n = 0;
+    for (int q = r + 1; q < P && o < errlen; q++) {
+        if (!key_differs(all, all + disp[q], key, klen))
+            continue;
+        int w = n < 16 ? snprintf(err + o, errlen - o, "%s%d", n ? ", " : "; also rank ", q)
+                       : snprintf(err + o, errlen - o, n == 16 ? ", ..." : "");
+        o += w > 0 ? (size_t)w : 0;
+        n++;
+    }
+}
+
+/* rank 0: the first line where rank r's text b differs from a; returns
+ * its key (klen bytes, in a or b), or NULL when none is found */
+static const char *first_difference(const char *a, const char *b, int r, size_t *klen, char *err, size_t errlen)
 {
     size_t ka, la, kb, lb, l2;
     for (int i = 0;; i++) {
@@ -107,17 +139,19 @@ static void first_difference(const char *a, const char *b, int r, char *err, siz
                 in_a = find_key(a, key, kl, &la), in_b = find_key(b, key, kl, &l2);
             }
         }
-        char name[80], va[80], vb[80];
+        char name[80], va[240], vb[240];
         say_key(key, kl, name, sizeof name);
         say_val(in_a, kl, in_a ? la : 0, va, sizeof va);
         say_val(in_b, kl, in_b ? l2 : 0, vb, sizeof vb);
-        snprintf(err, errlen, "ranks disagree on %s: rank 0 has %s, rank %d has %s: allowed the same options and "
-                              "settings on every rank",
+        snprintf(err, errlen, "ranks disagree on %s: rank 0 has %s, rank %d has %s: allowed the same options, "
+                              "settings and files on every rank",
                  name, va, r, vb);
-        return;
+        *klen = kl;
+        return key;
     }
     snprintf(err, errlen, "ranks disagree on their configuration (rank 0 and rank %d): allowed the same options and "
                           "settings on every rank", r);
+    return NULL;
 }
 
 int kit_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
@@ -151,7 +185,11 @@ int kit_agree(MPI_Comm comm, const char *text, char *err, size_t errlen)
                               "every rank");
         for (int r = 1; all && r < P; r++)
             if (strcmp(all, all + disp[r])) {
-                first_difference(all, all + disp[r], r, err, errlen);
+                size_t kl = 0;
+                const char *key = first_difference(all, all + disp[r], r, &kl, err, errlen);
+                /* the key lives in one of the texts, which stay until freed */
+                if (key)
+                    more_ranks(all, disp, P, r, key, kl, err, errlen);
                 break;
             }
     }
@@ -184,6 +222,18 @@ static int agree_args(int argc, char **argv, char *buf, size_t len)
     return 0;
 }
 
+/* appends "content NAME=WHAT THE FILE HOLDS" at buf + *o */
+static int put_content(char *buf, size_t *o, size_t len, const char *name, const char *path)
+{
+    char what[400];
+    kit_digest_file(path, what, sizeof what);
+    int w = snprintf(buf + *o, len - *o, "content %s=%s\n", name, what);
+    if (w < 0 || (size_t)w >= len - *o)
+        return -1;
+    *o += (size_t)w;
+    return 0;
+}
+
 static int agree_env(char *buf, size_t len)
 {
     int n = 0;
@@ -206,6 +256,18 @@ static int agree_env(char *buf, size_t len)
         else
             o += (size_t)w;
     }
+    /* then what each file setting a program reads holds (TORUS_HOSTFILE,
+     * TORUS_COLL_TABLE): the same path may name different copies */
+    for (int i = 0; i < k && !rc; i++) {
+        const char *eq = strchr(v[i], '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - v[i]), v[i]);
+        const kit_setting_decl *d = kit_setting_find(name);
+        if (!d || d->kind != KIT_SET_FILE || !eq[1] ||
+            !(d->readers & (KIT_READ_LIBRARY | KIT_READ_ADAPTER | KIT_READ_HARNESS)))
+            continue;
+        rc = put_content(buf, &o, len, name, eq + 1);
+    }
     free(v);
     return rc;
 }
@@ -216,6 +278,7 @@ typedef struct canon_ctx {
     const kit_opt *spec;
     char (*val)[128];
     char *given;
+    const char **path; /* a KIT_OPT_FILE_IN option's file, as given */
 } canon_ctx;
 
 static int record(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
@@ -257,6 +320,8 @@ static int record(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, 
         if (*p == '\n')
             *p = ' ';
     c->given[i] = 1;
+    if (o->type == KIT_OPT_FILE_IN)
+        c->path[i] = v->s;
     return 0;
 }
 
@@ -265,10 +330,11 @@ static int opt_canon(const kit_opt *spec, int argc, char **argv, char *buf, size
     int n = 0;
     while (spec[n].name || spec[n].type == KIT_OPT_HEADING)
         n++;
-    canon_ctx c = {spec, calloc((size_t)n + 1, sizeof *c.val), calloc((size_t)n + 1, 1)};
+    canon_ctx c = {spec, calloc((size_t)n + 1, sizeof *c.val), calloc((size_t)n + 1, 1),
+                   calloc((size_t)n + 1, sizeof *c.path)};
     buf[0] = 0;
-    if (!c.val || !c.given) {
-        free(c.val), free(c.given);
+    if (!c.val || !c.given || !c.path) {
+        free(c.val), free(c.given), free(c.path);
         return -1;
     }
     char err[400];
@@ -283,7 +349,14 @@ static int opt_canon(const kit_opt *spec, int argc, char **argv, char *buf, size
         else
             o += (size_t)w;
     }
-    free(c.val), free(c.given);
+    /* what each file option's file holds, after the options themselves */
+    for (int i = 0; i < n && rc == 0; i++)
+        if (c.given[i] && c.path[i]) {
+            char key[80];
+            snprintf(key, sizeof key, "--%s", spec[i].name);
+            rc = put_content(buf, &o, len, key, c.path[i]);
+        }
+    free(c.val), free(c.given), free(c.path);
     return rc == 0 ? 0 : -1;
 }
 

@@ -475,3 +475,15 @@ ra_atomic_write() { ra__atomic write "$1"; }
 ra_atomic_append() { ra__atomic append "$1"; }
 
 ra_key() { sed -n "s/^$2: //p" "$1" | head -1; }
+
+# ra_over_bound LABEL MEASURED BOUND BINDING: a measurement above the
+# bound printed beside it (issue 48, class 4) means the model's inputs do
+# not describe that run (a calibration on another layout, threads that
+# oversubscribed the cores): never printed silently.  Status 0 and one
+# warning line on stderr when MEASURED > BOUND; 1 otherwise (no bound,
+# "unbounded", no measurement).
+ra_over_bound() {
+    awk -v g="$2" -v b="$3" 'BEGIN { exit !(b != "" && b != "unbounded" && b + 0 > 0 && g + 0 > b + 0) }' ||
+        return 1
+    echo "$RA_SCRIPT: warning: $1 measured $2 GUPS, above its $4 bound of $3 GUPS: an inconsistency (the model's inputs do not describe this run: calibrate at the same ranks, node layout and table)" >&2
+}

@@ -5,7 +5,10 @@
 # HPCC's Star aggregate (the same without prefetches) and, when HPCC is
 # installed, HPCC's own MPIRandomAccess on the same table and rank count.  Prints each GUPS and the
 # ratios, then torusmodel's prediction and bounds for both runs (calibrated
-# by ra_calibrate --quick at the same ranks and table).  A benchmark, not a
+# by ra_calibrate --quick at the same ranks and table).  A run measured
+# above its bound is an inconsistency, never printed silently: an
+# "inconsistent: ..." line under its row, a warning on stderr, and the
+# count in the last line, "bound_exceeded: N".  A benchmark, not a
 # test: read the ratios, not absolute times.
 #
 # usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--no-model] [--keep DIR] [-- extra ra_opt options]
@@ -192,29 +195,38 @@ fi
 echo "# model: ra_calibrate --quick at $NP ranks, table 2^$K, then bin/torusmodel (routed for ra_opt, direct for ra_base)"
 [ $# -gt 0 ] && echo "# model: the calibration ran ra_opt's defaults; this ra_opt ran with: $*"
 printf '%-28s %12s %10s %12s %10s\n' "# run" "predicted" "meas/pred" "bound" "binding"
-model_row() { # LABEL ALGORITHM SHAPE MEASURED
-    local r
-    r=$("$RA_BIN/torusmodel" --params "$out/model.params" --algorithm "$2" --shape "$3" 2>&1) || {
+# model_row LABEL PARAMS ALGORITHM SHAPE MEASURED: the row; a measurement
+# above its bound is an inconsistency (ra_over_bound), said on stderr and as
+# an "inconsistent:" line, never printed silently
+exceeded=0
+model_row() {
+    local r row b bind
+    r=$("$RA_BIN/torusmodel" --params "$2" --algorithm "$3" --shape "$4" 2>&1) || {
         echo "# model: torusmodel failed for $1: $(printf '%s' "$r" | head -1)"
         return 0
     }
-    printf '%s\n' "$r" | awk -v l="$1" -v g="$4" -F': ' '{ v[$1] = $2 }
+    row=$(printf '%s\n' "$r" | awk -v l="$1" -v g="$5" -F': ' '{ v[$1] = $2 }
         END { p = v["predicted_gups"] + 0
-              printf "%-28s %12.6f %10.3f %12.6f %10s\n", l, p, (p > 0 ? g / p : 0), v["bound_gups"], v["binding"] }'
+              printf "%-28s %12.6f %10.3f %12.6f %10s|%s|%s\n", l, p, (p > 0 ? g / p : 0), v["bound_gups"], v["binding"],
+                     v["bound_gups"], v["binding"] }')
+    echo "${row%%|*}"
+    IFS='|' read -r _ b bind <<<"$row"
+    if ra_over_bound "$1" "$5" "$b" "$bind"; then
+        echo "inconsistent: $1 measured $5 GUPS > $bind bound $b GUPS"
+        exceeded=$((exceeded + 1))
+    fi
 }
-model_row "ra_base" direct "$NP" "$base"
-model_row "ra_opt ($(ra_key "$out/opt" shape))" routed "$(ra_key "$out/opt" shape)" "$opt"
+model_row "ra_base" "$out/model.params" direct "$NP" "$base"
+model_row "ra_opt ($(ra_key "$out/opt" shape))" "$out/model.params" routed "$(ra_key "$out/opt" shape)" "$opt"
 
 # The spec-only prediction: the hardware figures alone (ra_calibrate
 # --probe: latency, misses in flight, bandwidth, instruction costs in cache;
 # no GUPS run in its input), torusmodel's node model on ra_opt's shape.
 if "${RA_LAUNCH[@]}" "$RA_BIN/ra_calibrate" --probe --quick --log2-table "$K" --output "$out/probe.params" \
     >"$out/probe" 2>&1; then
-    r=$("$RA_BIN/torusmodel" --params "$out/probe.params" --algorithm routed --shape "$(ra_key "$out/opt" shape)" 2>&1) &&
-        printf '%s\n' "$r" | awk -v l="ra_opt spec-only (probe)" -v g="$opt" -F': ' '{ v[$1] = $2 }
-            END { p = v["predicted_gups"] + 0
-                  printf "%-28s %12.6f %10.3f %12.6f %10s\n", l, p, (p > 0 ? g / p : 0), v["bound_gups"], v["binding"] }' ||
-        echo "# model: torusmodel failed for the probe's params: $(printf '%s' "$r" | head -1)"
+    model_row "ra_opt spec-only (probe)" "$out/probe.params" routed "$(ra_key "$out/opt" shape)" "$opt"
 else
     echo "# model: ra_calibrate --probe failed (its output: $out/probe with --keep): no spec-only prediction"
 fi
+# every measurement against its bound: 0 rows above (a key, for scripts)
+echo "bound_exceeded: $exceeded"

@@ -12,7 +12,9 @@
 # t_hop, message costs with the ranks sharing the node), and each row carries
 # torusmodel's prediction and bounds for its run: predicted_gups,
 # measured_over_predicted, the CPU, network and memory bounds and which binds
-# (routed model for ra_opt on the shape it chose, direct for ra_base).
+# (routed model for ra_opt on the shape it chose, direct for ra_base), and
+# bound_exceeded: 1 when the run measured more than that bound, an
+# inconsistency (issue 48, class 4) also said on stderr, never silent.
 # The prediction comes from the calibration before the runs.  The bounds are
 # measured rates (the best a kernel reached), and this machine's rate drifts
 # a few percent between minutes, so after a point's runs it calibrates once
@@ -28,7 +30,7 @@ ra_guard_stdout
 
 KEY_COLS="test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update"
 RUN_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc"
-MODEL_COLS="predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding"
+MODEL_COLS="predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding,bound_exceeded"
 CSV_HEADER="$RUN_COLS,$KEY_COLS,$MODEL_COLS"
 
 default_nps() {
@@ -184,9 +186,10 @@ calibrate() {
 
 # predict PARAMS PARAMS2 ALGORITHM SHAPE GUPS: the model columns of one
 # row.  The prediction is PARAMS's; each bound is the larger of the two
-# files' (PARAMS2 may be empty), the binding one the smallest of those.
+# files' (PARAMS2 may be empty), the binding one the smallest of those;
+# bound_exceeded 1 when GUPS is above it (bound_check says so).
 predict() {
-    local empty=",,,,,,"
+    local empty=",,,,,,,"
     if [ -z "$1" ] || [ -z "$4" ] || [ "$4" = - ]; then
         echo "$empty"
         return
@@ -210,8 +213,18 @@ predict() {
             b = c; bind = "cpu"
             if (big(n) < big(b)) { b = n; bind = "network" }
             if (big(m) < big(b)) { b = m; bind = "memory" }
-            printf "%s,%s,%s,%s,%s,%s,%s\n", p, ratio, c, n, m, b, bind
+            over = (g != "" && b != "" && b != "unbounded" && b + 0 > 0 && g + 0 > b + 0)
+            printf "%s,%s,%s,%s,%s,%s,%s,%d\n", p, ratio, c, n, m, b, bind, over
         }'
+}
+
+# bound_check TAG GUPS MODEL: a row whose measurement is above its bound
+# (its model columns MODEL) is said on stderr (ra_over_bound)
+bound_check() {
+    local b bind over
+    IFS=, read -r _ _ _ _ _ b bind over <<<"$3"
+    [ "$over" = 1 ] && ra_over_bound "$1" "$2" "$b" "$bind"
+    return 0
 }
 
 # row_model PARAMS PARAMS2 PROG NP SHAPE GUPS: predict's columns for a run
@@ -225,19 +238,21 @@ row_model() {
     fi
 }
 
-# rebound NP K: the model columns (the row's last 7) of the point's rows
+# rebound NP K: the model columns (the row's last 8) of the point's rows
 # anew, from its calibrations before and after its runs
 rebound() {
     local np=$1 k=$2 before="$PARAMS_DIR/np$1_k$2.params" after="$PARAMS_DIR/np$1_k$2.after.params"
     [ -s "$before" ] || return 0
     [ -s "$after" ] || after=""
-    local vi si gi ni ki ci out="" line f
+    local vi si gi ni ki ci out="" line f m
     vi=$(ra_csv_col "$CSV" variant) si=$(ra_csv_col "$CSV" shape) gi=$(ra_csv_col "$CSV" gups)
     ni=$(ra_csv_col "$CSV" np) ki=$(ra_csv_col "$CSV" requested_log2) ci=$(ra_csv_col "$CSV" rc)
     while IFS= read -r line; do
         IFS=, read -r -a f <<<"$line"
         if [ "${f[ni - 1]}" = "$np" ] && [ "${f[ki - 1]}" = "$k" ] && [ "${f[ci - 1]}" = 0 ]; then
-            line="${line%,*,*,*,*,*,*,*},$(row_model "$before" "$after" "${f[vi - 1]%%:*}" "$np" "${f[si - 1]}" "${f[gi - 1]}")"
+            m=$(row_model "$before" "$after" "${f[vi - 1]%%:*}" "$np" "${f[si - 1]}" "${f[gi - 1]}")
+            bound_check "${f[vi - 1]} np=$np 2^$k (bounds before and after)" "${f[gi - 1]}" "$m"
+            line="${line%,*,*,*,*,*,*,*,*},$m"
         fi
         out+="$line"$'\n'
     done < <(tail -n +2 "$CSV")
@@ -280,8 +295,9 @@ for k in "${K_LIST[@]}"; do
             build=${build//,/;} # e.g. -fsanitize=address,undefined
             [ "$rc" = 0 ] || failed=$((failed + 1))
             # the model, from the calibration before the run (rebound adds
-            # the one after the point's runs)
-            model=",,,,,,"
+            # the one after the point's runs, and says then of a row above
+            # its bound: its bound may still rise)
+            model=",,,,,,,"
             [ "$rc" = 0 ] && model=$(row_model "$params" "" "$prog" "$np" "$(ra_key "$log" shape)" "$(ra_key "$log" gups)")
             # One row: run columns, then the key block in KEY_COLS order;
             # commas inside values become ';' so the CSV stays plain.

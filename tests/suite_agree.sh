@@ -163,3 +163,136 @@ for n in 1 2 4; do
         bad "agree: ra_opt at $n rank(s) failed: $(head -2 "$TMP/err")"
     fi
 done
+
+# ---- what the files say (issue 48, class 2) ----------------------------
+# Ranks that agree on a file's name can read two node-local copies that
+# differ.  For every file input of every MPI binary (its options of kind
+# file-to-read, the TORUS_* settings that name a file a program reads),
+# rank 1 runs in another folder whose copy of the same relative path holds
+# other bytes: exit 2, rank 0's one line naming the input, the file and
+# both ranks, within the hang guard.  Inputs come from each binary's
+# --help; one the table below does not know is a failure, so a new file
+# input cannot go untested.
+# INPUT|rank 0's copy|rank 1's copy (printf formats)
+agree_files="map|0\n1\n|1\n0\n
+TORUS_HOSTFILE|a\na\n|a\nb\n
+TORUS_COLL_TABLE|torus-coll-table 1\nallreduce 2 0 any any any any any swing\n|torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n"
+# the options naming a file a binary writes, not reads
+agree_outputs="output json csv tune"
+
+AF="$TMP/agree_files"
+mkdir -p "$AF"
+# agree_content BIN BASE INPUT DIR: the launch, rank 1 in DIR/b, rank 0 in DIR/a
+agree_content() {
+    local bin=$1 base=$2 in=$3 d=$4 opt="" envs=()
+    case $in in
+    TORUS_*) envs=("$in=f") ;;
+    *) opt="--$in f" ;;
+    esac
+    # word splitting of the option lists is intended
+    # shellcheck disable=SC2086
+    timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS -n 1 sh -c 'cd "$0" && exec "$@"' "$d/a" env "${envs[@]}" "$PWD/bin/$bin" \
+        $base $opt : -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env "${envs[@]}" "$PWD/bin/$bin" $base $opt \
+        </dev/null >"$d/out" 2>"$d/err"
+    echo $? >"$d/rc"
+}
+# the settings whose value names a file (docs/settings.md's table, printed
+# from kit/settings.c): none found is a failure, not a silent skip
+agree_file_settings=$("$BUILD/tests/settings_table" | sed -nE 's/^\| `(TORUS_[A-Z_]+)` \| [^|]*(file|table).*/\1/p' | tr '\n' ' ')
+[ -n "$agree_file_settings" ] || bad "agree content: no TORUS_* file setting found in $BUILD/tests/settings_table"
+ncase=0
+while IFS='|' read -r bin base; do
+    help=$("bin/$bin" --help)
+    # file options but outputs, and the file settings the binary reads
+    ins=$(printf '%s\n' "$help" | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+) FILE.*/\2/p')
+    ins="$ins $(printf '%s\n' "$help" | sed -nE 's/^  (TORUS_[A-Z_]+) .*/\1/p' | while read -r s; do
+        case " $agree_file_settings " in *" $s "*) echo "$s" ;; esac; done)"
+    for in in $ins; do
+        case " $agree_outputs " in *" $in "*) continue ;; esac
+        spec=$(printf '%s\n' "$agree_files" | grep -m1 "^$in|") || {
+            bad "agree content $bin $in: a file input with no pair of contents in tests/suite_agree.sh"
+            continue
+        }
+        IFS='|' read -r _ ca cb <<<"$spec"
+        ncase=$((ncase + 1))
+        d="$AF/case $ncase"
+        mkdir -p "$d/a" "$d/b"
+        # shellcheck disable=SC2059
+        printf "$ca" >"$d/a/f"
+        # shellcheck disable=SC2059
+        printf "$cb" >"$d/b/f"
+        printf '%s|%s\n' "$bin" "$in" >"$d/what"
+        while [ "$(jobs -rp | wc -l)" -ge 4 ]; do sleep 0.2; done
+        agree_content "$bin" "$base" "$in" "$d" &
+    done
+done <<<"$agree_bins"
+wait
+for ((i = 1; i <= ncase; i++)); do
+    d="$AF/case $i"
+    IFS='|' read -r bin in <"$d/what"
+    rc=$(cat "$d/rc")
+    name=$in
+    [ "${in#TORUS_}" = "$in" ] && name="--$in"
+    # one line, naming the input, the file (its path as given) and ranks 0 and 1
+    n=$(grep -c "ranks disagree on the content of $name: rank 0 has 'f' (.*), rank 1 has 'f' (.*)" "$d/err")
+    if [ "$rc" = 2 ] && [ "$n" = 1 ] && [ "$(grep -c "disagree" "$d/err")" = 1 ]; then
+        ok "agree content $bin $name: copies that differ on rank 1 -> exit 2: $(grep -m1 disagree "$d/err" | cut -c1-160)"
+    else
+        bad "agree content $bin $name: exit $rc, $n line(s): $(head -3 "$d/err")"
+    fi
+done
+
+# the same bytes in two copies are one input: the run goes on
+d="$AF/same"
+mkdir -p "$d/a" "$d/b"
+printf '0\n1\n' >"$d/a/f"
+printf '0\n1\n' >"$d/b/f"
+agree_content ra_opt "--log2-table 12 --quiet" map "$d"
+if [ "$(cat "$d/rc")" = 0 ] && grep -q "^status: passed" "$d/out"; then
+    ok "agree content: two copies of --map with the same bytes on two ranks run and pass"
+else
+    bad "agree content: equal copies of --map refused: exit $(cat "$d/rc"), $(head -2 "$d/err")"
+fi
+
+# every rank that differs is named, not only the first: four ranks, ranks 1 and 3 read another copy
+d="$AF/four"
+mkdir -p "$d/a" "$d/b"
+printf 'a\na\na\na\n' >"$d/a/f"
+printf 'a\na\nb\nb\n' >"$d/b/f"
+# shellcheck disable=SC2086
+timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS \
+    -n 1 sh -c 'cd "$0" && exec "$@"' "$d/a" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 : \
+    -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 : \
+    -n 1 sh -c 'cd "$0" && exec "$@"' "$d/a" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 : \
+    -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 \
+    </dev/null >"$d/out" 2>"$d/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(grep -c "ranks disagree on the content of TORUS_HOSTFILE: rank 0 has .*, rank 1 has .*; also rank 3$" "$d/err")" = 1 ]; then
+    ok "agree content: ranks 1 and 3 of four read another copy -> exit 2, one line naming both: $(grep -m1 -o 'rank 1 has.*' "$d/err" | cut -c1-120)"
+else
+    bad "agree content: four ranks, 1 and 3 differing: exit $rc, $(head -3 "$d/err")"
+fi
+
+# the MPI adapter never changes what a correct program does: a selection
+# table that differs on one rank is the compiled table on every rank, one line
+PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
+PM_CHECK=$(readlink -f "$BUILD/tests/pmpi_check")
+if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
+    d="$AF/adapter"
+    mkdir -p "$d/a" "$d/b"
+    printf 'torus-coll-table 1\nallreduce 2 0 any any any any any swing\n' >"$d/a/f"
+    printf 'torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n' >"$d/b/f"
+    run_mpi 2 "$PM_CHECK" 8
+    cp "$TMP/out" "$d/plain"
+    # shellcheck disable=SC2086
+    timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS \
+        -n 1 sh -c 'cd "$0" && exec "$@"' "$d/a" env LD_PRELOAD="$PM_LIB" TORUS_COLL_TABLE=f "$PM_CHECK" 8 : \
+        -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env LD_PRELOAD="$PM_LIB" TORUS_COLL_TABLE=f "$PM_CHECK" 8 \
+        </dev/null >"$d/out" 2>"$d/err"
+    rc=$?
+    if [ "$rc" = 0 ] && cmp -s "$d/plain" "$d/out" && [ "$(grep -c '^torus_pmpi: TORUS_COLL_TABLE: ' "$d/err")" = 1 ]; then
+        ok "agree content: the adapter with tables that differ on one rank: the same results, one line: $(grep -m1 TORUS_COLL_TABLE "$d/err" | cut -c1-120)"
+    else
+        bad "agree content: the adapter with differing tables: exit $rc, $(head -3 "$d/err")"
+    fi
+fi

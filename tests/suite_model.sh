@@ -417,6 +417,27 @@ else
     bad "ra_calibrate --probe -> torusmodel: $(head -c 300 "$TMP/err") $(head -c 300 "$TMP/pred" 2>/dev/null)"
 fi
 
+# issue 48, class 4: the probe's bandwidth pass runs a thread per core
+# each rank really has, whatever node layout is emulated: under
+# TORUS_NODES=2 (two emulated nodes of one rank on this machine) the same
+# threads as without it, and the machine's ranks together never more
+# threads than its cores (one each at least)
+cores=$(nproc)
+thr=""
+for nodes in "" 2; do
+    # shellcheck disable=SC2086
+    run_mpi 2 env ${nodes:+TORUS_NODES=$nodes} bin/ra_calibrate --probe --quick --log2-table 16 --output "$TMP/probe$nodes.params"
+    rc=$?
+    thr="$thr $rc:$(key bw_threads | cut -d' ' -f1)"
+done
+read -r a b <<<"$thr"
+if [ "${a%%:*}" = 0 ] && [ "$a" = "$b" ] && t=${a#*:} && [ -n "$t" ] &&
+    { [ "$t" = 1 ] || [ $((2 * t)) -le "$cores" ]; }; then
+    ok "ra_calibrate --probe: bw_threads $t per rank at 2 ranks on $cores cores, the same under TORUS_NODES=2"
+else
+    bad "ra_calibrate --probe threads: without / with TORUS_NODES=2 (rc:bw_threads) $a / $b on $cores cores; $(head -c 300 "$TMP/err")"
+fi
+
 # BlueGene/L's 65536 nodes from paper 002's published costs: the first-order
 # CPU bound (Table 7, 95.97), then the timed simulator's efficiency on a
 # reduced machine of at most 1024 nodes: within 1.5x of the 35.47 GUPS

@@ -143,7 +143,7 @@ else
 fi
 
 # A 2x2 sweep: documented columns, one row per run, exact everywhere, resumable.
-CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update,predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding"
+CSV_COLS="run_id,date,host,mpi_library,mpi_version,build,launcher,variant,np,requested_log2,rc,test,algorithm,ranks,generator,table_log2,table_words,updates,time_s,gups,errors,verify_time_s,cpu_time_s,fingerprint,time_bound_s,max_pending,sbf,mean_fill,hops_per_update,bytes_per_update,shape,huge_pages,status,papi_events,papi_tot_cyc,papi_tot_cyc_per_update,papi_tot_ins,papi_tot_ins_per_update,papi_l1_dcm,papi_l1_dcm_per_update,papi_l2_dcm,papi_l2_dcm_per_update,papi_tlb_dm,papi_tlb_dm_per_update,predicted_gups,measured_over_predicted,cpu_bound_gups,network_bound_gups,memory_bound_gups,bound_gups,binding,bound_exceeded"
 csv=$TMP/sweep/s.csv
 mkdir -p "$TMP/sweep"
 timeout -k 10 600 run_scripts/sweep.sh -o "$csv" -p "1 2" -k "12 13" -a ra_opt >"$TMP/sw1" 2>&1
@@ -202,6 +202,41 @@ if [ $rc2 = 0 ] && [ $same2 = 0 ] && [ $rc3 = 0 ] && cmp -s "$TMP/cut" <(head -n
 else
     bad "sweep.sh resume: rc=$rc2/$rc3 unchanged=$same2 rows=$(($(wc -l <"$csv") - 1))"
 fi
+# issue 48, class 4: a measurement above its bound is flagged, never
+# silent.  Every row of the sweep above: bound_exceeded is 1 exactly when
+# gups > bound_gups.  Then sweep.sh and compare.sh against a torusmodel
+# whose bounds are a millionth of its own (a stand-in RA_BIN): every model
+# row flagged, in the CSV / as "inconsistent:" lines and on stderr.
+bx_ok=$(awk -F, 'NR > 1 { over = ($50 != "" && $50 != "unbounded" && $20 + 0 > $50 + 0); if ($52 != over "") bad++; n++ }
+                 END { print (n == 4 && !bad) }' "$csv")
+[ "$bx_ok" = 1 ] && ok "sweep.sh: bound_exceeded is 1 exactly on the rows whose gups exceed bound_gups ($(awk -F, 'NR > 1 { printf "%s ", $52 }' "$csv"))" ||
+    bad "sweep.sh bound_exceeded: $(awk -F, 'NR > 1 { print $20, $50, $52 }' "$csv" | tr '\n' ';')"
+SB=$TMP/lowbound
+mkdir -p "$SB"
+for b in bin/* bin/.flavour; do ln -sf "$PWD/$b" "$SB/"; done
+rm -f "$SB/torusmodel"
+printf '#!/bin/sh\n"%s/bin/torusmodel" "$@" | awk '"'"'/^[a-z_]*bound_gups: [0-9]/ { sub(/: .*/, ": " ($2 + 0) * 1e-6 ""); } { print }'"'"' FS=": "\n' "$PWD" >"$SB/torusmodel"
+chmod +x "$SB/torusmodel"
+RA_BIN=$SB run_scripts/sweep.sh -o "$TMP/sweep/low.csv" -p 2 -k 12 -a ra_opt >"$TMP/lo1" 2>"$TMP/lo1e"
+rc=$?
+bcol=$(head -1 "$TMP/sweep/low.csv" | tr ',' '\n' | grep -nx bound_exceeded | cut -d: -f1)
+if [ $rc = 0 ] && [ "$(awk -F, -v c="$bcol" 'NR > 1 && $c == 1' "$TMP/sweep/low.csv" | wc -l)" = 1 ] &&
+    [ "$(grep -c '^sweep.sh: warning: ra_opt np=2 2^12 .* above its [a-z]* bound of ' "$TMP/lo1e")" = 1 ]; then
+    ok "sweep.sh under bounds below the measurement: bound_exceeded 1 and one warning: $(grep -m1 warning "$TMP/lo1e" | cut -c1-120)"
+else
+    bad "sweep.sh under low bounds: rc $rc, column $bcol, $(tail -2 "$TMP/sweep/low.csv"); $(head -3 "$TMP/lo1e")"
+fi
+RA_BIN=$SB timeout -k 10 600 run_scripts/compare.sh -n 2 -k 12 --no-hpcc >"$TMP/cmplow" 2>"$TMP/cmplowe"
+rc=$?
+rows=$(awk '/^# run +predicted/ { m = 1; next } m && /^ra_/ { n++ } END { print n + 0 }' "$TMP/cmplow")
+if [ $rc = 0 ] && [ "$rows" -ge 2 ] && [ "$(grep -c '^inconsistent: ' "$TMP/cmplow")" = "$rows" ] &&
+    [ "$(grep -c '^compare.sh: warning: .* above its [a-z]* bound of ' "$TMP/cmplowe")" = "$rows" ] &&
+    [ "$(sed -n 's/^bound_exceeded: //p' "$TMP/cmplow")" = "$rows" ]; then
+    ok "compare.sh under bounds below the measurement: all $rows model rows flagged (inconsistent: lines, warnings, bound_exceeded: $rows)"
+else
+    bad "compare.sh under low bounds: rc $rc, $rows rows, $(grep -c '^inconsistent: ' "$TMP/cmplow") flagged, $(grep bound_exceeded "$TMP/cmplow"); $(head -3 "$TMP/cmplowe")"
+fi
+
 # A failing run is recorded (status error) and retried next time, not duplicated.
 run_scripts/sweep.sh --no-calibrate -o "$TMP/sweep/f.csv" -p 2 -k 12 -a ra_opt:--dims=3x3 >"$TMP/sw4" 2>&1
 rc4=$?

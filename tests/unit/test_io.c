@@ -2,9 +2,11 @@
  * test_io.c - kit_io.h: the bounded line reader (limits, NUL bytes,
  * directories, a last line without newline) and the atomic output file
  * (replace, append, a write failing half way leaves the old file whole
- * and no temporary, a device written in place, probing).
+ * and no temporary, a device written in place, probing); what a file
+ * holds as the ranks' agreement compares it (kit_digest_file).
  */
 #include "../test.h"
+#include "kit_agree.h"
 #include "kit_io.h"
 
 #include <dirent.h>
@@ -249,6 +251,97 @@ static void t_outfile_link_loop_one_error(void)
     unlink(other);
 }
 
+/* the kit's digest is FNV-1a 64: its published values */
+static void t_digest_known_values(void)
+{
+    ASSERT_EQ_U64(kit_digest(KIT_DIGEST_SEED, "", 0), 0xcbf29ce484222325ULL);
+    ASSERT_EQ_U64(kit_digest(KIT_DIGEST_SEED, "a", 1), 0xaf63dc4c8601ec8cULL);
+    ASSERT_EQ_U64(kit_digest(KIT_DIGEST_SEED, "foobar", 6), 0x85944171f73967e8ULL);
+    /* folding in pieces is folding the whole */
+    ASSERT_EQ_U64(kit_digest(kit_digest(KIT_DIGEST_SEED, "foo", 3), "bar", 3), 0x85944171f73967e8ULL);
+}
+
+/* generated files: the value names the path, the size and the digest of
+ * exactly the bytes; one byte changed anywhere, or one byte more, is
+ * another value; the same bytes in another file are the same digest */
+static void t_digest_file_generated(void)
+{
+    char a[300], b[300], va[400], vb[400], want[400];
+    static unsigned char buf[70000];
+    uint64_t s = 0x9E3779B97F4A7C15ULL;
+    snprintf(a, sizeof a, "%s/da", dir);
+    snprintf(b, sizeof b, "%s/db", dir);
+    for (int i = 0; i < 60; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        /* sizes about the reader's 64 KiB chunk too */
+        size_t n = i < 4 ? (size_t)i : i < 8 ? 65536 + (size_t)i - 6 : (size_t)(s % sizeof buf);
+        for (size_t k = 0; k < n; k++)
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17, buf[k] = (unsigned char)s;
+        put(a, (const char *)buf, n);
+        put(b, (const char *)buf, n);
+        kit_digest_file(a, va, sizeof va);
+        snprintf(want, sizeof want, "'%s' (%zu bytes, digest %016llx)", a, n,
+                 (unsigned long long)kit_digest(KIT_DIGEST_SEED, buf, n));
+        ASSERT_STR_EQ(va, want);
+        kit_digest_file(b, vb, sizeof vb);
+        ASSERT_STR_EQ(strstr(vb, "' ("), strstr(va, "' ("));
+        if (n) {
+            size_t at = (size_t)(s % n);
+            buf[at] ^= (unsigned char)(1u << (s >> 61));
+            put(b, (const char *)buf, n);
+            kit_digest_file(b, vb, sizeof vb);
+            ASSERT_TRUE(strcmp(strstr(vb, "' ("), strstr(va, "' (")) != 0);
+        }
+        put(b, (const char *)buf, n + 1);
+        kit_digest_file(b, vb, sizeof vb);
+        ASSERT_TRUE(strcmp(strstr(vb, "' ("), strstr(va, "' (")) != 0);
+    }
+}
+
+/* what cannot be read is its reason, at once: a FIFO never waited on */
+static void t_digest_file_unreadable(void)
+{
+    char path[300], v[400], want[400];
+    snprintf(path, sizeof path, "%s/nosuch", dir);
+    kit_digest_file(path, v, sizeof v);
+    snprintf(want, sizeof want, "'%s' (unreadable: No such file or directory)", path);
+    ASSERT_STR_EQ(v, want);
+    snprintf(path, sizeof path, "%s/fifo2", dir);
+    ASSERT_EQ_INT(mkfifo(path, 0600), 0);
+    kit_digest_file(path, v, sizeof v);
+    snprintf(want, sizeof want, "'%s' (unreadable: a FIFO, not a regular file: allowed a regular file)", path);
+    ASSERT_STR_EQ(v, want);
+    unlink(path);
+}
+
+/* the agreement's text carries what each file input holds: a file option
+ * given and a TORUS_* file setting */
+static void t_agree_text_has_content(void)
+{
+    static const kit_opt spec[] = {
+        {.name = "map", .type = KIT_OPT_FILE_IN, .meta = "FILE", .help = "a map"},
+        {.name = "out", .type = KIT_OPT_FILE_OUT, .meta = "FILE", .help = "an output"},
+        {0},
+    };
+    char m[300], h[300], text[4096], line[700], v[400];
+    snprintf(m, sizeof m, "%s/map", dir);
+    snprintf(h, sizeof h, "%s/hosts", dir);
+    put(m, "0\n1\n", 4);
+    put(h, "a\nb\n", 4);
+    char *argv[] = {"p", "--map", m, "--out", h, NULL};
+    setenv("TORUS_HOSTFILE", h, 1);
+    kit_agree_text(spec, 5, argv, text, sizeof text);
+    unsetenv("TORUS_HOSTFILE");
+    kit_digest_file(m, v, sizeof v);
+    snprintf(line, sizeof line, "\ncontent --map=%s\n", v);
+    ASSERT_STR_CONTAINS(text, line);
+    kit_digest_file(h, v, sizeof v);
+    snprintf(line, sizeof line, "\ncontent TORUS_HOSTFILE=%s\n", v);
+    ASSERT_STR_CONTAINS(text, line);
+    /* an output is not read: no content line for --out */
+    ASSERT_TRUE(strstr(text, "content --out") == NULL);
+}
+
 static const test_case cases[] = {
     {"lines_last_without_newline", t_lines_last_without_newline},
     {"lines_line_and_input_bounded", t_lines_line_and_input_bounded},
@@ -260,6 +353,10 @@ static const test_case cases[] = {
     {"outfile_directory_missing_folder", t_outfile_directory_missing_folder},
     {"outfile_dangling_link_and_same_file", t_outfile_dangling_link_and_same_file},
     {"outfile_link_loop_one_error", t_outfile_link_loop_one_error},
+    {"digest_known_values", t_digest_known_values},
+    {"digest_file_generated", t_digest_file_generated},
+    {"digest_file_unreadable", t_digest_file_unreadable},
+    {"agree_text_has_content", t_agree_text_has_content},
 };
 
 /* every case works in one temporary folder, removed at the end */

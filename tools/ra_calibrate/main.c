@@ -223,6 +223,7 @@ static int probe_main(cal *c)
         for (int i = 0; i < 9; i++)
             printf(" %.3f", pf.mlp_rate[i]);
         printf(")\nmem_bw: %.4g bytes/s (every rank of the node at once, read + write)\n", pf.mem_bw);
+        printf("bw_threads: %d (threads per rank in that pass: the cores each rank really has)\n", pf.bw_threads);
         printf("line_bytes: %g\n", pf.line_bytes);
         printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
         printf("instr_hop: %.1f cycles per software hop (%s%s, tables in cache)\n", pf.instr_hop,

@@ -10,9 +10,11 @@
  *                   line visited also written (an update reads and dirties
  *                   its line): the misses in flight at the best rate, best
  *                   rate x latency.
- *   mem_bw          every rank of the node at once, each with cores / ranks
- *                   threads, reading and writing its table (16 bytes a word):
- *                   the node's bytes per second, the best of three.
+ *   mem_bw          every rank of the node at once, each with a thread per
+ *                   core it really has (its affinity's cores over the ranks
+ *                   of its real machine sharing them, whatever node layout
+ *                   is emulated), reading and writing its table (16 bytes
+ *                   a word): the node's bytes per second, the best of three.
  *   line_bytes      the L1 data cache line (sysconf, else 64).
  *   instr_local     ra_opt's own loop (one rank, no hop) on a table of 2^12
  *                   words, which never leaves the cache: the update's
@@ -32,9 +34,11 @@
  *                   cycles are then ns).
  * Cost: a few seconds at 2^25 words per rank.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ra_calibrate.h"
 
 #include <errno.h>
+#include <sched.h>
 
 /* the cycle of lines through t: t[l*lw] holds the next line's index */
 static void make_chase(uint64_t *t, uint64_t lines, uint64_t lw)
@@ -143,12 +147,37 @@ static void probe_memory(cal *c, probe_figs *pf)
     KIT_MPI_CHECK(MPI_Bcast(&pf->mlp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
 
-/* the node's bandwidth: every rank at once, cores / ranks threads each */
+/* The cores this rank really has for the bandwidth pass (issue 48, class
+ * 4): the cores of its real machine's ranks' affinity masks
+ * (MPI_COMM_TYPE_SHARED, whatever TORUS_NODES / TORUS_HOSTFILE emulate)
+ * over those ranks, at most its own mask's; at least 1.  The emulated layout's cores / ranks
+ * counted the whole machine for every emulated node, so the threads of
+ * all the machine's ranks oversubscribed its cores and the bandwidth came
+ * out hundreds of times too low.  Collective over MPI_COMM_WORLD. */
+static int probe_threads(void)
+{
+    cpu_set_t set;
+    int own = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int wr, n;
+    KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &wr));
+    torus_node_info real = {.comm = MPI_COMM_NULL};
+    KIT_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wr, MPI_INFO_NULL, &real.comm));
+    KIT_MPI_CHECK(MPI_Comm_size(real.comm, &n));
+    /* the union of the machine's ranks' masks (torus_node_cores on the real
+     * machine): ranks bound one per core get one each, unbound ones the
+     * machine's cores over its ranks */
+    int cores = torus_node_cores(&real);
+    torus_node_free(&real);
+    int t = cores / n < own ? cores / n : own;
+    return t >= 1 ? t : 1;
+}
+
+/* the node's bandwidth: every rank at once, each with the threads of the
+ * cores it really has (probe_threads) */
 static void probe_bandwidth(cal *c, probe_figs *pf)
 {
-    int threads = (int)(c->cores / c->rpn);
-    if (threads < 1)
-        threads = 1;
+    int threads = probe_threads();
+    pf->bw_threads = threads;
     uint64_t n = c->LS, *t = c->tab;
     double best = 0;
     for (int r = 0; r < 3; r++) {

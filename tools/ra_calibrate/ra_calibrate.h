@@ -163,6 +163,7 @@ typedef struct probe_figs {
     double instr_local, instr_hop, instr_test, mpi_latency_ns;
     double mlp_rate[9]; /* updates per ns with 2, 4, 8, 12, 16, 24, 32, 48, 64 chases */
     char hop_shape[64];  /* the shape instr_hop was measured on ("" = 4x4 in-process) */
+    int bw_threads;      /* threads per rank of the bandwidth pass: the cores it really has */
 } probe_figs;
 void cal_probe_all(cal *c, probe_figs *pf);
 void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm);
