@@ -10,7 +10,7 @@
  *   U V [CAP]        a link of capacity CAP (default 1, in link units);
  *                    repeated links add up
  */
-#include "sparsest_cut.h"
+#include "fabric.h"
 #include "kit_cli.h"
 #include "kit_io.h"
 
@@ -37,13 +37,7 @@ static int parse_num(const char *t, double *v)
     return end != t && !*end && isfinite(*v);
 }
 
-/* A token of the user's file, escaped and cut for a one-line message. */
-static const char *esc_tok(const char *t, char *buf, size_t len)
-{
-    kit_cli_escape(t, buf, len);
-    return buf;
-}
-#define ESC(t) esc_tok((t), esc_, sizeof esc_)
+#define ESC(t) sc__esc((t), esc_, sizeof esc_)
 
 /* Splits a line into at most `max` whitespace-separated tokens. */
 static int tokens(char *line, char **tok, int max)
@@ -57,16 +51,7 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
-/* One error line, "FILE:LINE: ...", then out (both parsers keep L, err,
- * errlen and rc in scope). */
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        int o_ = snprintf(err, errlen, "%s:%ld: ", L.name, L.lineno);                                                  \
-        if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
-            snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
-        rc = -2;                                                                                                       \
-        goto out;                                                                                                      \
-    } while (0)
+#define FAIL SC_FAIL
 
 typedef struct pending_edge {
     long u, v;
@@ -213,11 +198,9 @@ out:
 }
 
 
-typedef int (*graph_reader)(kit_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
-
 /* A reader over a stream the caller owns (the fuzzers' buffers). */
-static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
-                       char *err, size_t errlen)
+int sc__read_stream(sc__reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
+                    char *err, size_t errlen)
 {
     kit_lines L;
     kit_lines_stream(&L, f, name, line_max, SC_FILE_MAX_BYTES);
@@ -227,7 +210,7 @@ static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *
 }
 
 /* A reader over a file, with the kit's node limit. */
-static int read_path(graph_reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
+int sc__read_path(sc__reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
 {
     kit_lines L;
     char e2[400];
@@ -242,12 +225,12 @@ static int read_path(graph_reader read, size_t line_max, const char *path, sc_ed
 
 int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    return read_stream(read_edgelist, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
+    return sc__read_stream(read_edgelist, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
 }
 
 int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
 {
-    return read_path(read_edgelist, SC_LINE_MAX, path, e, err, errlen);
+    return sc__read_path(read_edgelist, SC_LINE_MAX, path, e, err, errlen);
 }
 
 /* A METIS number: a whole number in [lo, hi], or -1 (no cast of an
@@ -464,10 +447,10 @@ out:
 
 int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
 {
-    return read_stream(read_metis, SC_METIS_LINE_MAX, f, name, max_nodes, e, err, errlen);
+    return sc__read_stream(read_metis, SC_METIS_LINE_MAX, f, name, max_nodes, e, err, errlen);
 }
 
 int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
 {
-    return read_path(read_metis, SC_METIS_LINE_MAX, path, e, err, errlen);
+    return sc__read_path(read_metis, SC_METIS_LINE_MAX, path, e, err, errlen);
 }

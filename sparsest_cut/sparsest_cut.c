@@ -49,8 +49,11 @@ static const kit_opt spec[] = {
     {.name = "file", .type = KIT_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
      .help = "a general graph (docs/model.md, \"Graph files\")"},
     {.name = "format", .type = KIT_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F",
-     .defval = "edgelist; .graph/.metis files: metis", .help = "edgelist | metis: the format of --file",
-     .choices = "edgelist|metis", .allowed = "edgelist or metis"},
+     .defval = "from the content: ibnetdiscover output, Slurm topology.conf or topology.yaml; else .graph/.metis "
+               "files metis, others edgelist",
+     .help = "edgelist | metis | ibnetdiscover | slurm | slurm-yaml: the format of --file",
+     .choices = "edgelist|metis|ibnetdiscover|slurm|slurm-yaml",
+     .allowed = "edgelist, metis, ibnetdiscover, slurm or slurm-yaml"},
     {.name = "method", .type = KIT_OPT_CHOICE, .id = OPT_METHOD, .meta = "M",
      .defval = "auto: closed-form for shapes, exact up to " STR(AUTO_EXACT_MAX) " nodes, else bounds",
      .help = "auto | closed-form | exact | bounds", .choices = "auto|closed-form|exact|bounds",
@@ -243,6 +246,7 @@ typedef struct sc_input {
     sc_graph g;
     int have_graph;
     const char *method; /* closed-form, exact or bounds */
+    const char *format; /* a file's format, as read */
 } sc_input;
 
 /* The SHAPE or the graph file, read and checked, and the method for it
@@ -276,11 +280,17 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
         }
     } else {
         sc_edges e;
-        int metis = c->format ? !strcmp(c->format, "metis") : 0;
-        size_t fl = strlen(c->file);
-        if (!c->format && fl > 6 && (!strcmp(c->file + fl - 6, ".graph") || !strcmp(c->file + fl - 6, ".metis")))
-            metis = 1;
-        int rc = metis ? sc_read_metis(c->file, &e, err, errlen) : sc_read_edgelist(c->file, &e, err, errlen);
+        in->format = c->format ? c->format : sc_detect_format(c->file);
+        static const struct {
+            const char *name;
+            int (*read)(const char *, sc_edges *, char *, size_t);
+        } readers[] = {{"edgelist", sc_read_edgelist}, {"metis", sc_read_metis},
+                       {"ibnetdiscover", sc_read_ibnet}, {"slurm", sc_read_slurm},
+                       {"slurm-yaml", sc_read_slurm_yaml}};
+        int rc = -2;
+        for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+            if (!strcmp(in->format, readers[i].name))
+                rc = readers[i].read(c->file, &e, err, errlen);
         if (rc)
             return rc;
         rc = sc_graph_build(&in->g, &e, err, errlen);
@@ -316,6 +326,12 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
     return 0;
 }
 
+/* What a capacity of 1 is in a file of this format (docs/model.md). */
+static const char *capacity_unit(const char *format)
+{
+    return !strcmp(format, "ibnetdiscover") ? "Gb/s" : !strcmp(format, "slurm") ? "LinkSpeed" : "link";
+}
+
 /* The result as a key block or one JSON object. */
 static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r, const char *cut)
 {
@@ -341,6 +357,8 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
             printf(", \"link_bw\": %.17g, \"bytes_per_update\": %.17g, \"gups_bound\": %.17g, "
                    "\"bisection_gups_bound\": %.17g",
                    link_bw, bpu, gb, bgb);
+        if (in->format)
+            printf(", \"format\": \"%s\", \"capacity_unit\": \"%s\"", in->format, capacity_unit(in->format));
         if (cut)
             printf(", \"cut_set\": \"%s\"", cut);
         printf("}\n");
@@ -349,6 +367,8 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
     char src[300];
     kit_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
     printf("source: %s\nshape: %s\nnodes: %d\nendpoints: %.17g\n", src, shape_txt, nodes, N);
+    if (in->format)
+        printf("format: %s\ncapacity_unit: %s\n", in->format, capacity_unit(in->format));
     printf("alpha: %.10g\nalpha_lower: %.10g\nalpha_upper: %.10g\nmethod: %s\n", r->alpha, r->alpha_lower,
            r->alpha_upper, r->method);
     if (!strcmp(r->method, "bounds"))

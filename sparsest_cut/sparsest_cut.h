@@ -85,6 +85,24 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
 int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
+/* A real machine's files, read as their tools write them (docs/model.md,
+ * "Files a cluster already has"): `ibnetdiscover` output (CAs are
+ * endpoints, switches and routers carry none, capacities in Gb/s from
+ * width x lane rate), Slurm's topology.conf and topology.yaml (nodes are
+ * endpoints, each switch-child pair one link of capacity LinkSpeed, else
+ * 1).  Same contract and limits as the readers above. */
+int sc_read_ibnet(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_yaml(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_ibnet_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_yaml_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+/* The format of a graph file, from its content (the first lines) and, for
+ * METIS, its name: "ibnetdiscover", "slurm", "slurm-yaml", "metis" or
+ * "edgelist".  A file that cannot be opened is "edgelist": its reader
+ * says why. */
+const char *sc_detect_format(const char *path);
+
 /* Cut of a set (in[v] != 0 means v in S): both directions. */
 void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS);
 /* C(S)/min(w(S), W - w(S)), or -1 when one side has no endpoint. */
