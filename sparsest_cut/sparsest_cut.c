@@ -247,6 +247,8 @@ typedef struct sc_input {
     int have_graph;
     const char *method; /* closed-form, exact or bounds */
     const char *format; /* a file's format, as read */
+    sc_fold fold;       /* a file's hosts folded into their switches */
+    int folded_nodes;   /* nodes of the folded graph */
 } sc_input;
 
 /* The SHAPE or the graph file, read and checked, and the method for it
@@ -326,6 +328,24 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
     return 0;
 }
 
+/* A file's graph beyond enumeration: its hosts folded into their switches
+ * first (fold.c: alpha is min(rho, alpha of the folded graph), so exact
+ * when that graph is small enough to enumerate), else bounded as it is. */
+static int solve_folded(sc_input *in, sc_result *r, char *err, size_t errlen)
+{
+    sc_graph h;
+    int rc = sc_fold_pendants(&in->g, &h, &in->fold, err, errlen);
+    if (rc || !in->fold.folded)
+        return rc ? rc : sc_bounds(&in->g, r, err, errlen);
+    sc_result rh;
+    in->folded_nodes = h.n;
+    rc = h.n <= AUTO_EXACT_MAX ? sc_exact(&h, &rh, err, errlen) : sc_bounds(&h, &rh, err, errlen);
+    sc_graph_free(&h);
+    if (!rc)
+        sc_fold_lift(&in->g, &in->fold, &rh, r);
+    return rc;
+}
+
 /* What a capacity of 1 is in a file of this format (docs/model.md). */
 static const char *capacity_unit(const char *format)
 {
@@ -357,6 +377,9 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
             printf(", \"link_bw\": %.17g, \"bytes_per_update\": %.17g, \"gups_bound\": %.17g, "
                    "\"bisection_gups_bound\": %.17g",
                    link_bw, bpu, gb, bgb);
+        if (in->fold.folded)
+            printf(", \"folded_hosts\": %ld, \"folded_nodes\": %d, \"host_link_min\": %.17g", in->fold.folded,
+                   in->folded_nodes, in->fold.rho);
         if (in->format)
             printf(", \"format\": \"%s\", \"capacity_unit\": \"%s\"", in->format, capacity_unit(in->format));
         if (cut)
@@ -373,6 +396,9 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
            r->alpha_upper, r->method);
     if (!strcmp(r->method, "bounds"))
         printf("lambda2: %.10g\nupper_from: %s\n", r->lambda2, r->upper_from);
+    if (in->fold.folded)
+        printf("folded_hosts: %ld\nfolded_nodes: %d\nhost_link_min: %.10g\n", in->fold.folded, in->folded_nodes,
+               in->fold.rho);
     printf("bisection_links: %.10g\nbisection_links_lower: %.10g\nbisection_method: %s\n", r->bisection, blow,
            r->bisection_method);
     if (link_bw > 0)
@@ -415,6 +441,7 @@ int main(int argc, char **argv)
                  ? (in.is_net ? sc_network_closed_form(&in.net, &r, err, sizeof err)
                               : sc_closed_form(&in.s, &r, cli.show, err, sizeof err))
              : in.method[0] == 'e'             ? sc_exact(&in.g, &r, err, sizeof err)
+             : cli.file                        ? solve_folded(&in, &r, err, sizeof err)
                                                : sc_bounds(&in.g, &r, err, sizeof err);
     if (!rc) {
         double N = r.wtotal;
@@ -429,6 +456,7 @@ int main(int argc, char **argv)
     if (!rc)
         print_result(&cli, &in, &r, cut);
     free(cut);
+    sc_fold_free(&in.fold);
     sc_result_free(&r);
     if (in.have_graph)
         sc_graph_free(&in.g);

@@ -137,6 +137,22 @@ double sc_refine(const sc_graph *g, unsigned char *in, int max_passes);
 
 void sc_result_free(sc_result *r);
 
+/* Endpoints with one neighbour (hosts on their leaf) folded into it
+ * (fold.c, with the proof): alpha(G) = min(rho, alpha(H)), H the folded
+ * graph.  map[v] is v's node in H (a folded host: its switch's). */
+typedef struct sc_fold {
+    int *map;
+    long folded;  /* endpoints folded; 0: nothing to fold, h untouched */
+    double rho;   /* min over folded hosts of link capacity / weight */
+    int rho_node; /* a host achieving rho */
+} sc_fold;
+/* 0 with h built when f->folded > 0, or -2 / -3 with one line in err. */
+int sc_fold_pendants(const sc_graph *g, sc_graph *h, sc_fold *f, char *err, size_t errlen);
+/* H's result rh as G's: the bounds min'd with rho, the set lifted (rh's set
+ * is freed; r owns its own). */
+void sc_fold_lift(const sc_graph *g, const sc_fold *f, const sc_result *rh, sc_result *r);
+void sc_fold_free(sc_fold *f);
+
 /* A physical network: a torus/mesh shape, a k-ary n-tree fat-tree or a
  * dragonfly (sparsest_cut/networks.c, grammar in docs/machines.md):
  *   SHAPE | fattree:K,N[,T] | dragonfly:A,P,H[,G]
