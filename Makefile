@@ -168,6 +168,7 @@ TLAYER_test_ropt_wide      := optimized
 TLAYER_test_sparsest_cut   := sparsest_cut
 TLAYER_test_sc_shapes      := sparsest_cut
 TLAYER_test_networks       := sparsest_cut
+TLAYER_test_fabric         := sparsest_cut
 TLAYER_test_machines       := torusmodel
 TLAYER_test_torusmodel     := torusmodel
 TLAYER_test_node_model     := torusmodel

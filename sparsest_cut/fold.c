@@ -131,4 +131,5 @@ void sc_fold_free(sc_fold *f)
 {
     free(f->map);
     f->map = NULL;
+    f->folded = 0;
 }

@@ -51,6 +51,10 @@ static int group(expander *x, char *name, size_t len, const char *g, const char 
         snprintf(x->err, x->errlen, "'[' without ']': allowed name[N-M,K,...]");
         return -2;
     }
+    if (close == g) {
+        snprintf(x->err, x->errlen, "bracket group '[]': allowed numbers and ranges N-M separated by commas");
+        return -2;
+    }
     const char *p = g;
     while (p < close) {
         long lo, hi;

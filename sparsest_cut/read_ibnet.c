@@ -145,9 +145,12 @@ static int read_ibnet(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, siz
                 SC_FAIL("unrecognised line '%s': allowed a node line 'Switch|Ca|Rt PORTS \"X-GUID\" # ...', a port "
                         "line '[P] \"X-GUID\"[Q] # ...', an id line (vendid=, devid=, ...guid=) or a comment",
                         sc__esc(s, esc, 60));
+            while (*p == ' ' || *p == '\t')
+                p++;
             long ports = strtol(p, &end, 10);
             if (end == p || ports < 1 || ports > 255)
-                SC_FAIL("node line: port count '%s' invalid: allowed 1..255", sc__esc(p, esc, 40));
+                SC_FAIL("node line: port count '%.*s' invalid: allowed 1..255", (int)strcspn(p, " \t"),
+                        sc__esc(p, esc, 40));
             p = end;
             while (*p == ' ' || *p == '\t')
                 p++;
