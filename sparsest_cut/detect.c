@@ -1,10 +1,11 @@
 /*
- * detect.c - which reader a graph file needs, from what its first lines
- * say: each format the kit reads opens in a way no other does.
+ * detect.c - a graph file read by the reader it needs: which one, from what
+ * its first lines say (each format the kit reads opens in a way no other
+ * does), then the graph built, the fabric's names kept beside it.
  */
 #include "fabric.h"
 
-#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -43,4 +44,47 @@ const char *sc_detect_format(const char *path)
     if (fl > 6 && (!strcmp(path + fl - 6, ".graph") || !strcmp(path + fl - 6, ".metis")))
         return "metis";
     return "edgelist";
+}
+
+const char *sc_capacity_unit(const char *format)
+{
+    return !strcmp(format, "ibnetdiscover") ? "Gb/s" : !strcmp(format, "slurm") ? "LinkSpeed" : "link";
+}
+
+int sc_file_graph_read(sc_file_graph *fg, const char *path, const char *format, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        int (*read)(const char *, sc_edges *, char *, size_t);
+    } readers[] = {{"edgelist", sc_read_edgelist},
+                   {"metis", sc_read_metis},
+                   {"ibnetdiscover", sc_read_ibnet},
+                   {"slurm", sc_read_slurm},
+                   {"slurm-yaml", sc_read_slurm_yaml}};
+    memset(fg, 0, sizeof *fg);
+    fg->format = format ? format : sc_detect_format(path);
+    sc_edges e;
+    int rc = -2;
+    snprintf(err, errlen, "format '%s': allowed edgelist, metis, ibnetdiscover, slurm or slurm-yaml", fg->format);
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        if (!strcmp(fg->format, readers[i].name))
+            rc = readers[i].read(path, &e, err, errlen);
+    if (rc)
+        return rc;
+    rc = sc_graph_build(&fg->g, &e, err, errlen);
+    if (!rc) {
+        fg->names = e.names; /* kept with the graph, for the tree's report */
+        e.names = NULL;
+    }
+    sc_edges_free(&e);
+    return rc;
+}
+
+void sc_file_graph_free(sc_file_graph *fg)
+{
+    for (int i = 0; fg->names && i < fg->g.n; i++)
+        free(fg->names[i]);
+    free(fg->names);
+    sc_graph_free(&fg->g);
+    memset(fg, 0, sizeof *fg);
 }

@@ -24,7 +24,7 @@ void sc__fabric_init(sc_fabric *f)
 
 void sc__fabric_free(sc_fabric *f)
 {
-    for (int i = 0; i < f->n; i++)
+    for (int i = 0; f->name && i < f->n; i++)
         free(f->name[i]);
     free(f->name);
     free(f->w);
@@ -244,6 +244,9 @@ int sc__fabric_edges(sc_fabric *f, const char *fname, sc_edges *e, char *err, si
     }
     for (int i = 0; i < f->n; i++)
         e->w[i] = f->w[i];
+    e->names = f->name; /* the names go with the graph, for its messages */
+    f->name = NULL;
+    f->n = 0;
     for (long i = 0; i < kept; i++)
         if (f->l[i].a != f->l[i].b && sc_edges_add(e, f->l[i].a, f->l[i].b, f->l[i].c)) {
             sc_edges_free(e);

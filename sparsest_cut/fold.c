@@ -133,3 +133,26 @@ void sc_fold_free(sc_fold *f)
     f->map = NULL;
     f->folded = 0;
 }
+
+int sc_alpha_folded(const sc_graph *g, sc_result *r, sc_fold *f, int *hn, char *err, size_t errlen)
+{
+    *hn = 0;
+    sc_graph h;
+    int rc = sc_fold_pendants(g, &h, f, err, errlen);
+    if (rc || !f->folded)
+        return rc ? rc : sc_bounds(g, r, err, errlen);
+    sc_result rh;
+    *hn = h.n;
+    rc = h.n <= SC_AUTO_EXACT_MAX ? sc_exact(&h, &rh, err, errlen) : sc_bounds(&h, &rh, err, errlen);
+    sc_graph_free(&h);
+    if (!rc)
+        sc_fold_lift(g, f, &rh, r);
+    return rc;
+}
+
+int sc_alpha_auto(const sc_graph *g, sc_result *r, sc_fold *f, int *hn, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    *hn = 0;
+    return g->n <= SC_AUTO_EXACT_MAX ? sc_exact(g, r, err, errlen) : sc_alpha_folded(g, r, f, hn, err, errlen);
+}

@@ -20,7 +20,7 @@
 
 /* --method auto enumerates every cut of a graph up to this many nodes
  * (about a second), and bounds it beyond. */
-#define AUTO_EXACT_MAX 28
+#define AUTO_EXACT_MAX SC_AUTO_EXACT_MAX
 
 /* getopt_long's codes (the option spec's ids). */
 enum {
@@ -247,6 +247,8 @@ typedef struct sc_input {
     int have_graph;
     const char *method; /* closed-form, exact or bounds */
     const char *format; /* a file's format, as read */
+    char **names;       /* a fabric's node names, or NULL */
+    sc_tree tree;       /* a file's graph as a tree */
     sc_fold fold;       /* a file's hosts folded into their switches */
     int folded_nodes;   /* nodes of the folded graph */
 } sc_input;
@@ -281,24 +283,11 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
             return -2;
         }
     } else {
-        sc_edges e;
-        in->format = c->format ? c->format : sc_detect_format(c->file);
-        static const struct {
-            const char *name;
-            int (*read)(const char *, sc_edges *, char *, size_t);
-        } readers[] = {{"edgelist", sc_read_edgelist}, {"metis", sc_read_metis},
-                       {"ibnetdiscover", sc_read_ibnet}, {"slurm", sc_read_slurm},
-                       {"slurm-yaml", sc_read_slurm_yaml}};
-        int rc = -2;
-        for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
-            if (!strcmp(in->format, readers[i].name))
-                rc = readers[i].read(c->file, &e, err, errlen);
+        sc_file_graph fg;
+        int rc = sc_file_graph_read(&fg, c->file, c->format, err, errlen);
         if (rc)
             return rc;
-        rc = sc_graph_build(&in->g, &e, err, errlen);
-        sc_edges_free(&e);
-        if (rc)
-            return rc;
+        in->g = fg.g, in->names = fg.names, in->format = fg.format;
         in->have_graph = 1;
     }
     const char *m = c->method;
@@ -328,28 +317,14 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
     return 0;
 }
 
-/* A file's graph beyond enumeration: its hosts folded into their switches
- * first (fold.c: alpha is min(rho, alpha of the folded graph), so exact
- * when that graph is small enough to enumerate), else bounded as it is. */
-static int solve_folded(sc_input *in, sc_result *r, char *err, size_t errlen)
+static void input_free(sc_input *in)
 {
-    sc_graph h;
-    int rc = sc_fold_pendants(&in->g, &h, &in->fold, err, errlen);
-    if (rc || !in->fold.folded)
-        return rc ? rc : sc_bounds(&in->g, r, err, errlen);
-    sc_result rh;
-    in->folded_nodes = h.n;
-    rc = h.n <= AUTO_EXACT_MAX ? sc_exact(&h, &rh, err, errlen) : sc_bounds(&h, &rh, err, errlen);
-    sc_graph_free(&h);
-    if (!rc)
-        sc_fold_lift(&in->g, &in->fold, &rh, r);
-    return rc;
-}
-
-/* What a capacity of 1 is in a file of this format (docs/model.md). */
-static const char *capacity_unit(const char *format)
-{
-    return !strcmp(format, "ibnetdiscover") ? "Gb/s" : !strcmp(format, "slurm") ? "LinkSpeed" : "link";
+    sc_fold_free(&in->fold);
+    for (int i = 0; in->names && i < in->g.n; i++)
+        free(in->names[i]);
+    free(in->names);
+    if (in->have_graph)
+        sc_graph_free(&in->g);
 }
 
 /* The result as a key block or one JSON object. */
@@ -381,7 +356,10 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
             printf(", \"folded_hosts\": %ld, \"folded_nodes\": %d, \"host_link_min\": %.17g", in->fold.folded,
                    in->folded_nodes, in->fold.rho);
         if (in->format)
-            printf(", \"format\": \"%s\", \"capacity_unit\": \"%s\"", in->format, capacity_unit(in->format));
+            printf(", \"format\": \"%s\", \"capacity_unit\": \"%s\", \"tree\": %s, \"tree_levels\": %d, "
+                   "\"tree_irregular_switches\": %ld, \"tree_slow_host_links\": %ld",
+                   in->format, sc_capacity_unit(in->format), in->tree.is_tree ? "true" : "false", in->tree.levels,
+                   in->tree.irregular, in->tree.slow_hosts);
         if (cut)
             printf(", \"cut_set\": \"%s\"", cut);
         printf("}\n");
@@ -391,7 +369,7 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
     kit_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
     printf("source: %s\nshape: %s\nnodes: %d\nendpoints: %.17g\n", src, shape_txt, nodes, N);
     if (in->format)
-        printf("format: %s\ncapacity_unit: %s\n", in->format, capacity_unit(in->format));
+        printf("format: %s\ncapacity_unit: %s\n", in->format, sc_capacity_unit(in->format));
     printf("alpha: %.10g\nalpha_lower: %.10g\nalpha_upper: %.10g\nmethod: %s\n", r->alpha, r->alpha_lower,
            r->alpha_upper, r->method);
     if (!strcmp(r->method, "bounds"))
@@ -406,6 +384,8 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
                gb, bgb);
     if (cut)
         printf("cut_set: %s\n", cut);
+    if (c->file)
+        sc_tree_print(stdout, &in->tree, in->names);
 }
 
 int main(int argc, char **argv)
@@ -432,8 +412,7 @@ int main(int argc, char **argv)
     char *cut = NULL;
     int rc = load_input(&cli, &in, err, sizeof err);
     if (!rc && cli.dry_run) {
-        if (in.have_graph)
-            sc_graph_free(&in.g);
+        input_free(&in);
         return kit_stdout_end(KIT_EXIT_OK);
     }
     if (!rc)
@@ -441,13 +420,17 @@ int main(int argc, char **argv)
                  ? (in.is_net ? sc_network_closed_form(&in.net, &r, err, sizeof err)
                               : sc_closed_form(&in.s, &r, cli.show, err, sizeof err))
              : in.method[0] == 'e'             ? sc_exact(&in.g, &r, err, sizeof err)
-             : cli.file                        ? solve_folded(&in, &r, err, sizeof err)
+             : cli.file                        ? sc_alpha_folded(&in.g, &r, &in.fold, &in.folded_nodes, err, sizeof err)
                                                : sc_bounds(&in.g, &r, err, sizeof err);
     if (!rc) {
         double N = r.wtotal;
         double gb = cli.link_bw > 0 ? 2.0 * N / cli.bpu * r.alpha * cli.link_bw / 1e9 : -1;
         double bgb = cli.link_bw > 0 && r.bisection >= 0 ? 4.0 * r.bisection * cli.link_bw / cli.bpu / 1e9 : -1;
         rc = check_finite(&r, N, gb, bgb, err, sizeof err);
+    }
+    if (!rc && cli.file && sc_tree_recognise(&in.g, &in.tree)) {
+        snprintf(err, sizeof err, "out of memory for the tree of '%s'", cli.file);
+        rc = -3;
     }
     if (!rc && cli.show && r.set && !(cut = ranges(r.set, cli.shape ? in.s.n : in.g.n))) {
         snprintf(err, sizeof err, "out of memory for the cut set");
@@ -456,10 +439,8 @@ int main(int argc, char **argv)
     if (!rc)
         print_result(&cli, &in, &r, cut);
     free(cut);
-    sc_fold_free(&in.fold);
     sc_result_free(&r);
-    if (in.have_graph)
-        sc_graph_free(&in.g);
+    input_free(&in);
     if (rc) {
         fprintf(stderr, "sparsest_cut: %s\n", err);
         return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;

@@ -14,6 +14,14 @@ if [ "$(key format)" = ibnetdiscover ] && [ "$(key capacity_unit)" = Gb/s ] && [
 else
     bad "sparsest_cut ibnetdiscover sample: $(tr '\n' ' ' <"$TMP/out")"
 fi
+if [ "$(key tree)" = yes ] && [ "$(key tree_levels)" = 2 ] && [ "$(key tree_switches)" = 2,2 ] \
+    && [ "$(key tree_attached)" = 1 ] && [ "$(key tree_taper)" = 0.747549 ] && [ "$(key tree_irregular_switches)" = 1 ] \
+    && [ "$(key tree_irregular_1)" = "S-0c42a10300a1b500 level 1 up 425 of 850" ] \
+    && [ "$(key tree_slow_host_1)" = "H-0c42a10300c00501 103.125 of 212.5" ]; then
+    ok "the dump as a tree: 2 levels, taper 0.75, leaf02 with half the uplinks, node05 on a 4xEDR cable, a router set aside"
+else
+    bad "the dump as a tree: $(tr '\n' ' ' <"$TMP/out")"
+fi
 # the same fabric translated by hand into an edge list: the same answer
 cat >"$TMP/fabric.txt" <<'EL'
 # spines 0 1, leaves 2 3, CAs 4-8, router 9; capacities in Gb/s
@@ -102,6 +110,12 @@ if [ "$(key endpoints)" = 10000 ] && [ "$(key nodes)" = 10550 ] && [ "$(key meth
     && [ "$(key folded_hosts)" = 10000 ] && [ "$(key host_link_min)" = 103.125 ] && [ "$took" -lt 60 ] \
     && awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l > 0 && l <= h && h <= 103.125) }'; then
     ok "sparsest_cut on a generated 10,000-host dump: $lo <= alpha <= $hi Gb/s in ${took} s"
+    if [ "$(key tree_switches)" = 500,50 ] && [ "$(key tree_irregular_switches)" = 1 ] \
+        && [ "$(key tree_slow_host_links)" = 1 ]; then
+        ok "the 10,000-host dump as a tree: 500 leaves, 50 spines, taper $(key tree_taper), the short leaf and slow host found"
+    else
+        bad "the 10,000-host dump as a tree: $(tr '\n' ' ' <"$TMP/out")"
+    fi
 else
     bad "sparsest_cut 10,000-host dump (${took} s): $(tr '\n' ' ' <"$TMP/out")"
 fi

@@ -374,7 +374,42 @@ static void t_fold_equals_enumeration(void)
     ASSERT_TRUE(folded_any >= 60);
 }
 
+/* The sample dump as a tree; a cable between two leaves makes it none. */
+static void t_tree_recognition(void)
+{
+    char err[512];
+    sc_graph g;
+    sc_tree t;
+    ASSERT_EQ_INT(read_text(sc_read_ibnet_stream, ibnet_text, &g, err, sizeof err), 0);
+    ASSERT_EQ_INT(sc_tree_recognise(&g, &t), 0);
+    ASSERT_TRUE(t.is_tree);
+    ASSERT_EQ_INT(t.levels, 2);
+    ASSERT_EQ_U64((uint64_t)t.hosts, 3);
+    ASSERT_EQ_U64((uint64_t)t.attached, 1); /* the router */
+    ASSERT_EQ_U64((uint64_t)t.switches[1], 2);
+    ASSERT_EQ_U64((uint64_t)t.switches[2], 1);
+    /* leaves: down 212.5 + 103.125 + 10, up 425 + 103.125 */
+    ASSERT_NEAR(t.down[1] / t.up[1], (212.5 + 103.125 + 10) / (425 + 103.125), 1e-12);
+    ASSERT_EQ_U64((uint64_t)t.irregular, 1); /* leaf B: 103.125 up of 425 */
+    ASSERT_NEAR(t.irr[0].cap, 103.125, 0);
+    ASSERT_NEAR(t.irr[0].cap_max, 425, 0);
+    ASSERT_EQ_U64((uint64_t)t.slow_hosts, 2); /* a2 at 4xEDR, b1 at 1xQDR */
+    sc_graph_free(&g);
+    sc_edges e;
+    sc_edges_init(&e, 5, 0);
+    e.w[0] = e.w[1] = e.w[2] = 0;
+    sc_edges_add(&e, 0, 1, 1), sc_edges_add(&e, 0, 2, 1), sc_edges_add(&e, 1, 2, 1); /* leaf-leaf */
+    sc_edges_add(&e, 1, 3, 1), sc_edges_add(&e, 2, 4, 1);
+    ASSERT_EQ_INT(sc_graph_build(&g, &e, err, sizeof err), 0);
+    ASSERT_EQ_INT(sc_tree_recognise(&g, &t), 0);
+    ASSERT_TRUE(!t.is_tree);
+    ASSERT_STR_CONTAINS(t.why_not, "both at level 1");
+    sc_graph_free(&g);
+    sc_edges_free(&e);
+}
+
 static const test_case cases[] = {
+    {"tree_recognition", t_tree_recognition},
     {"hostlist_expansion", t_hostlist_expansion},
     {"ibnet_every_record", t_ibnet_every_record},
     {"ibnet_errors", t_ibnet_errors},
