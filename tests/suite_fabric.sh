@@ -119,3 +119,41 @@ if [ "$(key endpoints)" = 10000 ] && [ "$(key nodes)" = 10550 ] && [ "$(key meth
 else
     bad "sparsest_cut 10,000-host dump (${took} s): $(tr '\n' ' ' <"$TMP/out")"
 fi
+
+# torusmodel --file: the fabric under the ranks, ra_opt's bound and the
+# baseline's beside it, what binds, and the tree
+bin/torusmodel --preset hdr-fattree --file $D/fabric_ibnetdiscover.txt --ranks-per-node 4 >"$TMP/out" 2>&1
+# alpha in link_bw's units: 103.125 Gb/s = 12.890625e9 B/s over HDR's 25e9 B/s
+if [ "$(key machine_nodes)" = 5 ] && [ "$(key alpha)" = 0.515625 ] && [ "$(key fabric_format)" = ibnetdiscover ] \
+    && [ "$(key fabric_method)" = exact ] && [ -n "$(key bound_gups)" ] && [ "$(key binding)" = cpu ] \
+    && [ -n "$(key baseline_bound_gups)" ] && [ "$(key baseline_binding)" = cpu ] && [ "$(key tree_levels)" = 2 ]; then
+    ok "torusmodel --file dump: 5 hosts x 4 ranks, alpha 0.515625 x link_bw, ra_opt $(key bound_gups) and baseline $(key baseline_bound_gups) GUPS, binds $(key binding)"
+else
+    bad "torusmodel --file dump: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/torusmodel --preset hdr-fattree --file $D/topology.conf --shape 7 >"$TMP/out" 2>&1
+if [ "$(key fabric_format)" = slurm ] && [ "$(key machine_nodes)" = 7 ] && [ "$(key alpha)" = 1 ] \
+    && [ "$(key tree)" = yes ]; then
+    ok "torusmodel --file topology.conf --shape 7: one rank a node, alpha 1 link"
+else
+    bad "torusmodel --file topology.conf: $(tr '\n' ' ' <"$TMP/out")"
+fi
+bin/torusmodel --preset hdr-fattree --file $D/topology.yaml --json >"$TMP/out" 2>&1
+if [ "$(jkey network)" = file ] && [ "$(jkey alpha)" = 0.25 ] && [ -n "$(jkey baseline_predicted_gups)" ]; then
+    ok "torusmodel --file topology.yaml --json: network file, alpha 1/4, the baseline beside ra_opt"
+else
+    bad "torusmodel --file topology.yaml --json: $(head -c 400 "$TMP/out")"
+fi
+bin/torusmodel --preset hdr-fattree --file "$TMP/big.txt" >"$TMP/out" 2>&1
+if [ "$(key machine_nodes)" = 10000 ] && [ "$(key fabric_folded_hosts)" = 10000 ] && [ "$(key binding)" = network ] \
+    && [ "$(key tree_switches)" = 500,50 ]; then
+    ok "torusmodel --file on the 10,000-host dump: 128 ranks a host, binds $(key binding) at $(key bound_gups) GUPS"
+else
+    bad "torusmodel --file 10,000-host dump: $(tr '\n' ' ' <"$TMP/out")"
+fi
+serial_fail "torusmodel --format without --file" 2 "--format applies to --file" \
+    bin/torusmodel --preset hdr-fattree --format slurm
+serial_fail "torusmodel --file with the wrong --format" 2 "topology.conf:2: unrecognised line" \
+    bin/torusmodel --preset hdr-fattree --file $D/topology.conf --format ibnetdiscover
+serial_fail "torusmodel --file with a shape the hosts do not divide" 2 "3 ranks on the --file fabric of 8 hosts" \
+    bin/torusmodel --preset hdr-fattree --file $D/topology.yaml --shape 3

@@ -43,7 +43,7 @@ typedef struct tm_node {
     double v[TM_N_KEYS];
     char src[TM_N_KEYS][TM_SRC_LEN]; /* where each figure comes from ("" = not said) */
 } tm_node;
-enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2 };
+enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2, TM_NET_FILE = 3 };
 enum { TM_SCALE_AUTO = 0, TM_SCALE_NONE = 1, TM_SCALE_FULL = 2, TM_SCALE_REDUCED = 3 };
 
 /* Cycle figures are in cycles of clock_hz; a calibrated machine writes
@@ -94,6 +94,10 @@ typedef struct tm_params {
      * hosts). */
     int net_mode;
     sc_network network;
+    /* TM_NET_FILE: a real fabric read by --file (torusmodel/fabric.c): its
+     * hosts and alpha_upper in its own capacity unit, and what that unit is
+     * in bytes/s (0: one link of link_bw) */
+    double file_hosts, file_alpha, file_unit_bps;
     tm_node node;        /* the node's own parameters (node.c), when mem_latency_ns is given */
     int scale_term;      /* TM_SCALE_*: what the timed simulator adds at scale (scale.c) */
     int scale_nodes;     /* the largest machine simulated in full, the reduced machine's size */
@@ -134,6 +138,21 @@ const char *tm_param_name(int i);
 /* The i-th parameter's one-line help (NULL past the last), its default
  * as text into def. */
 const char *tm_param_help(int i, char *def, size_t len);
+
+/* A fabric read by --file, and what was found in it (torusmodel/fabric.c). */
+typedef struct tm_fabric {
+    sc_file_graph fg;
+    sc_result r;
+    sc_fold fold;
+    sc_tree tree;
+    int folded_nodes;
+} tm_fabric;
+/* Reads FILE (format NULL: detected), computes its alpha (exact, or
+ * bounded past enumeration) and tree, and sets p's network to it: 0, or
+ * -2 / -3 with one line in err.  f is freed with tm_fabric_free. */
+int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, char *err, size_t errlen);
+void tm_fabric_print(FILE *out, const tm_fabric *f);
+void tm_fabric_free(tm_fabric *f);
 
 typedef struct tm_row {
     int n;               /* ranks */
