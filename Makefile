@@ -172,6 +172,7 @@ TLAYER_test_fabric         := sparsest_cut
 TLAYER_test_machines       := torusmodel
 TLAYER_test_torusmodel     := torusmodel
 TLAYER_test_node_model     := torusmodel
+TLAYER_test_hwloc          := torusmodel
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layer of the
@@ -188,6 +189,7 @@ FLAYER_network           := sparsest_cut
 FLAYER_ibnet             := sparsest_cut
 FLAYER_slurm             := sparsest_cut
 FLAYER_slurm_yaml        := sparsest_cut
+FLAYER_hwloc             := torusmodel
 FLAYER_hosts             := torus
 FLAYER_opts_ra_base      := baseline
 FLAYER_opts_ra_opt       := optimized

@@ -157,3 +157,27 @@ serial_fail "torusmodel --file with the wrong --format" 2 "topology.conf:2: unre
     bin/torusmodel --preset hdr-fattree --file $D/topology.conf --format ibnetdiscover
 serial_fail "torusmodel --file with a shape the hosts do not divide" 2 "3 ranks on the --file fabric of 8 hosts" \
     bin/torusmodel --preset hdr-fattree --file $D/topology.yaml --shape 3
+
+# torusmodel --node-from: the node's facts from hwloc's XML
+bin/torusmodel --node-from $D/node_hwloc.xml --node clock_ghz=2.4,mem_latency_ns=90,link_gbs=25 --shape 8 >"$TMP/out" 2>&1
+if [ "$(key hwloc_cores)" = 4 ] && [ "$(key hwloc_packages)" = 2 ] && [ "$(key hwloc_numa_nodes)" = 2 ] \
+    && [ "$(key hwloc_memory_bytes)" = 68719476736 ] && [ "$(key hwloc_l3_bytes)" = 33554432 ] \
+    && [ "$(key ranks_per_node)" = 4 ] && grep -q "line_bytes .*hwloc docs/data/node_hwloc.xml: the L1 data cache's line" "$TMP/out"; then
+    ok "torusmodel --node-from node_hwloc.xml --node without cores: 4 cores, 2 NUMA nodes, 64 GiB, the line from hwloc"
+else
+    bad "torusmodel --node-from: $(tr '\n' ' ' <"$TMP/out")"
+fi
+if command -v lstopo-no-graphics >/dev/null; then
+    lstopo-no-graphics --of xml >"$TMP/here.xml" 2>/dev/null
+    bin/torusmodel --node-from "$TMP/here.xml" --node clock_ghz=2,mem_latency_ns=90,link_gbs=25 --shape 8 >"$TMP/out" 2>&1
+    if [ "$(key hwloc_cores)" -ge 1 ] 2>/dev/null && [ "$(key hwloc_pus)" -ge "$(key hwloc_cores)" ]; then
+        ok "torusmodel --node-from this machine's lstopo --of xml: $(key hwloc_cores) cores, $(key hwloc_pus) PUs"
+    else
+        bad "torusmodel --node-from lstopo's XML: $(tr '\n' ' ' <"$TMP/out")"
+    fi
+fi
+head -20 $D/node_hwloc.xml >"$TMP/cut.xml"
+serial_fail "torusmodel --node-from a cut XML" 2 "cut.xml: the file ends before </topology>" \
+    bin/torusmodel --node-from "$TMP/cut.xml" --node clock_ghz=2,mem_latency_ns=90 --shape 8
+serial_fail "torusmodel --node without cores or --node-from" 2 "--node: cores missing" \
+    bin/torusmodel --node clock_ghz=2,mem_latency_ns=90 --shape 8

@@ -32,7 +32,7 @@
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
        OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST, OPT_POLL_COST, OPT_PEER_COST,
-       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_FILE, OPT_FORMAT, OPT_PARAM };
+       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_FILE, OPT_FORMAT, OPT_NODE_FROM, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -45,6 +45,10 @@ static const kit_opt fixed_head[] = {
              "hdr-fattree (docs/machines.md; each prints its sources)"},
     {.name = "params", .type = KIT_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
      .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one; --probe: the node model's keys)"},
+    {.name = "node-from", .type = KIT_OPT_FILE_IN, .id = OPT_NODE_FROM, .meta = "XML", .defval = "none",
+     .help = "a node's facts from hwloc (lstopo --of xml > node.xml): cores (one rank a core) and the cache line "
+             "for the node model, packages, NUMA nodes, memory and caches printed, each from the file; before "
+             "--node, it need not repeat cores"},
     {.name = "node", .type = KIT_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
@@ -297,6 +301,13 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
     case OPT_FILE:
         c->file = v->s;
         break;
+    case OPT_NODE_FROM: {
+        tm_hw hw;
+        if (tm_hwloc_read(v->s, &hw, err, errlen))
+            return -1;
+        tm_hw_apply(&c->p, &hw);
+        break;
+    }
     case OPT_FORMAT:
         c->format = v->s;
         break;
@@ -615,6 +626,8 @@ static void print_header(const tm_cli *c)
     else if (p->net_mode == TM_NET_NODES)
         snprintf(net, sizeof net, "nodes (leading dimensions = a node's ranks, the rest the nodes' torus)");
     printf("# network %s\n", net);
+    if (p->hw.cores > 0)
+        tm_hw_print(stdout, &p->hw, 0);
     if (p->sources)
         printf("# sources: %s\n", p->sources);
     if (tm_node_given(p)) {
@@ -767,6 +780,8 @@ static void print_keys(const tm_cli *c, const tm_run *run)
     printf("bytes_per_update: %g\nlink_bw: %g\n", c->p.bytes_per_update, c->p.link_bw);
     if (c->file)
         tm_fabric_print(stdout, &run->fabric);
+    if (c->p.hw.cores > 0)
+        tm_hw_print(stdout, &c->p.hw, 1);
 }
 
 /* Everything computed, as the table (or key block) or one JSON object. */
