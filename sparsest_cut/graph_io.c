@@ -281,6 +281,37 @@ static int metis_symmetric(const char *name, pending_edge *fwd, size_t nfwd, pen
     return 0;
 }
 
+/* The METIS header line "n m [fmt [ncon]]": 1 with the counts and fmt's
+ * three flags set, 0 for a blank line (no header yet), -2 with one line. */
+static int metis_header(const kit_lines *Lp, char *line, long max_nodes, long *np, long *mp, int *has_size,
+                        int *has_vw, int *has_ew, char *err, size_t errlen)
+{
+    const kit_lines L = *Lp; /* FAIL names L */
+    char esc_[300];
+    char *tok[5];
+    int nt = tokens(line, tok, 4), rc = 1;
+    long n, m, fmt = 0, ncon = 1;
+    if (nt == 0)
+        return 0;
+    if (nt < 2 || nt > 4 || !parse_id(tok[0], &n) || !parse_id(tok[1], &m) || (nt > 2 && !parse_id(tok[2], &fmt)) ||
+        (nt > 3 && !parse_id(tok[3], &ncon)))
+        FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
+    if (n < 2 || n > max_nodes)
+        FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
+    if (m < 1 || m > SC_FILE_MAX_LINKS)
+        FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
+    if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
+        FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", ESC(tok[2]));
+    if (ncon != 1)
+        FAIL("METIS ncon %ld unsupported: allowed 1 (one weight = endpoints per vertex)", ncon);
+    *np = n, *mp = m;
+    *has_size = fmt / 100 == 1;
+    *has_vw = fmt / 10 % 10 == 1;
+    *has_ew = fmt % 10 == 1;
+out:
+    return rc;
+}
+
 /* METIS: "%" comments; header "n m [fmt [ncon]]"; line i lists vertex i's
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
@@ -302,27 +333,13 @@ static int read_metis(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, siz
             continue;
         char *p = line, *end;
         if (n < 0) {
-            char *tok[5];
-            int nt = tokens(line, tok, 4);
-            if (nt == 0)
-                continue;
-            long fmt = 0, ncon = 1;
-            if (nt < 2 || nt > 4 || !parse_id(tok[0], &n) || !parse_id(tok[1], &m) ||
-                (nt > 2 && !parse_id(tok[2], &fmt)) || (nt > 3 && !parse_id(tok[3], &ncon))) {
-                n = -1; /* still no header: the end-of-file checks must not trust it */
-                FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
+            int h = metis_header(&L, line, max_nodes, &n, &m, &has_size, &has_vw, &has_ew, err, errlen);
+            if (h < 0) {
+                rc = h;
+                goto out;
             }
-            if (n < 2 || n > max_nodes)
-                FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
-            if (m < 1 || m > SC_FILE_MAX_LINKS)
-                FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
-            if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
-                FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", ESC(tok[2]));
-            if (ncon != 1)
-                FAIL("METIS ncon %ld unsupported: allowed 1 (one weight = endpoints per vertex)", ncon);
-            has_size = fmt / 100 == 1;
-            has_vw = fmt / 10 % 10 == 1;
-            has_ew = fmt % 10 == 1;
+            if (h == 0)
+                continue; /* a blank line before the header */
             if (sc_edges_init(e, (int)n, 0)) {
                 snprintf(err, errlen, "out of memory reading '%s'", L.name);
                 rc = -3;
