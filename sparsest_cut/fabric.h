@@ -31,6 +31,17 @@ typedef int (*sc__reader)(kit_lines *L, long max_nodes, sc_edges *e, char *err, 
 int sc__read_stream(sc__reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
                     char *err, size_t errlen);
 int sc__read_path(sc__reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen);
+/* A format's two public entries, sc_read_NAME_stream and sc_read_NAME,
+ * over its reader READ with lines of LINE_MAX bytes. */
+#define SC_READER_ENTRIES(NAME, READ, LINE_MAX)                                                                        \
+    int sc_read_##NAME##_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)      \
+    {                                                                                                                  \
+        return sc__read_stream(READ, LINE_MAX, f, name, max_nodes, e, err, errlen);                                    \
+    }                                                                                                                  \
+    int sc_read_##NAME(const char *path, sc_edges *e, char *err, size_t errlen)                                        \
+    {                                                                                                                  \
+        return sc__read_path(READ, LINE_MAX, path, e, err, errlen);                                                    \
+    }
 
 /* A link as the file lists it: node a's port pa to node b's port pb (ports
  * -1 where the format has none), capacity c, from line `line`. */

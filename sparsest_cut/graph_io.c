@@ -223,15 +223,7 @@ int sc__read_path(sc__reader read, size_t line_max, const char *path, sc_edges *
     return rc;
 }
 
-int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_stream(read_edgelist, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_path(read_edgelist, SC_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(edgelist, read_edgelist, SC_LINE_MAX)
 
 /* A METIS number: a whole number in [lo, hi], or -1 (no cast of an
  * unchecked double: NaN, inf and 1e300 are refused before). */
@@ -462,12 +454,4 @@ out:
     return rc;
 }
 
-int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_stream(read_metis, SC_METIS_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_path(read_metis, SC_METIS_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(metis, read_metis, SC_METIS_LINE_MAX)

@@ -211,12 +211,4 @@ out:
     return rc;
 }
 
-int sc_read_ibnet_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_stream(read_ibnet, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_ibnet(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_path(read_ibnet, SC_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(ibnet, read_ibnet, SC_LINE_MAX)

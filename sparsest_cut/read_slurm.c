@@ -152,12 +152,4 @@ out:
     return rc;
 }
 
-int sc_read_slurm_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_stream(read_slurm, SLURM_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_slurm(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return sc__read_path(read_slurm, SLURM_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(slurm, read_slurm, SLURM_LINE_MAX)
