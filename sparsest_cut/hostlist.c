@@ -42,6 +42,16 @@ static int number(const char **p, long *v, int *width)
 
 static int expand(expander *x, char *name, size_t len, const char *rest, const char *end);
 
+/* The group's text for a message: at most 40 bytes, escaped. */
+static const char *group_text(const char *g, const char *close, char *buf, size_t len)
+{
+    char raw[41];
+    size_t n = (size_t)(close - g) > 40 ? 40 : (size_t)(close - g);
+    memcpy(raw, g, n);
+    raw[n] = 0;
+    return sc__esc(raw, buf, len);
+}
+
 /* The bracket group at g (after '['), each number into name at len, then
  * what follows the ']'. */
 static int group(expander *x, char *name, size_t len, const char *g, const char *end)
@@ -56,26 +66,26 @@ static int group(expander *x, char *name, size_t len, const char *g, const char 
         return -2;
     }
     const char *p = g;
+    char gt[200];
     while (p < close) {
         long lo, hi;
         int w, w2;
         if (number(&p, &lo, &w)) {
-            snprintf(x->err, x->errlen, "bracket group '[%.*s]': allowed numbers and ranges N-M separated by commas",
-                     (int)(close - g > 40 ? 40 : close - g), g);
+            snprintf(x->err, x->errlen, "bracket group '[%s]': allowed numbers and ranges N-M separated by commas",
+                     group_text(g, close, gt, sizeof gt));
             return -2;
         }
         hi = lo;
         if (*p == '-') {
             p++;
             if (number(&p, &hi, &w2) || hi < lo) {
-                snprintf(x->err, x->errlen, "range in '[%.*s]': allowed N-M with N <= M",
-                         (int)(close - g > 40 ? 40 : close - g), g);
+                snprintf(x->err, x->errlen, "range in '[%s]': allowed N-M with N <= M", group_text(g, close, gt, sizeof gt));
                 return -2;
             }
         }
         if (p < close && *p++ != ',') {
-            snprintf(x->err, x->errlen, "bracket group '[%.*s]': allowed numbers and ranges N-M separated by commas",
-                     (int)(close - g > 40 ? 40 : close - g), g);
+            snprintf(x->err, x->errlen, "bracket group '[%s]': allowed numbers and ranges N-M separated by commas",
+                     group_text(g, close, gt, sizeof gt));
             return -2;
         }
         for (long v = lo; v <= hi; v++) {

@@ -148,9 +148,11 @@ static int read_ibnet(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, siz
             while (*p == ' ' || *p == '\t')
                 p++;
             long ports = strtol(p, &end, 10);
-            if (end == p || ports < 1 || ports > 255)
-                SC_FAIL("node line: port count '%.*s' invalid: allowed 1..255", (int)strcspn(p, " \t"),
-                        sc__esc(p, esc, 40));
+            if (end == p || ports < 1 || ports > 255) {
+                char tok[41];
+                snprintf(tok, sizeof tok, "%.*s", (int)strcspn(p, " \t"), p);
+                SC_FAIL("node line: port count '%s' invalid: allowed 1..255", sc__esc(tok, esc, sizeof esc));
+            }
             p = end;
             while (*p == ' ' || *p == '\t')
                 p++;
