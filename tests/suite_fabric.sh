@@ -181,3 +181,15 @@ serial_fail "torusmodel --node-from a cut XML" 2 "cut.xml: the file ends before 
     bin/torusmodel --node-from "$TMP/cut.xml" --node clock_ghz=2,mem_latency_ns=90 --shape 8
 serial_fail "torusmodel --node without cores or --node-from" 2 "--node: cores missing" \
     bin/torusmodel --node clock_ghz=2,mem_latency_ns=90 --shape 8
+
+# ra_calibrate --probe --node-from: hwloc's facts beside the measured terms
+if run_mpi 1 bin/ra_calibrate --probe --quick --log2-table 20 --node-from $D/node_hwloc.xml --output "$TMP/probe.params" \
+    && [ "$(key hwloc_cores)" = 4 ] && [ "$(key hwloc_numa_nodes)" = 2 ] \
+    && grep -q "^term_source *= line_bytes hwloc docs/data/node_hwloc.xml: the L1 data cache's line" "$TMP/probe.params" \
+    && grep -q "^# hwloc docs/data/node_hwloc.xml: 2 packages, 4 cores" "$TMP/probe.params"; then
+    ok "ra_calibrate --probe --node-from: hwloc's cores, NUMA nodes and line in the report and the params file, each with its source"
+else
+    bad "ra_calibrate --probe --node-from: $(head -c 300 "$TMP/err") $(tr '\n' ' ' <"$TMP/out" | head -c 600)"
+fi
+expect_fail "ra_calibrate --node-from without --probe" 2 "node-from goes with --probe" 1 \
+    bin/ra_calibrate --node-from $D/node_hwloc.xml
