@@ -14,7 +14,8 @@
 /* bytes/s of one Gb/s: an ibnetdiscover dump's capacities are Gb/s */
 #define GBPS_BYTES 1.25e8
 
-int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, char *err, size_t errlen)
+int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, int shape_given, char *err,
+                   size_t errlen)
 {
     memset(f, 0, sizeof *f);
     int rc = sc_file_graph_read(&f->fg, path, format, err, errlen);
@@ -38,6 +39,16 @@ int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *for
     p->file_hosts = f->fg.g.wtotal;
     p->file_alpha = f->r.alpha_upper;
     p->file_unit_bps = !strcmp(sc_capacity_unit(f->fg.format), "Gb/s") ? GBPS_BYTES : 0;
+    if (shape_given)
+        return 0;
+    double rpn = p->ranks_per_node >= 1 ? p->ranks_per_node : 1, n = rpn * p->file_hosts;
+    char shape[64];
+    snprintf(shape, sizeof shape, "auto:%.0f", n);
+    if (n > (1 << 30) || tm_param_set(p, "shape", shape, err, errlen)) {
+        snprintf(err, errlen, "--file: %.0f hosts x %g ranks per node: allowed at most 2^30 ranks", p->file_hosts,
+                 rpn);
+        return -2;
+    }
     return 0;
 }
 

@@ -377,34 +377,6 @@ typedef struct tm_run {
     tm_fabric fabric;  /* --file's fabric */
 } tm_run;
 
-/* --file: the fabric read and its alpha found, the network set to it, and
- * the shape, unless --shape gives one, ra_opt's auto shape for
- * ranks_per_node ranks on each host: 0, or the exit code with one line. */
-static int load_fabric(tm_cli *c, tm_run *run, char *err, size_t errlen)
-{
-    if (!c->file) {
-        if (c->format) {
-            snprintf(err, errlen, "--format applies to --file: give --file FILE");
-            return KIT_EXIT_USAGE;
-        }
-        return 0;
-    }
-    int rc = tm_fabric_load(&c->p, &run->fabric, c->file, c->format, err, errlen);
-    if (rc)
-        return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
-    if (c->shape_given)
-        return 0;
-    double rpn = c->p.ranks_per_node >= 1 ? c->p.ranks_per_node : 1, n = rpn * c->p.file_hosts;
-    char shape[64];
-    snprintf(shape, sizeof shape, "auto:%.0f", n);
-    if (n > (1 << 30) || tm_param_set(&c->p, "shape", shape, err, errlen)) {
-        snprintf(err, errlen, "--file: %.0f hosts x %g ranks per node: allowed at most 2^30 ranks", c->p.file_hosts,
-                 rpn);
-        return KIT_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* Every input checked, every row evaluated, every simulation's input
  * accepted: 0, or the exit code with one line in err.  Nothing is printed
  * or written here. */
@@ -859,7 +831,14 @@ int main(int argc, char **argv)
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
         return kit_stdout_end(0);
     }
-    code = pr == CLI_BAD ? 2 : load_fabric(&cli, &run, err, sizeof err);
+    code = pr == CLI_BAD ? 2 : 0;
+    if (!code && !cli.file && cli.format) {
+        snprintf(err, sizeof err, "--format applies to --file: give --file FILE");
+        code = KIT_EXIT_USAGE;
+    } else if (!code && cli.file) {
+        int rc = tm_fabric_load(&cli.p, &run.fabric, cli.file, cli.format, cli.shape_given, err, sizeof err);
+        code = rc == -3 ? KIT_EXIT_RESOURCE : rc ? KIT_EXIT_USAGE : 0;
+    }
     if (!code)
         code = check_all(&cli, &run, err, sizeof err);
     if (!code && cli.write_params && kit_outfile_probe(cli.write_params, err, sizeof err)) {

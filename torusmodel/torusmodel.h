@@ -168,9 +168,12 @@ typedef struct tm_fabric {
     int folded_nodes;
 } tm_fabric;
 /* Reads FILE (format NULL: detected), computes its alpha (exact, or
- * bounded past enumeration) and tree, and sets p's network to it: 0, or
- * -2 / -3 with one line in err.  f is freed with tm_fabric_free. */
-int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, char *err, size_t errlen);
+ * bounded past enumeration) and tree, and sets p's network to it and,
+ * unless shape_given, the shape to ra_opt's auto shape for ranks_per_node
+ * ranks a host: 0, or -2 / -3 with one line in err.  f is freed with
+ * tm_fabric_free. */
+int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, int shape_given, char *err,
+                   size_t errlen);
 void tm_fabric_print(FILE *out, const tm_fabric *f);
 void tm_fabric_free(tm_fabric *f);
 
