@@ -112,8 +112,8 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
     static const int required[] = {SK_CLOCK, SK_CORES, SK_LAT};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!given[required[i]]) {
-            snprintf(err, errlen, "--node: %s missing: required clock_ghz, cores (or --node-from before --node) and "
-                                  "mem_latency_ns", skeys[required[i]].name);
+            snprintf(err, errlen, "--node: %s missing: required clock_ghz, cores and mem_latency_ns (cores: or "
+                                  "--node-from before --node)", skeys[required[i]].name);
             return -2;
         }
     if (given[SK_BW] && (given[SK_CHANNELS] || given[SK_CHANNEL_BW])) {
