@@ -168,9 +168,11 @@ TLAYER_test_ropt_wide      := optimized
 TLAYER_test_sparsest_cut   := sparsest_cut
 TLAYER_test_sc_shapes      := sparsest_cut
 TLAYER_test_networks       := sparsest_cut
+TLAYER_test_fabric         := sparsest_cut
 TLAYER_test_machines       := torusmodel
 TLAYER_test_torusmodel     := torusmodel
 TLAYER_test_node_model     := torusmodel
+TLAYER_test_hwloc          := torusmodel
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layer of the
@@ -184,6 +186,10 @@ FLAYER_params            := torusmodel
 FLAYER_mapping           := torus
 FLAYER_shape             := torus
 FLAYER_network           := sparsest_cut
+FLAYER_ibnet             := sparsest_cut
+FLAYER_slurm             := sparsest_cut
+FLAYER_slurm_yaml        := sparsest_cut
+FLAYER_hwloc             := torusmodel
 FLAYER_hosts             := torus
 FLAYER_opts_ra_base      := baseline
 FLAYER_opts_ra_opt       := optimized

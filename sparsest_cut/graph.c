@@ -49,6 +49,9 @@ int sc_edges_add(sc_edges *e, int u, int v, double c)
 
 void sc_edges_free(sc_edges *e)
 {
+    for (int i = 0; e->names && i < e->n; i++)
+        free(e->names[i]);
+    free(e->names);
     free(e->u);
     free(e->v);
     free(e->c);

@@ -10,7 +10,7 @@
  *   U V [CAP]        a link of capacity CAP (default 1, in link units);
  *                    repeated links add up
  */
-#include "sparsest_cut.h"
+#include "fabric.h"
 #include "kit_cli.h"
 #include "kit_io.h"
 
@@ -37,13 +37,7 @@ static int parse_num(const char *t, double *v)
     return end != t && !*end && isfinite(*v);
 }
 
-/* A token of the user's file, escaped and cut for a one-line message. */
-static const char *esc_tok(const char *t, char *buf, size_t len)
-{
-    kit_cli_escape(t, buf, len);
-    return buf;
-}
-#define ESC(t) esc_tok((t), esc_, sizeof esc_)
+#define ESC(t) sc__esc((t), esc_, sizeof esc_)
 
 /* Splits a line into at most `max` whitespace-separated tokens. */
 static int tokens(char *line, char **tok, int max)
@@ -57,16 +51,7 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
-/* One error line, "FILE:LINE: ...", then out (both parsers keep L, err,
- * errlen and rc in scope). */
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        int o_ = snprintf(err, errlen, "%s:%ld: ", L.name, L.lineno);                                                  \
-        if (o_ > 0 && (size_t)o_ < errlen)                                                                             \
-            snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);                                                      \
-        rc = -2;                                                                                                       \
-        goto out;                                                                                                      \
-    } while (0)
+#define FAIL SC_FAIL
 
 typedef struct pending_edge {
     long u, v;
@@ -213,11 +198,9 @@ out:
 }
 
 
-typedef int (*graph_reader)(kit_lines *L, long max_nodes, sc_edges *e, char *err, size_t errlen);
-
 /* A reader over a stream the caller owns (the fuzzers' buffers). */
-static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
-                       char *err, size_t errlen)
+int sc__read_stream(sc__reader read, size_t line_max, FILE *f, const char *name, long max_nodes, sc_edges *e,
+                    char *err, size_t errlen)
 {
     kit_lines L;
     kit_lines_stream(&L, f, name, line_max, SC_FILE_MAX_BYTES);
@@ -227,7 +210,7 @@ static int read_stream(graph_reader read, size_t line_max, FILE *f, const char *
 }
 
 /* A reader over a file, with the kit's node limit. */
-static int read_path(graph_reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
+int sc__read_path(sc__reader read, size_t line_max, const char *path, sc_edges *e, char *err, size_t errlen)
 {
     kit_lines L;
     char e2[400];
@@ -240,15 +223,7 @@ static int read_path(graph_reader read, size_t line_max, const char *path, sc_ed
     return rc;
 }
 
-int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return read_stream(read_edgelist, SC_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_edgelist(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return read_path(read_edgelist, SC_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(edgelist, read_edgelist, SC_LINE_MAX)
 
 /* A METIS number: a whole number in [lo, hi], or -1 (no cast of an
  * unchecked double: NaN, inf and 1e300 are refused before). */
@@ -298,6 +273,37 @@ static int metis_symmetric(const char *name, pending_edge *fwd, size_t nfwd, pen
     return 0;
 }
 
+/* The METIS header line "n m [fmt [ncon]]": 1 with the counts and fmt's
+ * three flags set, 0 for a blank line (no header yet), -2 with one line. */
+static int metis_header(const kit_lines *Lp, char *line, long max_nodes, long *np, long *mp, int *has_size,
+                        int *has_vw, int *has_ew, char *err, size_t errlen)
+{
+    const kit_lines L = *Lp; /* FAIL names L */
+    char esc_[300];
+    char *tok[5];
+    int nt = tokens(line, tok, 4), rc = 1;
+    long n, m, fmt = 0, ncon = 1;
+    if (nt == 0)
+        return 0;
+    if (nt < 2 || nt > 4 || !parse_id(tok[0], &n) || !parse_id(tok[1], &m) || (nt > 2 && !parse_id(tok[2], &fmt)) ||
+        (nt > 3 && !parse_id(tok[3], &ncon)))
+        FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
+    if (n < 2 || n > max_nodes)
+        FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
+    if (m < 1 || m > SC_FILE_MAX_LINKS)
+        FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
+    if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
+        FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", ESC(tok[2]));
+    if (ncon != 1)
+        FAIL("METIS ncon %ld unsupported: allowed 1 (one weight = endpoints per vertex)", ncon);
+    *np = n, *mp = m;
+    *has_size = fmt / 100 == 1;
+    *has_vw = fmt / 10 % 10 == 1;
+    *has_ew = fmt % 10 == 1;
+out:
+    return rc;
+}
+
 /* METIS: "%" comments; header "n m [fmt [ncon]]"; line i lists vertex i's
  * [size] [weight] then neighbours (1-based) each with [edge weight].  fmt's
  * digits: vertex sizes, vertex weights, edge weights.  Every edge appears
@@ -319,27 +325,13 @@ static int read_metis(kit_lines *Lp, long max_nodes, sc_edges *e, char *err, siz
             continue;
         char *p = line, *end;
         if (n < 0) {
-            char *tok[5];
-            int nt = tokens(line, tok, 4);
-            if (nt == 0)
-                continue;
-            long fmt = 0, ncon = 1;
-            if (nt < 2 || nt > 4 || !parse_id(tok[0], &n) || !parse_id(tok[1], &m) ||
-                (nt > 2 && !parse_id(tok[2], &fmt)) || (nt > 3 && !parse_id(tok[3], &ncon))) {
-                n = -1; /* still no header: the end-of-file checks must not trust it */
-                FAIL("malformed METIS header: allowed 'n m [fmt [ncon]]'");
+            int h = metis_header(&L, line, max_nodes, &n, &m, &has_size, &has_vw, &has_ew, err, errlen);
+            if (h < 0) {
+                rc = h;
+                goto out;
             }
-            if (n < 2 || n > max_nodes)
-                FAIL("METIS header: %ld vertices, allowed 2..%ld", n, max_nodes);
-            if (m < 1 || m > SC_FILE_MAX_LINKS)
-                FAIL("METIS header: %ld edges, allowed 1..%ld", m, SC_FILE_MAX_LINKS);
-            if (fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1)
-                FAIL("METIS fmt '%s' invalid: allowed 0, 1, 10, 11, 100, 101, 110, 111", ESC(tok[2]));
-            if (ncon != 1)
-                FAIL("METIS ncon %ld unsupported: allowed 1 (one weight = endpoints per vertex)", ncon);
-            has_size = fmt / 100 == 1;
-            has_vw = fmt / 10 % 10 == 1;
-            has_ew = fmt % 10 == 1;
+            if (h == 0)
+                continue; /* a blank line before the header */
             if (sc_edges_init(e, (int)n, 0)) {
                 snprintf(err, errlen, "out of memory reading '%s'", L.name);
                 rc = -3;
@@ -462,12 +454,4 @@ out:
     return rc;
 }
 
-int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen)
-{
-    return read_stream(read_metis, SC_METIS_LINE_MAX, f, name, max_nodes, e, err, errlen);
-}
-
-int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen)
-{
-    return read_path(read_metis, SC_METIS_LINE_MAX, path, e, err, errlen);
-}
+SC_READER_ENTRIES(metis, read_metis, SC_METIS_LINE_MAX)

@@ -20,7 +20,7 @@
 
 /* --method auto enumerates every cut of a graph up to this many nodes
  * (about a second), and bounds it beyond. */
-#define AUTO_EXACT_MAX 28
+#define AUTO_EXACT_MAX SC_AUTO_EXACT_MAX
 
 /* getopt_long's codes (the option spec's ids). */
 enum {
@@ -49,8 +49,11 @@ static const kit_opt spec[] = {
     {.name = "file", .type = KIT_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
      .help = "a general graph (docs/model.md, \"Graph files\")"},
     {.name = "format", .type = KIT_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F",
-     .defval = "edgelist; .graph/.metis files: metis", .help = "edgelist | metis: the format of --file",
-     .choices = "edgelist|metis", .allowed = "edgelist or metis"},
+     .defval = "from the content: ibnetdiscover output, Slurm topology.conf or topology.yaml; else .graph/.metis "
+               "files metis, others edgelist",
+     .help = "edgelist | metis | ibnetdiscover | slurm | slurm-yaml: the format of --file",
+     .choices = "edgelist|metis|ibnetdiscover|slurm|slurm-yaml",
+     .allowed = "edgelist, metis, ibnetdiscover, slurm or slurm-yaml"},
     {.name = "method", .type = KIT_OPT_CHOICE, .id = OPT_METHOD, .meta = "M",
      .defval = "auto: closed-form for shapes, exact up to " STR(AUTO_EXACT_MAX) " nodes, else bounds",
      .help = "auto | closed-form | exact | bounds", .choices = "auto|closed-form|exact|bounds",
@@ -243,6 +246,11 @@ typedef struct sc_input {
     sc_graph g;
     int have_graph;
     const char *method; /* closed-form, exact or bounds */
+    const char *format; /* a file's format, as read */
+    char **names;       /* a fabric's node names, or NULL */
+    sc_tree tree;       /* a file's graph as a tree */
+    sc_fold fold;       /* a file's hosts folded into their switches */
+    int folded_nodes;   /* nodes of the folded graph */
 } sc_input;
 
 /* The SHAPE or the graph file, read and checked, and the method for it
@@ -275,18 +283,11 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
             return -2;
         }
     } else {
-        sc_edges e;
-        int metis = c->format ? !strcmp(c->format, "metis") : 0;
-        size_t fl = strlen(c->file);
-        if (!c->format && fl > 6 && (!strcmp(c->file + fl - 6, ".graph") || !strcmp(c->file + fl - 6, ".metis")))
-            metis = 1;
-        int rc = metis ? sc_read_metis(c->file, &e, err, errlen) : sc_read_edgelist(c->file, &e, err, errlen);
+        sc_file_graph fg;
+        int rc = sc_file_graph_read(&fg, c->file, c->format, err, errlen);
         if (rc)
             return rc;
-        rc = sc_graph_build(&in->g, &e, err, errlen);
-        sc_edges_free(&e);
-        if (rc)
-            return rc;
+        in->g = fg.g, in->names = fg.names, in->format = fg.format;
         in->have_graph = 1;
     }
     const char *m = c->method;
@@ -316,6 +317,16 @@ static int load_input(const sc_cli *c, sc_input *in, char *err, size_t errlen)
     return 0;
 }
 
+static void input_free(sc_input *in)
+{
+    sc_fold_free(&in->fold);
+    for (int i = 0; in->names && i < in->g.n; i++)
+        free(in->names[i]);
+    free(in->names);
+    if (in->have_graph)
+        sc_graph_free(&in->g);
+}
+
 /* The result as a key block or one JSON object. */
 static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r, const char *cut)
 {
@@ -341,6 +352,14 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
             printf(", \"link_bw\": %.17g, \"bytes_per_update\": %.17g, \"gups_bound\": %.17g, "
                    "\"bisection_gups_bound\": %.17g",
                    link_bw, bpu, gb, bgb);
+        if (in->fold.folded)
+            printf(", \"folded_hosts\": %ld, \"folded_nodes\": %d, \"host_link_min\": %.17g", in->fold.folded,
+                   in->folded_nodes, in->fold.rho);
+        if (in->format)
+            printf(", \"format\": \"%s\", \"capacity_unit\": \"%s\", \"tree\": %s, \"tree_levels\": %d, "
+                   "\"tree_irregular_switches\": %ld, \"tree_slow_host_links\": %ld",
+                   in->format, sc_capacity_unit(in->format), in->tree.is_tree ? "true" : "false", in->tree.levels,
+                   in->tree.irregular, in->tree.slow_hosts);
         if (cut)
             printf(", \"cut_set\": \"%s\"", cut);
         printf("}\n");
@@ -349,10 +368,15 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
     char src[300];
     kit_cli_escape(c->shape ? "shape" : c->file, src, sizeof src); /* one line, whatever the file is called */
     printf("source: %s\nshape: %s\nnodes: %d\nendpoints: %.17g\n", src, shape_txt, nodes, N);
+    if (in->format)
+        printf("format: %s\ncapacity_unit: %s\n", in->format, sc_capacity_unit(in->format));
     printf("alpha: %.10g\nalpha_lower: %.10g\nalpha_upper: %.10g\nmethod: %s\n", r->alpha, r->alpha_lower,
            r->alpha_upper, r->method);
     if (!strcmp(r->method, "bounds"))
         printf("lambda2: %.10g\nupper_from: %s\n", r->lambda2, r->upper_from);
+    if (in->fold.folded)
+        printf("folded_hosts: %ld\nfolded_nodes: %d\nhost_link_min: %.10g\n", in->fold.folded, in->folded_nodes,
+               in->fold.rho);
     printf("bisection_links: %.10g\nbisection_links_lower: %.10g\nbisection_method: %s\n", r->bisection, blow,
            r->bisection_method);
     if (link_bw > 0)
@@ -360,6 +384,8 @@ static void print_result(const sc_cli *c, const sc_input *in, const sc_result *r
                gb, bgb);
     if (cut)
         printf("cut_set: %s\n", cut);
+    if (c->file)
+        sc_tree_print(stdout, &in->tree, in->names);
 }
 
 int main(int argc, char **argv)
@@ -386,8 +412,7 @@ int main(int argc, char **argv)
     char *cut = NULL;
     int rc = load_input(&cli, &in, err, sizeof err);
     if (!rc && cli.dry_run) {
-        if (in.have_graph)
-            sc_graph_free(&in.g);
+        input_free(&in);
         return kit_stdout_end(KIT_EXIT_OK);
     }
     if (!rc)
@@ -395,12 +420,17 @@ int main(int argc, char **argv)
                  ? (in.is_net ? sc_network_closed_form(&in.net, &r, err, sizeof err)
                               : sc_closed_form(&in.s, &r, cli.show, err, sizeof err))
              : in.method[0] == 'e'             ? sc_exact(&in.g, &r, err, sizeof err)
+             : cli.file                        ? sc_alpha_folded(&in.g, &r, &in.fold, &in.folded_nodes, err, sizeof err)
                                                : sc_bounds(&in.g, &r, err, sizeof err);
     if (!rc) {
         double N = r.wtotal;
         double gb = cli.link_bw > 0 ? 2.0 * N / cli.bpu * r.alpha * cli.link_bw / 1e9 : -1;
         double bgb = cli.link_bw > 0 && r.bisection >= 0 ? 4.0 * r.bisection * cli.link_bw / cli.bpu / 1e9 : -1;
         rc = check_finite(&r, N, gb, bgb, err, sizeof err);
+    }
+    if (!rc && cli.file && sc_tree_recognise(&in.g, &in.tree)) {
+        snprintf(err, sizeof err, "out of memory for the tree of '%s'", cli.file);
+        rc = -3;
     }
     if (!rc && cli.show && r.set && !(cut = ranges(r.set, cli.shape ? in.s.n : in.g.n))) {
         snprintf(err, sizeof err, "out of memory for the cut set");
@@ -410,8 +440,7 @@ int main(int argc, char **argv)
         print_result(&cli, &in, &r, cut);
     free(cut);
     sc_result_free(&r);
-    if (in.have_graph)
-        sc_graph_free(&in.g);
+    input_free(&in);
     if (rc) {
         fprintf(stderr, "sparsest_cut: %s\n", err);
         return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;

@@ -42,6 +42,7 @@ typedef struct sc_edges {
     int *u, *v;
     double *c;
     double *w; /* n node weights, default 1 */
+    char **names; /* n names from a fabric's file (freed with e), or NULL */
 } sc_edges;
 
 int sc_edges_init(sc_edges *e, int n, int directed);
@@ -85,6 +86,36 @@ int sc_read_metis(const char *path, sc_edges *e, char *err, size_t errlen);
 int sc_read_edgelist_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 int sc_read_metis_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
 
+/* A real machine's files, read as their tools write them (docs/model.md,
+ * "Files a cluster already has"): `ibnetdiscover` output (CAs are
+ * endpoints, switches and routers carry none, capacities in Gb/s from
+ * width x lane rate), Slurm's topology.conf and topology.yaml (nodes are
+ * endpoints, each switch-child pair one link of capacity LinkSpeed, else
+ * 1).  Same contract and limits as the readers above. */
+int sc_read_ibnet(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_yaml(const char *path, sc_edges *e, char *err, size_t errlen);
+int sc_read_ibnet_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+int sc_read_slurm_yaml_stream(FILE *f, const char *name, long max_nodes, sc_edges *e, char *err, size_t errlen);
+/* The format of a graph file, from its content (the first lines) and, for
+ * METIS, its name: "ibnetdiscover", "slurm", "slurm-yaml", "metis" or
+ * "edgelist".  A file that cannot be opened is "edgelist": its reader
+ * says why. */
+const char *sc_detect_format(const char *path);
+/* A graph file read and built, in the format given (NULL: detected). */
+typedef struct sc_file_graph {
+    sc_graph g;
+    const char *format; /* the format read */
+    char **names;       /* g.n node names (ibnetdiscover, Slurm), or NULL */
+} sc_file_graph;
+int sc_file_graph_read(sc_file_graph *fg, const char *path, const char *format, char *err, size_t errlen);
+void sc_file_graph_free(sc_file_graph *fg);
+/* What a capacity of 1 is in a file of this format: "Gb/s"
+ * (ibnetdiscover), "LinkSpeed" (topology.conf) or "link". */
+const char *sc_capacity_unit(const char *format);
+
+
 /* Cut of a set (in[v] != 0 means v in S): both directions. */
 void sc_cut(const sc_graph *g, const unsigned char *in, double *out, double *inward, double *wS);
 /* C(S)/min(w(S), W - w(S)), or -1 when one side has no endpoint. */
@@ -118,6 +149,55 @@ int sc_bounds(const sc_graph *g, sc_result *r, char *err, size_t errlen);
 double sc_refine(const sc_graph *g, unsigned char *in, int max_passes);
 
 void sc_result_free(sc_result *r);
+
+/* Endpoints with one neighbour (hosts on their leaf) folded into it
+ * (fold.c, with the proof): alpha(G) = min(rho, alpha(H)), H the folded
+ * graph.  map[v] is v's node in H (a folded host: its switch's). */
+typedef struct sc_fold {
+    int *map;
+    long folded;  /* endpoints folded; 0: nothing to fold, h untouched */
+    double rho;   /* min over folded hosts of link capacity / weight */
+    int rho_node; /* a host achieving rho */
+} sc_fold;
+/* 0 with h built when f->folded > 0, or -2 / -3 with one line in err. */
+int sc_fold_pendants(const sc_graph *g, sc_graph *h, sc_fold *f, char *err, size_t errlen);
+/* H's result rh as G's: the bounds min'd with rho, the set lifted (rh's set
+ * is freed; r owns its own). */
+void sc_fold_lift(const sc_graph *g, const sc_fold *f, const sc_result *rh, sc_result *r);
+void sc_fold_free(sc_fold *f);
+/* alpha of a general graph as --method auto finds it: enumeration up to
+ * SC_AUTO_EXACT_MAX nodes (about a second), else hosts folded first and
+ * the folded graph enumerated or bounded (f says what was folded; *hn the
+ * folded graph's nodes).  0, or -2 / -3 with one line in err. */
+#define SC_AUTO_EXACT_MAX 28
+int sc_alpha_auto(const sc_graph *g, sc_result *r, sc_fold *f, int *hn, char *err, size_t errlen);
+/* The same past enumeration: folded, then enumerated or bounded. */
+int sc_alpha_folded(const sc_graph *g, sc_result *r, sc_fold *f, int *hn, char *err, size_t errlen);
+
+/* A fabric as a tree (tree.c): hosts at level 0, each switch one above its
+ * nearest host; a tree when every link joins adjacent levels (switches
+ * and routers hanging off one port alone are set aside as attached).
+ * Per level: switches, capacity down and up (taper = down / up), and the
+ * irregular ones: switches with less up capacity than their level's most
+ * (fewer uplinks or slower cables), hosts on a slower link than the most. */
+#define SC_TREE_MAX_LEVELS 8
+#define SC_TREE_MAX_SHOWN 8
+typedef struct sc_tree {
+    int is_tree, levels;
+    char why_not[160];
+    long hosts, attached, irregular, slow_hosts;
+    long switches[SC_TREE_MAX_LEVELS + 1];
+    double down[SC_TREE_MAX_LEVELS + 1], up[SC_TREE_MAX_LEVELS + 1];
+    int nirr, nslow;
+    struct {
+        int node, level;
+        double cap, cap_max;
+    } irr[SC_TREE_MAX_SHOWN], slow[SC_TREE_MAX_SHOWN];
+} sc_tree;
+/* 0, or -3 out of memory. */
+int sc_tree_recognise(const sc_graph *g, sc_tree *t);
+/* The tree_* key lines (names: node names or NULL for ids). */
+void sc_tree_print(FILE *f, const sc_tree *t, char *const *names);
 
 /* A physical network: a torus/mesh shape, a k-ary n-tree fat-tree or a
  * dragonfly (sparsest_cut/networks.c, grammar in docs/machines.md):

@@ -77,6 +77,19 @@ expect_fail() {
     fi
 }
 
+# serial_fail DESC CODE TEXT CMD... : a serial command fails with CODE and one stderr line containing TEXT
+serial_fail() {
+    local desc=$1 code=$2 text=$3
+    shift 3
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" = "$code" ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "$text" "$TMP/err"; then
+        ok "$desc -> exit $rc: $(cat "$TMP/err")"
+    else
+        bad "$desc: exit $rc (want $code), stderr: $(head -3 "$TMP/err")"
+    fi
+}
+
 finish() {
     echo "$T_PASS passed, $T_FAIL failed"
     [ "$T_FAIL" = 0 ]

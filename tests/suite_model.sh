@@ -2,19 +2,6 @@
 # from the command line: key blocks, JSON, paper 002's numbers, and every
 # bad input giving one line and exit 2.  Sourced by run_tests.sh.
 
-# serial_fail DESC CODE TEXT CMD... : a serial command fails with CODE and one stderr line containing TEXT
-serial_fail() {
-    local desc=$1 code=$2 text=$3
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" = "$code" ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "$text" "$TMP/err"; then
-        ok "$desc -> exit $rc: $(cat "$TMP/err")"
-    else
-        bad "$desc: exit $rc (want $code), stderr: $(head -3 "$TMP/err")"
-    fi
-}
-
 # sparsest_cut: BlueGene/L 64K partition, closed form and the bound of eq. 2
 bin/sparsest_cut 64x32x32 --link-bw 175e6 --bytes-per-update 78 >"$TMP/out" 2>&1
 if [ "$(key alpha)" = 0.0625 ] && [ "$(key method)" = closed-form ] && [ "$(key bisection_links)" = 2048 ] \

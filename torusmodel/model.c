@@ -117,6 +117,23 @@ static int physical(const tm_params *p, const torus_shape *s, double *rpn, doubl
             snprintf(err, errlen, "shape %s with network nodes: one node, allowed at least 2", name);
             return -2;
         }
+    } else if (p->net_mode == TM_NET_FILE) {
+        long h = (long)p->file_hosts;
+        if (s->n % h) {
+            snprintf(err, errlen, "shape %s has %d ranks on the --file fabric of %ld hosts: allowed a whole number "
+                                  "of ranks per host", name, s->n, h);
+            return -2;
+        }
+        *rpn = (double)(s->n / h);
+        j = tm_node_dims(s, *rpn);
+        /* the fabric's capacities in link_bw's units: alpha C is what a host's cut carries */
+        *alpha = p->file_unit_bps > 0 ? p->file_alpha * p->file_unit_bps / p->link_bw : p->file_alpha;
+        *hosts = p->file_hosts;
+        double x = 0;
+        for (int i = j; i < s->ndims; i++)
+            x += 1.0 - 1.0 / s->k[i];
+        *transfers = p->algorithm == TM_DIRECT ? 1 : x; /* ranks lie on the fabric as random traffic */
+        return 0;
     } else {
         net = p->network;
         if (s->n % net.hosts) {

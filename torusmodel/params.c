@@ -476,8 +476,13 @@ void tm_params_write(const tm_params *p, FILE *f)
             char net[128];
             if (p->net_mode == TM_NET_GIVEN)
                 sc_network_format(&p->network, net, sizeof net);
-            fprintf(f, "%-20s = %s   # %s\n", keys[i].key,
-                    p->net_mode == TM_NET_GIVEN ? net : p->net_mode == TM_NET_NODES ? "nodes" : "shape", keys[i].help);
+            if (p->net_mode == TM_NET_FILE) /* a fabric is no params value: --file gives it again */
+                fprintf(f, "# %-18s = a --file fabric of %.0f hosts, alpha %.10g per host (give --file again)\n",
+                        keys[i].key, p->file_hosts, p->file_alpha);
+            else
+                fprintf(f, "%-20s = %s   # %s\n", keys[i].key,
+                        p->net_mode == TM_NET_GIVEN ? net : p->net_mode == TM_NET_NODES ? "nodes" : "shape",
+                        keys[i].help);
         } else if (!strcmp(keys[i].key, "algorithm"))
             fprintf(f, "%-20s = %s   # %s\n", keys[i].key, p->algorithm == TM_ROUTED ? "routed" : "direct",
                     keys[i].help);

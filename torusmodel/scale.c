@@ -47,6 +47,10 @@ static int network_torus(const tm_params *p, const torus_shape *s, torus_shape *
         *t = *s;
         return 1;
     }
+    if (p->net_mode == TM_NET_FILE) {
+        snprintf(how, len, "none: the timed simulator models tori only");
+        return 0;
+    }
     if (p->net_mode == TM_NET_GIVEN) {
         if (p->network.kind != SC_NET_TORUS) {
             snprintf(how, len, "none: the timed simulator models tori only");

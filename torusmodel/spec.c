@@ -103,10 +103,17 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         }
         v[k] = x, given[k] = 1;
     }
+    /* what hwloc read (--node-from, given first) is not asked again */
+    if (!given[SK_CORES] && p->hw.cores > 0)
+        v[SK_CORES] = (double)p->hw.cores, given[SK_CORES] = 1;
+    if (!given[SK_LINE] && p->hw.line > 0 && ((long)p->hw.line & ((long)p->hw.line - 1)) == 0 && p->hw.line >= 8 &&
+        p->hw.line <= 4096)
+        v[SK_LINE] = p->hw.line, given[SK_LINE] = 2;
     static const int required[] = {SK_CLOCK, SK_CORES, SK_LAT};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!given[required[i]]) {
-            snprintf(err, errlen, "--node: %s missing: required clock_ghz, cores and mem_latency_ns", skeys[required[i]].name);
+            snprintf(err, errlen, "--node: %s missing: required clock_ghz, cores and mem_latency_ns (cores: or "
+                                  "--node-from before --node)", skeys[required[i]].name);
             return -2;
         }
     if (given[SK_BW] && (given[SK_CHANNELS] || given[SK_CHANNEL_BW])) {
@@ -142,7 +149,11 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
         snprintf(s, sizeof s, "given (--node): %g channels x %g GB/s", v[SK_CHANNELS], v[SK_CHANNEL_BW]);
         tm_node_set(p, TM_N_MEM_BW, v[SK_CHANNELS] * v[SK_CHANNEL_BW] * 1e9, s);
     }
-    if (given[SK_LINE])
+    if (given[SK_LINE] == 2) {
+        char src[TM_SRC_LEN];
+        snprintf(src, sizeof src, "%.160s: the L1 data cache's line", p->hw.src);
+        tm_node_set(p, TM_N_LINE, v[SK_LINE], src);
+    } else if (given[SK_LINE])
         tm_node_set(p, TM_N_LINE, v[SK_LINE], g);
     else if (!(p->node.v[TM_N_LINE] > 0))
         tm_node_set(p, TM_N_LINE, 64, "assumed: 64 (--node line not given)");

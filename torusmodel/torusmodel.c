@@ -32,7 +32,7 @@
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
        OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST, OPT_POLL_COST, OPT_PEER_COST,
-       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_PARAM };
+       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_FILE, OPT_FORMAT, OPT_NODE_FROM, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -45,11 +45,24 @@ static const kit_opt fixed_head[] = {
              "hdr-fattree (docs/machines.md; each prints its sources)"},
     {.name = "params", .type = KIT_OPT_FILE_IN, .id = OPT_PARAMS, .meta = "FILE", .defval = "none",
      .help = "'key = value' lines, '#' comments (bin/ra_calibrate writes one; --probe: the node model's keys)"},
+    {.name = "node-from", .type = KIT_OPT_FILE_IN, .id = OPT_NODE_FROM, .meta = "XML", .defval = "none",
+     .help = "a node's facts from hwloc (lstopo --of xml > node.xml): cores (one rank a core) and the cache line "
+             "for the node model, packages, NUMA nodes, memory and caches printed, each from the file; before "
+             "--node, it need not repeat cores"},
     {.name = "node", .type = KIT_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
              "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update "
              "(docs/machines.md); prints both algorithms and a sensitivity line"},
+    {.name = "file", .type = KIT_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
+     .help = "the physical network from a real fabric's file: an ibnetdiscover dump, Slurm's topology.conf or "
+             "topology.yaml, or a graph file (sparsest_cut --file's formats; docs/model.md); its hosts carry the "
+             "ranks, its alpha (exact, or bounded past enumeration) the network bound; shape auto:ranks_per_node x "
+             "hosts unless --shape gives one"},
+    {.name = "format", .type = KIT_OPT_CHOICE, .id = OPT_FORMAT, .meta = "F", .defval = "from the content",
+     .help = "edgelist | metis | ibnetdiscover | slurm | slurm-yaml: the format of --file",
+     .choices = "edgelist|metis|ibnetdiscover|slurm|slurm-yaml",
+     .allowed = "edgelist, metis, ibnetdiscover, slurm or slurm-yaml"},
 };
 static const kit_opt fixed_tail[] = {
     {.type = KIT_OPT_HEADING, .help = "Models:"},
@@ -208,6 +221,8 @@ typedef struct tm_cli {
     int node_hops;                /* 0 = the model, 1 or 2 */
     int node_hops_of[TM_MAX_SHAPES];
     const char *write_params;
+    const char *file, *format; /* --file and its --format */
+    int shape_given;           /* --shape or --shapes on the command line */
 } tm_cli;
 
 enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
@@ -217,6 +232,7 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
 {
     tm_cli *c = ctx;
     if (o->id >= OPT_PARAM) {
+        c->shape_given |= !strncmp(o->name, "shape", 5);
         char name[64];
         snprintf(name, sizeof name, "--%s", o->name);
         return tm_param_set(&c->p, name, v->s, err, errlen) ? -1 : 0;
@@ -282,6 +298,19 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
     case OPT_RA_OPT_NODE:
         c->ra_opt_node = v->s;
         break;
+    case OPT_FILE:
+        c->file = v->s;
+        break;
+    case OPT_NODE_FROM: {
+        tm_hw hw;
+        if (tm_hwloc_read(v->s, &hw, err, errlen))
+            return -1;
+        tm_hw_apply(&c->p, &hw);
+        break;
+    }
+    case OPT_FORMAT:
+        c->format = v->s;
+        break;
     case OPT_NODE_HOPS:
         c->node_hops = (int)v->l; /* the choices' order: auto, 1, 2 */
         break;
@@ -345,6 +374,7 @@ typedef struct tm_run {
     ropt_timed_config sim[TM_MAX_SHAPES];
     ropt_timed_result sims[TM_MAX_SHAPES];
     double bucket_sim; /* --bucket-sim's mean bucket, -1 none */
+    tm_fabric fabric;  /* --file's fabric */
 } tm_run;
 
 /* Every input checked, every row evaluated, every simulation's input
@@ -427,7 +457,7 @@ static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t e
         return -2;
     if (tm_node_given(p))
         tm_sensitivity(p, &p->shapes[k], &run->rows[k], run->sens[k], sizeof run->sens[k]);
-    if (c->node && p->algorithm == TM_ROUTED) {
+    if ((c->node || c->file) && p->algorithm == TM_ROUTED) {
         tm_params q = *p;
         q.algorithm = TM_DIRECT;
         int n = p->shapes[k].n;
@@ -557,12 +587,19 @@ static void print_header(const tm_cli *c)
             printf("%g", p->plain_rate[j]);
     }
     printf("\n");
-    char net[128] = "shape (each shape is its own torus network)";
-    if (p->net_mode == TM_NET_GIVEN)
+    char net[400] = "shape (each shape is its own torus network)";
+    if (p->net_mode == TM_NET_FILE) {
+        char esc[300];
+        kit_cli_escape(c->file, esc, sizeof esc);
+        snprintf(net, sizeof net, "file %s: %.0f hosts, alpha %.6g x link_bw per host", esc, p->file_hosts,
+                 p->file_unit_bps > 0 ? p->file_alpha * p->file_unit_bps / p->link_bw : p->file_alpha);
+    } else if (p->net_mode == TM_NET_GIVEN)
         sc_network_format(&p->network, net, sizeof net);
     else if (p->net_mode == TM_NET_NODES)
         snprintf(net, sizeof net, "nodes (leading dimensions = a node's ranks, the rest the nodes' torus)");
     printf("# network %s\n", net);
+    if (p->hw.cores > 0)
+        tm_hw_print(stdout, &p->hw, 0);
     if (p->sources)
         printf("# sources: %s\n", p->sources);
     if (tm_node_given(p)) {
@@ -598,13 +635,12 @@ static void print_json_row(const tm_cli *c, const tm_run *run, int k)
            row->cores_used);
     printf(", \"first_order_gups\": %s, \"scale_term\": \"%s\", \"scale_eta\": %.6g",
            fig(f1, sizeof f1, "%.6g", row->first_order_gups, "null"), row->scale_how, row->scale_eta);
-    if (tm_node_given(&c->p)) {
+    if (tm_node_given(&c->p))
         printf(", \"injection_bound_gups\": %s, \"sensitivity_per_10pct\": \"%s\"",
                fig(f2, sizeof f2, "%.6g", row->inj_gups, "null"), run->sens[k]);
-        if (c->node && c->p.algorithm == TM_ROUTED)
-            printf(", \"baseline_predicted_gups\": %s, \"baseline_binding\": \"%s\"",
-                   fig(f3, sizeof f3, "%.6g", run->base[k].predicted_gups, "null"), run->base[k].binding);
-    }
+    if ((c->node || c->file) && c->p.algorithm == TM_ROUTED)
+        printf(", \"baseline_predicted_gups\": %s, \"baseline_binding\": \"%s\"",
+               fig(f3, sizeof f3, "%.6g", run->base[k].predicted_gups, "null"), run->base[k].binding);
     if (c->bucketed)
         printf(", \"mean_bucket_size\": %.4f", run->bucket[k]);
     if (c->simulate) {
@@ -652,7 +688,7 @@ static void print_text_row(const tm_cli *c, const tm_run *run, int k)
                row->first_order_gups, row->predicted_gups);
     if (tm_node_given(&c->p) && c->p.nshapes > 1)
         printf("#   sensitivity (GUPS per +10%% of each input): %s\n", run->sens[k]);
-    if (c->node && c->p.algorithm == TM_ROUTED && c->p.nshapes > 1)
+    if ((c->node || c->file) && c->p.algorithm == TM_ROUTED && c->p.nshapes > 1)
         printf("#   HPCC's baseline on it: %s GUPS, binds %s\n",
                fig(f1, sizeof f1, "%.4f", run->base[k].predicted_gups, "unbounded"), run->base[k].binding);
 }
@@ -700,19 +736,24 @@ static void print_keys(const tm_cli *c, const tm_run *run)
            fig(f6, sizeof f6, "%.6g", row->predicted_gups, "unbounded"));
     printf("first_order_gups: %s\nscale_term: %s\nscale_eta: %.4g\n",
            fig(f6, sizeof f6, "%.6g", row->first_order_gups, "unbounded"), row->scale_how, row->scale_eta);
-    if (tm_node_given(&c->p)) {
+    if (tm_node_given(&c->p))
         printf("injection_bound_gups: %s\nsensitivity_per_10pct: %s\n",
                fig(f1, sizeof f1, "%.6g", row->inj_gups, "unbounded"), run->sens[0]);
-        if (c->node && c->p.algorithm == TM_ROUTED)
-            printf("baseline_predicted_gups: %s\nbaseline_binding: %s\n",
-                   fig(f2, sizeof f2, "%.6g", run->base[0].predicted_gups, "unbounded"), run->base[0].binding);
-    }
+    /* HPCC's baseline on the same machine: beside a node model or a fabric */
+    if ((c->node || c->file) && c->p.algorithm == TM_ROUTED)
+        printf("baseline_bound_gups: %s\nbaseline_predicted_gups: %s\nbaseline_binding: %s\n",
+               fig(f1, sizeof f1, "%.6g", run->base[0].bound_gups, "unbounded"),
+               fig(f2, sizeof f2, "%.6g", run->base[0].predicted_gups, "unbounded"), run->base[0].binding);
     if (c->bucketed)
         printf("mean_bucket_size: %.4f\n", run->bucket[0]);
     if (c->simulate)
         print_sim_keys(&run->sims[0]);
     /* the network bound's inputs, as the header's "b" and "link_bw" */
     printf("bytes_per_update: %g\nlink_bw: %g\n", c->p.bytes_per_update, c->p.link_bw);
+    if (c->file)
+        tm_fabric_print(stdout, &run->fabric);
+    if (c->p.hw.cores > 0)
+        tm_hw_print(stdout, &c->p.hw, 1);
 }
 
 /* Everything computed, as the table (or key block) or one JSON object. */
@@ -730,7 +771,9 @@ static void print_results(const tm_cli *c, const tm_run *run)
     }
     if (c->json) {
         char net[128] = "shape";
-        if (p->net_mode == TM_NET_GIVEN)
+        if (p->net_mode == TM_NET_FILE)
+            snprintf(net, sizeof net, "file");
+        else if (p->net_mode == TM_NET_GIVEN)
             sc_network_format(&p->network, net, sizeof net);
         else if (p->net_mode == TM_NET_NODES)
             snprintf(net, sizeof net, "nodes");
@@ -788,7 +831,16 @@ int main(int argc, char **argv)
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
         return kit_stdout_end(0);
     }
-    code = pr == CLI_BAD ? 2 : check_all(&cli, &run, err, sizeof err);
+    code = pr == CLI_BAD ? 2 : 0;
+    if (!code && !cli.file && cli.format) {
+        snprintf(err, sizeof err, "--format applies to --file: give --file FILE");
+        code = KIT_EXIT_USAGE;
+    } else if (!code && cli.file) {
+        int rc = tm_fabric_load(&cli.p, &run.fabric, cli.file, cli.format, cli.shape_given, err, sizeof err);
+        code = rc == -3 ? KIT_EXIT_RESOURCE : rc ? KIT_EXIT_USAGE : 0;
+    }
+    if (!code)
+        code = check_all(&cli, &run, err, sizeof err);
     if (!code && cli.write_params && kit_outfile_probe(cli.write_params, err, sizeof err)) {
         /* bounded by the precision: what fits of the probe's message */
         char e2[sizeof err];
@@ -796,17 +848,21 @@ int main(int argc, char **argv)
         memcpy(err, e2, sizeof err);
         code = 2;
     }
-    if (!code && cli.dry_run)
+    if (!code && cli.dry_run) {
+        tm_fabric_free(&run.fabric);
         return kit_stdout_end(0);
+    }
     cli.p.scale_progress = isatty(2); /* a scale simulation takes seconds: say so where someone waits */
     if (!code)
         code = compute(&cli, &run, err, sizeof err);
     if (!code && cli.write_params)
         code = write_params_file(&cli.p, cli.write_params, err, sizeof err);
     if (code) {
+        tm_fabric_free(&run.fabric);
         fprintf(stderr, "torusmodel: %s\n", err);
         return code;
     }
     print_results(&cli, &run);
+    tm_fabric_free(&run.fabric);
     return kit_stdout_end(0);
 }

@@ -43,7 +43,16 @@ typedef struct tm_node {
     double v[TM_N_KEYS];
     char src[TM_N_KEYS][TM_SRC_LEN]; /* where each figure comes from ("" = not said) */
 } tm_node;
-enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2 };
+/* A node's facts from hwloc's XML (torusmodel/hwloc.c); cores 0: none read. */
+typedef struct tm_hw {
+    char src[TM_SRC_LEN]; /* "hwloc FILE" */
+    long packages, cores, pus, numa;
+    double memory;   /* bytes: the NUMA nodes' local memory */
+    double cache[4]; /* bytes of an L1 data, L2, L3 cache (index = level; 0: none) */
+    double line;     /* the L1 data cache's line, bytes */
+} tm_hw;
+
+enum { TM_NET_SHAPE = 0, TM_NET_NODES = 1, TM_NET_GIVEN = 2, TM_NET_FILE = 3 };
 enum { TM_SCALE_AUTO = 0, TM_SCALE_NONE = 1, TM_SCALE_FULL = 2, TM_SCALE_REDUCED = 3 };
 
 /* Cycle figures are in cycles of clock_hz; a calibrated machine writes
@@ -94,6 +103,11 @@ typedef struct tm_params {
      * hosts). */
     int net_mode;
     sc_network network;
+    /* TM_NET_FILE: a real fabric read by --file (torusmodel/fabric.c): its
+     * hosts and alpha_upper in its own capacity unit, and what that unit is
+     * in bytes/s (0: one link of link_bw) */
+    double file_hosts, file_alpha, file_unit_bps;
+    tm_hw hw; /* --node-from: the node's hwloc facts (cores 0: none) */
     tm_node node;        /* the node's own parameters (node.c), when mem_latency_ns is given */
     int scale_term;      /* TM_SCALE_*: what the timed simulator adds at scale (scale.c) */
     int scale_nodes;     /* the largest machine simulated in full, the reduced machine's size */
@@ -134,6 +148,34 @@ const char *tm_param_name(int i);
 /* The i-th parameter's one-line help (NULL past the last), its default
  * as text into def. */
 const char *tm_param_help(int i, char *def, size_t len);
+
+/* hwloc's XML of a node (lstopo --of xml): 0, or -2 / -3 with one line
+ * naming the file, the line and what was expected.  The stream form is
+ * the fuzzer's. */
+int tm_hwloc_read(const char *path, tm_hw *hw, char *err, size_t errlen);
+int tm_hwloc_stream(FILE *f, const char *name, tm_hw *hw, char *err, size_t errlen);
+/* hw into p: cores (and one rank a core) and the line, each with its source. */
+void tm_hw_apply(tm_params *p, const tm_hw *hw);
+/* The facts as one '#' line (keys 0) or as hwloc_* key lines (keys 1). */
+void tm_hw_print(FILE *f, const tm_hw *hw, int keys);
+
+/* A fabric read by --file, and what was found in it (torusmodel/fabric.c). */
+typedef struct tm_fabric {
+    sc_file_graph fg;
+    sc_result r;
+    sc_fold fold;
+    sc_tree tree;
+    int folded_nodes;
+} tm_fabric;
+/* Reads FILE (format NULL: detected), computes its alpha (exact, or
+ * bounded past enumeration) and tree, and sets p's network to it and,
+ * unless shape_given, the shape to ra_opt's auto shape for ranks_per_node
+ * ranks a host: 0, or -2 / -3 with one line in err.  f is freed with
+ * tm_fabric_free. */
+int tm_fabric_load(tm_params *p, tm_fabric *f, const char *path, const char *format, int shape_given, char *err,
+                   size_t errlen);
+void tm_fabric_print(FILE *out, const tm_fabric *f);
+void tm_fabric_free(tm_fabric *f);
 
 typedef struct tm_row {
     int n;               /* ranks */

@@ -1,6 +1,7 @@
 /*
  * fuzz_graph.h - the one body of the graph-reader harnesses (fuzz_edgelist,
- * fuzz_metis): they differ only in the reader they call.
+ * fuzz_metis, fuzz_ibnet, fuzz_slurm, fuzz_slurm_yaml): they differ only in
+ * the reader they call.
  */
 #ifndef FUZZ_GRAPH_H
 #define FUZZ_GRAPH_H
@@ -8,7 +9,7 @@
 #include "fuzz.h"
 #include "sparsest_cut.h"
 
-/* A graph reader (sparsest_cut's edge-list or METIS stream reader) on the
+/* A graph reader (one of sparsest_cut's stream readers) on the
  * input: an error must be one line, a graph must hold together (every id
  * inside 0..n-1).  Graphs of up to 2^16 nodes: the same code paths as
  * 2^26, without spending each execution on a 0.5 GiB allocation. */

@@ -224,7 +224,9 @@ static int probe_main(cal *c)
             printf(" %.3f", pf.mlp_rate[i]);
         printf(")\nmem_bw: %.4g bytes/s (every rank of the node at once, read + write)\n", pf.mem_bw);
         printf("bw_threads: %d (threads per rank in that pass: the cores each rank really has)\n", pf.bw_threads);
-        printf("line_bytes: %g\n", pf.line_bytes);
+        printf("line_bytes: %g (%s)\n", prm.node.v[TM_N_LINE], prm.node.src[TM_N_LINE]);
+        if (prm.hw.cores > 0)
+            tm_hw_print(stdout, &prm.hw, 1);
         printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
         printf("instr_hop: %.1f cycles per software hop (%s%s, tables in cache)\n", pf.instr_hop,
                pf.hop_shape[0] ? "ra_opt at these ranks, shape " : "4x4 in the in-process simulator",
@@ -238,6 +240,8 @@ static int probe_main(cal *c)
             fprintf(o.f, "# hpcc-ra %s ra_calibrate --probe: %d ranks on %d node(s), %s; no GUPS run in "
                          "these figures\n",
                     RA_VERSION, c->P, c->ni.nnodes, cpu);
+            if (prm.hw.cores > 0)
+                tm_hw_print(o.f, &prm.hw, 0); /* a comment: the facts beside the terms */
             tm_params_write(&prm, o.f);
             if (kit_outfile_commit(&o, ferr, sizeof ferr) == 0)
                 ferr[0] = 0;

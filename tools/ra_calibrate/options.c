@@ -3,7 +3,8 @@
 #include "ra_calibrate.h"
 #include "kit_settings.h"
 
-enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_HOP, CAL_REPS, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN, CAL_HELP, CAL_VERSION };
+enum { CAL_LOG2 = 1, CAL_QUICK, CAL_PROBE, CAL_NODE_FROM, CAL_HOP, CAL_REPS, CAL_OUTPUT, CAL_LINK_BW, CAL_DRY_RUN,
+       CAL_HELP, CAL_VERSION };
 
 static const kit_opt cal_spec[] = {
     {.name = "log2-table", .type = KIT_OPT_LONG, .id = CAL_LOG2, .meta = "K", .defval = "25",
@@ -14,6 +15,9 @@ static const kit_opt cal_spec[] = {
      .help = "the hardware alone, no GUPS run: memory latency (pointer chase), misses in flight (concurrent "
              "chases), the node's bandwidth, the kit's instruction costs in cache, MPI latency; writes "
              "torusmodel's node model keys (docs/machines.md)"},
+    {.name = "node-from", .type = KIT_OPT_FILE_IN, .id = CAL_NODE_FROM, .meta = "XML", .defval = "none",
+     .help = "--probe: the node's facts from hwloc (lstopo --of xml > node.xml): the cache line from it, and its "
+             "packages, cores, NUMA nodes, memory and caches in the report and the params file, each from the file"},
     {.name = "hop", .type = KIT_OPT_FLAG, .id = CAL_HOP, .defval = "off",
      .help = "the node hop's price measured directly, ranks on one node, tables in cache: ns per crossing at "
              "packet fills 4..1024 (h and s fitted, also in updates at the ceiling of the --log2-table run), "
@@ -51,7 +55,6 @@ static void usage(void)
 /* One option into the cal_opts ctx (kit_opt_fn): 1 --help, 2 --version. */
 static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
-    (void)err, (void)errlen;
     cal_opts *c = ctx;
     switch (o->id) {
     case CAL_HELP:
@@ -67,6 +70,8 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
     case CAL_PROBE:
         c->probe = 1;
         break;
+    case CAL_NODE_FROM:
+        return tm_hwloc_read(v->s, &c->hw, err, errlen) ? -1 : 0;
     case CAL_HOP:
         c->hop = 1;
         break;
@@ -108,6 +113,11 @@ int cal_parse_options(int argc, char **argv, int first, cal_opts *o)
     if (rc) {
         if (first)
             fprintf(stderr, "ra_calibrate: %s\n", err);
+        return KIT_EXIT_USAGE;
+    }
+    if (o->hw.cores > 0 && !o->probe) {
+        if (first)
+            fprintf(stderr, "ra_calibrate: --node-from goes with --probe: add --probe\n");
         return KIT_EXIT_USAGE;
     }
     if (o->probe && o->hop) {

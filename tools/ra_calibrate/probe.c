@@ -15,7 +15,8 @@
  *                   of its real machine sharing them, whatever node layout
  *                   is emulated), reading and writing its table (16 bytes
  *                   a word): the node's bytes per second, the best of three.
- *   line_bytes      the L1 data cache line (sysconf, else 64).
+ *   line_bytes      the L1 data cache line (hwloc's XML with --node-from, else
+ *                   sysconf, else 64).
  *   instr_local     ra_opt's own loop (one rank, no hop) on a table of 2^12
  *                   words, which never leaves the cache: the update's
  *                   instructions alone, cycles at clock_hz.
@@ -333,5 +334,12 @@ void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
     for (int i = 0; i < TM_N_KEYS; i++)
         if (n->v[i] > 0)
             snprintf(n->src[i], sizeof n->src[i], "%s", i == TM_N_IPC_SCALE ? "the core measured: 1"
-                                                                              : "measured here (ra_calibrate --probe)");
+                                                                              : "measured here (ra_calibrate --probe)");    /* hwloc's view of the node, where given: its line, said so */
+    if (c->op.hw.cores > 0) {
+        prm->hw = c->op.hw;
+        if (c->op.hw.line > 0) {
+            n->v[TM_N_LINE] = c->op.hw.line;
+            snprintf(n->src[TM_N_LINE], sizeof n->src[TM_N_LINE], "%.160s: the L1 data cache's line", c->op.hw.src);
+        }
+    }
 }

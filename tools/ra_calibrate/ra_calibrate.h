@@ -93,6 +93,7 @@ typedef struct cal_opts {
     int log2, quick, dry_run, probe, hop, reps;
     const char *out;
     double link_bw;
+    tm_hw hw; /* --node-from: hwloc's facts of the node (cores 0: none) */
 } cal_opts;
 
 int cal_parse_options(int argc, char **argv, int first, cal_opts *o);
