@@ -63,8 +63,12 @@ for o in ${OPS//,/ }; do
 done
 case "$ROOTS" in fixed) ROOT_MODES=(fixed) ;; moving) ROOT_MODES=(moving) ;; both) ROOT_MODES=(moving fixed) ;; *) ra_bad --root "$ROOTS" "fixed, moving or both" ;; esac
 if [ -n "$IMB_EXE" ]; then
-    [ -f "$IMB_EXE" ] && [ -x "$IMB_EXE" ] || ra_bad --imb "$IMB_EXE" "the IMB-MPI1 binary (an executable file) built for this MPI"
-    [ "$AB" = 0 ] && [ "$SPLIT" = 0 ] || ra_bad --imb "$IMB_EXE" "without --ab and --split (IMB-MPI1 runs its own way)"
+    if [ ! -f "$IMB_EXE" ] || [ ! -x "$IMB_EXE" ]; then
+        ra_bad --imb "$IMB_EXE" "the IMB-MPI1 binary (an executable file) built for this MPI"
+    fi
+    if [ "$AB" = 1 ] || [ "$SPLIT" = 1 ]; then
+        ra_bad --imb "$IMB_EXE" "without --ab and --split (IMB-MPI1 runs its own way)"
+    fi
     IMB_EXE=$(readlink -f "$IMB_EXE")
 fi
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -111,7 +115,9 @@ run_one() { # NAME ROUND MODE [ENV...]
         # shellcheck disable=SC2086
         timeout -k 10 600 "${RA_LAUNCH[@]}" env "$@" "$IMB_EXE" $ops -npmin "$NP" -msglog "0:$LOGMAX" \
             ${shift_arg[@]+"${shift_arg[@]}"} >"$OUT/raw" 2>"$OUT/$name.$r.err" || return 1
-        { [ -s "$OUT/$name.$r" ] || echo "# MPI: $($MPIRUN --version 2>&1 | head -1) (IMB-MPI1 itself: $IMB_EXE)"; imb_lines "$mode" <"$OUT/raw"; } >>"$OUT/$name.$r"
+        local head=""
+        [ -s "$OUT/$name.$r" ] || head="# MPI: $($MPIRUN --version 2>&1 | head -1) (IMB-MPI1 itself: $IMB_EXE)"
+        { [ -z "$head" ] || echo "$head"; imb_lines "$mode" <"$OUT/raw"; } >>"$OUT/$name.$r"
     else
         local m=(${MODE[@]+"${MODE[@]}"})
         [ "$mode" = fixed ] && m+=(fixed)

@@ -35,6 +35,7 @@ help|--help|
 version|--version|
 dims|--dims 2|--dims 1x2
 map|--map @/map_a|--map @/map_b
+node-from|--probe --node-from docs/data/node_hwloc.xml|--probe
 node-dim|--node-dim|
 outstanding|--outstanding 1|--outstanding 2
 sync-sends|--sync-sends|
@@ -176,7 +177,8 @@ done
 # INPUT|rank 0's copy|rank 1's copy (printf formats)
 agree_files="map|0\n1\n|1\n0\n
 TORUS_HOSTFILE|a\na\n|a\nb\n
-TORUS_COLL_TABLE|torus-coll-table 1\nallreduce 2 0 any any any any any swing\n|torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n"
+TORUS_COLL_TABLE|torus-coll-table 1\nallreduce 2 0 any any any any any swing\n|torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n
+node-from|<topology><object type=\"Core\"/></topology>\n|<topology><object type=\"Core\"/><object type=\"Core\"/></topology>\n"
 # the options naming a file a binary writes, not reads
 agree_outputs="output json csv tune"
 
@@ -187,6 +189,7 @@ agree_content() {
     local bin=$1 base=$2 in=$3 d=$4 opt="" envs=()
     case $in in
     TORUS_*) envs=("$in=f") ;;
+    node-from) opt="--probe --node-from f" ;; # read with --probe only
     *) opt="--$in f" ;;
     esac
     # word splitting of the option lists is intended
@@ -204,7 +207,7 @@ ncase=0
 while IFS='|' read -r bin base; do
     help=$("bin/$bin" --help)
     # file options but outputs, and the file settings the binary reads
-    ins=$(printf '%s\n' "$help" | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+) FILE.*/\2/p')
+    ins=$(printf '%s\n' "$help" | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+) (FILE|XML)( .*)?$/\2/p')
     ins="$ins $(printf '%s\n' "$help" | sed -nE 's/^  (TORUS_[A-Z_]+) .*/\1/p' | while read -r s; do
         case " $agree_file_settings " in *" $s "*) echo "$s" ;; esac; done)"
     for in in $ins; do
