@@ -484,3 +484,67 @@ serial_fail "torusmodel bad --ra-opt-node" 2 "bad value '16,x' for --ra-opt-node
 serial_fail "torusmodel --node-hops alone" 2 "node-hops: allowed with --ra-opt-node only" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --node-hops 2
 serial_fail "torusmodel negative --packet-cost" 2 "for --packet-cost" bin/torusmodel --ra-opt-node 16 --packet-cost -1
+
+# Issue 48 class 5: the calculator says what it does, over generated inputs.
+# The sensitivity line of --node machines (routed, and the baseline with
+# --bucketed: its line varies the bucketed machine, not an unbucketed one):
+# every +10% moves the prediction by at most its bound's exponent, with the
+# sign physics gives (+0..+10% clock, mlp, bandwidths, message rate; -9.1..0%
+# latencies and instructions; docs/machines.md).
+sens_bad=0 sens_n=0
+for i in $(seq 1 12); do
+    spec=$(awk -v s="$i" 'BEGIN { srand(s * 7919); c = 2 ^ int(rand() * 6);
+        printf "clock_ghz=%.3g,cores=%d,mem_latency_ns=%.3g,mlp=%.3g,mem_bw_gbs=%.3g,mpi_latency_us=%.3g,inj_gbs=%.3g,link_gbs=%.3g",
+            0.5 + 4 * rand(), c, 40 + 300 * rand(), 1 + 40 * rand(), 1 + 900 * rand(), 0.1 + 5 * rand(), 1 + 50 * rand(), 0.5 + 30 * rand() }')
+    cores=$(sed 's/.*cores=\([0-9]*\).*/\1/' <<<"$spec")
+    shape="${cores}x$((2 + i % 5))x$((2 + i % 3))"
+    for alg in "--algorithm routed" "--algorithm direct --bucketed"; do
+        # shellcheck disable=SC2086
+        bin/torusmodel --node "$spec" --network nodes --shape "$shape" $alg --scale-term none >"$TMP/out" 2>"$TMP/err"
+        line=$(key sensitivity_per_10pct)
+        sens_n=$((sens_n + 1))
+        if ! awk -v l="$line" 'BEGIN { n = split(l, it, ", "); if (n < 6) exit 1
+                for (j = 1; j <= n; j++) { split(it[j], f, " "); d = f[2] + 0
+                    down = f[1] == "mem_latency" || f[1] == "instr" || f[1] == "mpi_latency"
+                    if (down ? (d < -9.15 || d > 0.05) : (d < -0.05 || d > 10.05)) exit 1 } }'; then
+            sens_bad=$((sens_bad + 1))
+            echo "  --node $spec --shape $shape $alg: $line $(head -c 200 "$TMP/err")"
+        fi
+    done
+done
+if [ "$sens_bad" = 0 ]; then
+    ok "torusmodel sensitivity over $sens_n generated --node machines (routed and --bucketed direct): each +10% within its exponent, with its sign"
+else
+    bad "torusmodel sensitivity: $sens_bad of $sens_n generated machines outside the exponent's range"
+fi
+# the reduced torus keeps the longest dimension: a --scale-nodes below it is
+# refused, never a torus without the long ring (BlueGene/L's 64)
+for n in 16 33 63; do
+    serial_fail "torusmodel --scale-nodes $n below the longest dimension 64" 2 "below the longest dimension (64)" \
+        bin/torusmodel --preset bgl-routed --shape 64x32x32 --scale-nodes "$n"
+done
+# --help: link_gbs is needed only for several nodes
+node1=clock_ghz=2,cores=8,mem_latency_ns=100
+bin/torusmodel --node "$node1" --shape 8 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(key network_bound_gups)" = unbounded ] && awk -v p="$(key predicted_gups)" 'BEGIN { exit !(p > 0) }'; then
+    ok "torusmodel --node without link_gbs on one node: network unbounded, predicted $(key predicted_gups)"
+else
+    bad "torusmodel --node one node without link_gbs: exit $rc $(head -c 300 "$TMP/err")"
+fi
+serial_fail "torusmodel --node without link_gbs on two nodes" 2 "spans 2 nodes: the network bound needs" \
+    bin/torusmodel --node "$node1" --shape 16
+# ra_calibrate --probe --link-bw B writes B; without it, ranks on two
+# (emulated) nodes measure the link instead of writing one node's 1e12
+if run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 20 --link-bw 3e9 --output "$TMP/pl.params" &&
+    awk '$1 == "link_bw" { v = $3 } END { exit !(v + 0 == 3e9) }' "$TMP/pl.params"; then
+    ok "ra_calibrate --probe --link-bw 3e9: the params file's link_bw is 3e9"
+else
+    bad "ra_calibrate --probe --link-bw 3e9: $(grep '^link_bw' "$TMP/pl.params" 2>/dev/null) $(head -c 300 "$TMP/err")"
+fi
+if TORUS_NODES=2 run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 20 --output "$TMP/p2.params" &&
+    awk '$1 == "link_bw" { v = $3 } END { exit !(v + 0 > 0 && v + 0 < 1e12) }' "$TMP/p2.params"; then
+    ok "ra_calibrate --probe on two nodes (TORUS_NODES=2): link_bw measured, $(awk '$1 == "link_bw" { print $3 }' "$TMP/p2.params")"
+else
+    bad "ra_calibrate --probe on two nodes: $(grep '^link_bw' "$TMP/p2.params" 2>/dev/null) $(head -c 300 "$TMP/err")"
+fi

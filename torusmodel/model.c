@@ -201,7 +201,9 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
     /* one rank sends nothing: no network bound */
-    if (hosts > 0)
+    if (row->nodes <= 1 && !(p->link_bw > 0))
+        row->net_gups = INFINITY; /* one node, no link given: nothing crosses one */
+    else if (hosts > 0)
         /* the physical network's endpoints; each update crosses it
          * net_transfers times as random traffic (none: no bound) */
         row->net_gups = row->net_transfers > 0

@@ -356,24 +356,28 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
     if (!p->nshapes) {
         if (!c->bucket_p) {
             snprintf(err, errlen, "no shape: give --shape, --shapes, a --preset or --bucket-sim P");
-            return 2;
+            return KIT_EXIT_USAGE;
         }
-        return 0;
-    }
-    if (!(p->bytes_per_update > 0) || !(p->link_bw > 0)) {
-        snprintf(err, errlen, "the network bound needs --bytes-per-update and --link-bw (or a preset/params)");
-        return 2;
+        return KIT_EXIT_OK;
     }
     if (c->simulate && p->algorithm != TM_ROUTED) {
         snprintf(err, errlen, "--simulate runs the routed algorithm: add --algorithm routed");
-        return 2;
+        return KIT_EXIT_USAGE;
     }
     for (int k = 0; k < p->nshapes; k++) {
         tm_params q = *p;
         run->bucket[k] = -1;
         if (tm_evaluate(&q, &p->shapes[k], &run->rows[k], err, errlen))
-            return 2;
+            return KIT_EXIT_USAGE;
         const tm_row *r = &run->rows[k];
+        /* the links matter only where a shape spans nodes (--help: link_gbs) */
+        if ((!(p->bytes_per_update > 0) || !(p->link_bw > 0)) && r->nodes > 1) {
+            char name[128];
+            torus_shape_format(&p->shapes[k], name, sizeof name);
+            snprintf(err, errlen, "shape %s spans %.0f nodes: the network bound needs --bytes-per-update and "
+                                  "--link-bw (or a preset, params or --node link_gbs)", name, r->nodes);
+            return KIT_EXIT_USAGE;
+        }
         /* +inf is a bound that nothing limits (no cost given: printed
          * "unbounded"); NaN is a figure the inputs leave undefined */
         if (isnan(r->cpu_gups) || isnan(r->net_gups) || isnan(r->mem_gups) || isnan(r->bound_gups) ||
@@ -382,7 +386,7 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
             torus_shape_format(&p->shapes[k], name, sizeof name);
             snprintf(err, errlen, "shape %s: these parameters leave a bound undefined (not a number): allowed "
                                   "finite costs and rates", name);
-            return 2;
+            return KIT_EXIT_USAGE;
         }
         if (!c->simulate)
             continue;
@@ -413,18 +417,19 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->packet_max_bytes = q.packet_max_bytes;
         sc->link_overhead_bytes = q.link_overhead_bytes;
         if (ropt_timed_check(sc, err, errlen))
-            return 2;
+            return KIT_EXIT_USAGE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* Shape k's scale term (scale.c), its sensitivity line, and under --node
- * HPCC's baseline on the same machine: 0, or -2 with a line in err. */
-static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t errlen)
+ * HPCC's baseline on the same machine: 0, or -2 (bad input) or -3 (out of
+ * memory) with a line in err. */
+static int compute_node(const tm_cli *c, const tm_params *p, tm_run *run, int k, char *err, size_t errlen)
 {
-    const tm_params *p = &c->p;
-    if (tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen))
-        return -2;
+    int rc = tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen);
+    if (rc)
+        return rc;
     if (tm_node_given(p))
         tm_sensitivity(p, &p->shapes[k], &run->rows[k], run->sens[k], sizeof run->sens[k]);
     if (c->node && p->algorithm == TM_ROUTED) {
@@ -448,32 +453,34 @@ static int compute(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         run->bucket_sim = tm_bucket_sim((int)c->bucket_p, 1024, 200000, 1);
         if (run->bucket_sim < 0) {
             snprintf(err, errlen, "out of memory for %ld buckets", c->bucket_p);
-            return 3;
+            return KIT_EXIT_RESOURCE;
         }
     }
     for (int k = 0; k < p->nshapes; k++) {
+        /* the parameters row k is computed with: its sensitivity varies these */
+        tm_params q = *p;
         if (c->bucketed && p->algorithm == TM_DIRECT) {
             double b = p->shapes[k].n > 1 ? tm_bucket_sim(p->shapes[k].n, 1024, 100000, 1) : 1;
             if (b < 0) {
                 snprintf(err, errlen, "out of memory for the bucket simulation");
-                return 3;
+                return KIT_EXIT_RESOURCE;
             }
             /* the row again with m = the mean bucket */
-            tm_params q = *p;
             q.updates_per_message = b;
             run->bucket[k] = b;
             if (tm_evaluate(&q, &p->shapes[k], &run->rows[k], err, errlen))
-                return 2;
+                return KIT_EXIT_USAGE;
         }
         if (c->simulate) {
             int rc = ropt_timed_run(&run->sim[k], &run->sims[k], err, errlen);
             if (rc)
-                return rc == -2 ? 2 : 3;
+                return rc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
         }
-        if (compute_node(c, run, k, err, errlen))
-            return 2;
+        int rc = compute_node(c, &q, run, k, err, errlen);
+        if (rc)
+            return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* --write-params: the effective parameters, replaced atomically; 0 or 3. */
@@ -483,14 +490,14 @@ static int write_params_file(const tm_params *p, const char *path, char *err, si
     kit_outfile o;
     if (kit_outfile_open(&o, path, 0, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
-        return 3;
+        return KIT_EXIT_RESOURCE;
     }
     tm_params_write(p, o.f);
     if (kit_outfile_commit(&o, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
-        return 3;
+        return KIT_EXIT_RESOURCE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* "(x,y,z) dim y -" for the busiest link of a simulation. */
@@ -778,26 +785,26 @@ int main(int argc, char **argv)
     static tm_cli cli;
     static tm_run run;
     char err[512] = "";
-    int code = 0;
+    int code = KIT_EXIT_OK;
     int pr = parse_cli(argc, argv, &cli, err, sizeof err);
     if (pr == CLI_HELP) {
         usage(stdout);
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     if (pr == CLI_VERSION) {
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
-    code = pr == CLI_BAD ? 2 : check_all(&cli, &run, err, sizeof err);
+    code = pr == CLI_BAD ? KIT_EXIT_USAGE : check_all(&cli, &run, err, sizeof err);
     if (!code && cli.write_params && kit_outfile_probe(cli.write_params, err, sizeof err)) {
         /* bounded by the precision: what fits of the probe's message */
         char e2[sizeof err];
         snprintf(e2, sizeof e2, "--write-params: %.*s", (int)sizeof e2 - 17, err);
         memcpy(err, e2, sizeof err);
-        code = 2;
+        code = KIT_EXIT_USAGE;
     }
     if (!code && cli.dry_run)
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     cli.p.scale_progress = isatty(2); /* a scale simulation takes seconds: say so where someone waits */
     if (!code)
         code = compute(&cli, &run, err, sizeof err);
@@ -808,5 +815,5 @@ int main(int argc, char **argv)
         return code;
     }
     print_results(&cli, &run);
-    return kit_stdout_end(0);
+    return kit_stdout_end(KIT_EXIT_OK);
 }

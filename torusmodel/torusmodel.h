@@ -207,6 +207,10 @@ int tm_sensitivity(const tm_params *p, const torus_shape *s, const tm_row *row, 
  * prediction multiplied by it (row->scale_eta, row->scale_how); 0, -2 bad
  * input, -3 out of memory */
 int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
+/* scale.c's reduced torus: t with the first of its longest dimensions kept
+ * and the largest other one halved until at most max nodes are left; -1
+ * (r unset) when that dimension alone is longer than max. */
+int tm_scale_reduce(const torus_shape *t, int max, torus_shape *r);
 
 /* project.c: --ra-opt-node's list of ranks per node ("16,64,128") as
  * p's shapes, each the one ra_opt --dims auto routes such a node on (its

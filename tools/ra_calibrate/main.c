@@ -231,6 +231,10 @@ static int probe_main(cal *c)
         printf("instr_test: %.1f cycles (MPI_Testany between updates)\n", pf.instr_test);
         if (pf.mpi_latency_ns > 0)
             printf("mpi_latency_ns: %.0f (8-byte ping-pong, half the least round trip)\n", pf.mpi_latency_ns);
+        printf("link_bw: %.4g bytes/s (%s)\n", prm.link_bw,
+               c->op.link_bw > 0 ? "--link-bw"
+               : pf.link_bw > 0  ? "64 KiB ping-pong, rank 0 and 1"
+                                 : "one node: no link crossed, a figure the file can hold");
         kit_stdout_flush();
         kit_outfile o;
         if (kit_outfile_open(&o, c->op.out, 0, ferr, sizeof ferr) == 0) {

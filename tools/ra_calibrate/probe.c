@@ -278,6 +278,9 @@ void cal_probe_all(cal *c, probe_figs *pf)
     c->tab = NULL;
     probe_instructions(c, pf);
     probe_latency(c, pf);
+    /* a collective: every rank reads the same ni.nnodes and option */
+    if (c->op.link_bw <= 0 && c->ni.nnodes > 1)
+        pf->link_bw = cal_measure_link_bw(c);
 }
 
 /* The figures as torusmodel node parameters (node.c's keys), each with
@@ -289,7 +292,11 @@ void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
     prm->ranks_per_node = c->rpn;
     prm->cores_per_node = c->cores;
     prm->algorithm = TM_ROUTED;
-    prm->link_bw = 1e12; /* one node: nothing crosses a link */
+    /* --link-bw B is what the user knows of the links: written as given.
+     * Without it, ranks on several nodes measure it (a 64 KiB ping-pong,
+     * rank 0 with rank 1); one node has no link an update crosses, and
+     * the file needs a figure: 1e12 (torusmodel needs none for one node). */
+    prm->link_bw = c->op.link_bw > 0 ? c->op.link_bw : pf->link_bw > 0 ? pf->link_bw : 1e12;
     prm->bytes_per_update = 8;
     tm_node *n = &prm->node;
     n->v[TM_N_MEM_LATENCY] = pf->mem_latency_ns;
