@@ -548,3 +548,30 @@ if TORUS_NODES=2 run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 20 --ou
 else
     bad "ra_calibrate --probe on two nodes: $(grep '^link_bw' "$TMP/p2.params" 2>/dev/null) $(head -c 300 "$TMP/err")"
 fi
+
+# Issue 47: the published records at their runs' sizes.  docs/machines.md's
+# table is `torusmodel --records`'s output as printed; each row's ratio is
+# its published figure over its ra_opt prediction, and a size derived from
+# HPL/STREAM holds at least the nodes those figures need.
+t0=$(date +%s)
+bin/torusmodel --records >"$TMP/rec" 2>"$TMP/err"
+rc=$?
+awk '/^\| machine \| published GUPS/ { t = 1 } t && /^\|/ { print; next } t { exit }' docs/machines.md >"$TMP/rec_doc"
+if [ $rc = 0 ] && [ -s "$TMP/rec" ] && cmp -s "$TMP/rec" "$TMP/rec_doc"; then
+    ok "torusmodel --records: $(($(wc -l <"$TMP/rec") - 2)) rows, docs/machines.md's table as printed ($(($(date +%s) - t0)) s)"
+else
+    bad "torusmodel --records (exit $rc) differs from docs/machines.md: $(diff "$TMP/rec_doc" "$TMP/rec" | head -c 600) $(head -c 200 "$TMP/err")"
+fi
+rows_bad=$(awk -F' [|] ' 'NR > 2 {
+        pub = $2; sub(/ .*/, "", pub); pred = $5; ratio = $7
+        if (pred <= 0 || (pub / pred) / ratio > 1.02 || (pub / pred) / ratio < 0.98) print "ratio: " $1
+        if (match($3, /at least [0-9]+ nodes, so [0-9]+/)) { split(substr($3, RSTART, RLENGTH), w, " ")
+            if (w[6] + 0 < w[3] + 0) print "size: " $1 }
+    }' "$TMP/rec")
+if [ -s "$TMP/rec" ] && [ -z "$rows_bad" ]; then
+    ok "torusmodel --records: every ratio is published / ra_opt, every derived size holds its least node count"
+else
+    bad "torusmodel --records rows: ${rows_bad:-no output}"
+fi
+serial_fail "torusmodel --records with a preset" 2 "--records: allowed alone or with --scale-nodes" \
+    bin/torusmodel --records --preset bgq

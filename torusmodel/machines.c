@@ -92,7 +92,8 @@ static const machine machines[] = {
      {10, "assumed: an out-of-order core's L1 miss queue (no published figure found)"},
      {64e9, "Maruyama et al., IEEE Micro 30(2) 2010: 64 GB/s (recalled, not re-read)"},
      {128, "128 B lines (Maruyama et al., IEEE Micro 30(2) 2010)"},
-     {1500, "assumed: Tofu MPI one-way latency about 1.5 us (Ajima et al., IEEE Micro 32(1) 2012, recalled)"},
+     {1500, "assumed: Tofu MPI one-way latency about 1.5 us (Ajima et al., IEEE Micro 32(1) 2012, recalled, not "
+            "re-read)"},
      {0, ""},
      {0, ""},
      "nodes", "8x12x9x8x2mx3x2m,8x24x18x16x2mx3x2m",
@@ -107,8 +108,9 @@ static const machine machines[] = {
      {12, "assumed: (no published figure found)"},
      {1024e9, "32 GB HBM2, 1024 GB/s (RIKEN; G. Lockwood's Fugaku notes)"},
      {256, "256 B lines (Sato et al., SC20)"},
-     {500, "assumed: Tofu-D MPI one-way latency about 0.5 us (Ajima et al., IEEE Cluster 2018, recalled)"},
-     {0, ""},
+     {490, "published: Tofu-D one-way Put latency 0.49 us (Ajima et al., The Tofu interconnect D, IEEE Cluster "
+           "2018); MPI's own overhead not in it"},
+     {38.1e9, "published: Tofu-D injection 38.1 GB/s per node (Ajima et al., IEEE Cluster 2018)"},
      {0, ""},
      "nodes", "48x24x23x24x2mx3x2m",
      "Fugaku: Ajima et al., The Tofu interconnect D, IEEE Cluster 2018; Sato et al., SC20: A64FX 48 cores 2.0 "
@@ -137,16 +139,18 @@ static const machine machines[] = {
      "terms below"},
     /* Cray XT3 Red Storm after its 2008 upgrade: one dual-core 2.4 GHz
      * Opteron per node (3-wide, out of order), SeaStar 3-D mesh/torus,
-     * NIC 2.0 GB/s sustained, ports 3.8 GB/s per direction.  Size and
+     * NIC 2.0 GB/s sustained, ports 3.8 GB/s per direction; SeaStar's MPI
+     * latency target 2 us to a neighbour (Portals 3.3 paper).  Size and
      * shape of the 34 GUPS run not found: the machine's 12960 nodes as
-     * 27x20x24 (assumed). */
+     * 27x20x24 (assumed; torusmodel/records.c). */
     {"xt3", 2.4e9, 3.8e9, 10, 2, 0,
      {3, "Opteron (K8) decodes 3 instructions a cycle (AMD, Software Optimization Guide for AMD64, 25112)"},
      {60, "about 60 ns, single-socket Opteron (Euroben report 2006, Cray XT3)"},
      {8, "assumed: the K8's 8 miss address buffers"},
      {10.6e9, "assumed: 2 channels of DDR2-667 (Red Storm upgrade: dual-core Opterons)"},
      {64, "64 B lines (Opteron)"},
-     {5000, "assumed: SeaStar MPI one-way latency about 5 us"},
+     {2000, "published: SeaStar's one-way MPI latency target, 2 us to a neighbour (5 us to the farthest node; "
+            "Brightwell et al., Portals 3.3 on the Sandia/Cray Red Storm System): ra_opt's hops go to neighbours"},
      {2.0e9, "NIC 2.0 GB/s sustained after the upgrade (Brightwell, Underwood, Vaughan, Red Storm upgrade)"},
      {0, ""},
      "nodes", "2x27x20x24",
@@ -163,7 +167,8 @@ static const machine machines[] = {
      {24, "assumed: Zen 3's 24 L1 data miss buffers (no published figure found)"},
      {409.6e9, "16 x DDR4-3200 channels (NERSC Perlmutter architecture: 2 x EPYC 7763, 8 channels each)"},
      {64, "64 B lines (Zen 3)"},
-     {2000, "assumed: Slingshot-11 MPI one-way latency about 2 us"},
+     {2000, "assumed: Slingshot-11 MPI one-way latency about 2 us (De Sensi et al., arXiv 2008.08886, measures "
+            "Slingshot; its figure was not reached by the project's search)"},
      {25e9, "one Slingshot-11 NIC, 200 Gb/s (NERSC Perlmutter architecture)"},
      {0, ""},
      "dragonfly:16,16,11,12", "128x3072,128x16x16x12",

@@ -32,7 +32,7 @@
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
        OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST, OPT_POLL_COST, OPT_PEER_COST,
-       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_PARAM };
+       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_RECORDS, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -121,6 +121,10 @@ static const kit_opt fixed_tail[] = {
     {.name = "scale-nodes", .type = KIT_OPT_LONG, .id = OPT_SCALE_NODES, .meta = "N", .defval = "4096",
      .help = "the largest machine the scale term simulates in full; above it a reduced one of at most N nodes",
      .lo = 16, .hi = 65536},
+    {.name = "records", .type = KIT_OPT_FLAG, .id = OPT_RECORDS, .defval = "off",
+     .help = "the published HPCC RandomAccess records at their runs' sizes, ra_opt and the baseline predicted "
+             "from the presets: docs/machines.md's table (alone, or with --scale-nodes, default " STR(
+                 TM_RECORDS_SCALE_NODES) " here)"},
     {.type = KIT_OPT_HEADING, .help = "Output:"},
     {.name = "json", .type = KIT_OPT_FLAG, .id = OPT_JSON, .defval = "off, a table or key block",
      .help = "one JSON object"},
@@ -196,6 +200,7 @@ static const char *fig(char *buf, size_t len, const char *fmt, double v, const c
 typedef struct tm_cli {
     tm_params p;
     int json, bucketed, simulate, dry_run, node;
+    int records, others; /* --records; options other than --records and --scale-nodes */
     long bucket_p;
     double sim_updates, sim_latency, header_bytes;
     ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
@@ -216,6 +221,8 @@ enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     tm_cli *c = ctx;
+    if (o->id != OPT_RECORDS && o->id != OPT_SCALE_NODES)
+        c->others++;
     if (o->id >= OPT_PARAM) {
         char name[64];
         snprintf(name, sizeof name, "--%s", o->name);
@@ -238,6 +245,9 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
         break;
     case OPT_SCALE_NODES:
         c->p.scale_nodes = (int)v->l;
+        break;
+    case OPT_RECORDS:
+        c->records = 1;
         break;
     case OPT_JSON:
         c->json = 1;
@@ -328,6 +338,10 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
             c->sim_outstanding = c->sim_defaults.outstanding;
         if (!c->sim_lookahead_set)
             c->sim_lookahead = c->sim_defaults.lookahead;
+    } else if (rc == CLI_GO && c->records && c->others) {
+        /* its machines are the presets': no other option would be used */
+        snprintf(err, errlen, "--records: allowed alone or with --scale-nodes");
+        return CLI_BAD;
     } else if (rc == CLI_GO && c->node_hops) {
         snprintf(err, errlen, "--node-hops: allowed with --ra-opt-node only");
         return CLI_BAD;
@@ -793,6 +807,15 @@ int main(int argc, char **argv)
     }
     if (pr == CLI_VERSION) {
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
+        return kit_stdout_end(KIT_EXIT_OK);
+    }
+    if (pr == CLI_GO && cli.records) {
+        int rc = tm_records_print(stdout, cli.p.scale_nodes ? cli.p.scale_nodes : TM_RECORDS_SCALE_NODES, err,
+                                  sizeof err);
+        if (rc) {
+            fprintf(stderr, "torusmodel: --records: %s\n", err);
+            return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
+        }
         return kit_stdout_end(KIT_EXIT_OK);
     }
     code = pr == CLI_BAD ? KIT_EXIT_USAGE : check_all(&cli, &run, err, sizeof err);

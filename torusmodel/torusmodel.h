@@ -212,6 +212,12 @@ int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, s
  * (r unset) when that dimension alone is longer than max. */
 int tm_scale_reduce(const torus_shape *t, int max, torus_shape *r);
 
+/* records.c: --records, the published records at their runs' sizes as
+ * docs/machines.md's markdown table (scale term on reduced machines of at
+ * most scale_nodes nodes): 0, -2 or -3 with a line in err. */
+#define TM_RECORDS_SCALE_NODES 1024
+int tm_records_print(FILE *f, int scale_nodes, char *err, size_t errlen);
+
 /* project.c: --ra-opt-node's list of ranks per node ("16,64,128") as
  * p's shapes, each the one ra_opt --dims auto routes such a node on (its
  * --node-hops model: node_hops 0 = the model at prices hop and packet,
