@@ -575,3 +575,27 @@ else
 fi
 serial_fail "torusmodel --records with a preset" 2 "--records: allowed alone or with --scale-nodes" \
     bin/torusmodel --records --preset bgq
+
+# Issue 47: hardware threads.  t ranks on a core share its issue slots and
+# misses in flight (node.c): on a latency-bound core 4 threads raise the
+# CPU bound, never past one thread's instructions per update; one rank a
+# core is unchanged; the probe writes the SMT width it finds.
+smt=clock_ghz=1.6,cores=4,mem_latency_ns=110,mlp=2,issue_width=1,in_order=1
+bin/torusmodel --node "$smt,ranks=16" --shape 16 --algorithm routed --scale-term none >"$TMP/t1" 2>&1
+bin/torusmodel --node "$smt,ranks=16,threads=4" --shape 16 --algorithm routed --scale-term none >"$TMP/t4" 2>&1
+bin/torusmodel --node "$smt,threads=4" --shape 4 --algorithm routed --scale-term none >"$TMP/t4a" 2>&1
+bin/torusmodel --node "$smt" --shape 4 --algorithm routed --scale-term none >"$TMP/t1a" 2>&1
+c1=$(key cpu_bound_gups "$TMP/t1") c4=$(key cpu_bound_gups "$TMP/t4")
+if awk -v a="$c1" -v b="$c4" 'BEGIN { exit !(a > 0 && b > a) }' &&
+    [ "$(key cpu_bound_gups "$TMP/t4a")" = "$(key cpu_bound_gups "$TMP/t1a")" ] &&
+    grep -q "16 ranks per node (4 threads a core in use)" "$TMP/t4"; then
+    ok "torusmodel --node threads=4: 16 ranks on 4 in-order cores $c4 GUPS against $c1 without threads; 4 ranks unchanged"
+else
+    bad "torusmodel --node threads: $c1 -> $c4, $(key cpu_bound_gups "$TMP/t1a") vs $(key cpu_bound_gups "$TMP/t4a")"
+fi
+serial_fail "torusmodel --node threads=0" 2 "bad value '0' for threads" bin/torusmodel --node "$smt,threads=0" --shape 4
+if [ -s "$TMP/probe.params" ] && awk '$1 == "threads_per_core" { v = $3 } END { exit !(v >= 1) }' "$TMP/probe.params"; then
+    ok "ra_calibrate --probe writes threads_per_core $(awk '$1 == "threads_per_core" { print $3 }' "$TMP/probe.params")"
+else
+    bad "ra_calibrate --probe: no threads_per_core in its params file"
+fi

@@ -181,7 +181,10 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         if (p->algorithm == TM_DIRECT)
             out = row->nodes > 1 ? (N - row->ranks_node) / N : 0;
         double fill = p->algorithm == TM_ROUTED ? ropt_timed_ra_opt_capacity(s) : p->updates_per_message;
-        tm_node_derive(p, row->hops, out, fill, &dq);
+        /* the ranks this shape puts on a node (a given network sets them) */
+        tm_params pr = *p;
+        pr.ranks_per_node = row->ranks_node;
+        tm_node_derive(&pr, row->hops, out, fill, &dq);
         p = &dq;
         row->hops_out = out, row->fill = fill;
         row->inj_gups = tm_node_injection(p, row->nodes, out, fill);

@@ -63,7 +63,8 @@ static const record records[] = {
     {"BlueGene/Q, ANL Mira", "bgq", NULL, 418, AWARDS " 2014, record 545", 5709, 1426, 204.8,
      "record 545: HPL 5,709 TF/s, EP-STREAM 1,426 TB/s; 204.8 GF a node (16 cores x 1.6 GHz x 8)", 0, 0,
      {{"16x8x8x16x16x2", NULL}, {"16x8x12x16x16x2", NULL}},
-     "not stated; outside 1.5x: BG/Q's memory latency, misses in flight and hardware threads are assumed"},
+     "not stated; outside 1.5x: BG/Q's memory latency and misses in flight are assumed, the ranks per core "
+     "not stated (16 a node here; 64, as hardware threads, predict 871: docs/machines.md)"},
     {"K computer, RIKEN", "tofu", NULL, 472, AWARDS " 2012-2014, record 492", 9796, 3857, 128,
      "record 492: HPL 9,796 TF/s, EP-STREAM 3,857 TB/s; 128 GF a node (8 cores x 2 GHz x 8)", 0, 0,
      {{"8x12x9x8x2mx3x2m", NULL}, {"8x24x18x4x2mx3x2m", NULL}, {"8x24x18x16x2mx3x2m", NULL}},

@@ -48,8 +48,8 @@ static const kit_opt fixed_head[] = {
     {.name = "node", .type = KIT_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
-             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update "
-             "(docs/machines.md); prints both algorithms and a sensitivity line"},
+             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update, "
+             "threads (docs/machines.md); prints both algorithms and a sensitivity line"},
 };
 static const kit_opt fixed_tail[] = {
     {.type = KIT_OPT_HEADING, .help = "Models:"},

@@ -72,6 +72,7 @@ typedef struct tm_params {
     double t_wait_routed, t_wait_direct;
     double ranks_per_node; /* ranks sharing one node (1: BlueGene/L coprocessor mode) */
     double cores_per_node; /* cores of a node (0: as many as ranks_per_node) */
+    double threads_per_core; /* hardware threads a core runs (SMT width; 0: 1): node.c's sharing rule */
     /* node random-update rate in GUPS (ranks_per_node ranks updating their
      * own tables at once, ra_opt's loop: the Star aggregate), as pairs
      * (ranks on the node, GUPS); one pair with ranks 0 = at any count;

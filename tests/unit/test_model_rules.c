@@ -228,11 +228,84 @@ static void one_node_no_link(void)
     }
 }
 
+/* Hardware threads (node.c): t ranks on a core share its issue slots and
+ * its m misses in flight, so the core's cycles per update are
+ * max(W, W / t + miss / m), W = the local update's instructions plus H
+ * hops; t = 1 is the model without threads. */
+static void threads_closed_form(void)
+{
+    static const struct { double cores, ranks, threads, mlp; } c[] = {
+        {4, 4, 1, 2}, {4, 4, 4, 2}, {4, 8, 4, 2}, {4, 16, 4, 2}, {4, 32, 4, 2}, {16, 64, 4, 8}, {2, 4, 2, 64}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tm_params p;
+        char err[512], sh[32];
+        tm_params_defaults(&p);
+        ASSERT_EQ_INT(tm_param_set(&p, "clock_hz", "2e9", err, sizeof err), 0);
+        ASSERT_EQ_INT(tm_param_set(&p, "mem_latency_ns", "100", err, sizeof err), 0); /* 200 cycles */
+        ASSERT_EQ_INT(tm_param_set(&p, "instr_local", "5", err, sizeof err), 0);
+        ASSERT_EQ_INT(tm_param_set(&p, "instr_hop", "30", err, sizeof err), 0);
+        ASSERT_EQ_INT(tm_param_set(&p, "instr_test", "60", err, sizeof err), 0);
+        p.node.v[TM_N_MLP] = c[i].mlp;
+        p.cores_per_node = c[i].cores, p.ranks_per_node = c[i].ranks, p.threads_per_core = c[i].threads;
+        p.link_bw = 1e15, p.bytes_per_update = 10, p.algorithm = TM_ROUTED;
+        snprintf(sh, sizeof sh, "%.0f", c[i].ranks);
+        torus_shape s;
+        memset(&s, 0, sizeof s);
+        ASSERT_EQ_INT(torus_shape_parse(sh, 0, &s, err, sizeof err), 0);
+        tm_row r;
+        ASSERT_EQ_INT(tm_evaluate(&p, &s, &r, err, sizeof err), 0);
+        double t = c[i].ranks / c[i].cores < c[i].threads ? c[i].ranks / c[i].cores : c[i].threads;
+        double H = 1 - 1 / c[i].ranks, w = 5 + H * 30, want = fmax(w, w / t + 200 / c[i].mlp);
+        ASSERT_NEAR(r.cycles_per_update / want, 1, 1e-12);
+        ASSERT_NEAR(r.cpu_gups / (c[i].cores * 2.0 / want), 1, 1e-12);
+    }
+}
+
+/* Over generated machines: threads never slow a node, never beat the
+ * issue slots (one thread's instructions per update), and change nothing
+ * where each core runs one rank. */
+static void threads_generated(void)
+{
+    for (int c = 0; c < 300; c++) {
+        tm_params p;
+        torus_shape s;
+        char desc[900], err[512];
+        machine(&p, &s, desc, sizeof desc);
+        p.algorithm = TM_ROUTED;
+        tm_row one, same, smt;
+        ASSERT_EQ_INT(tm_evaluate(&p, &s, &one, err, sizeof err), 0);
+        tm_params q = p;
+        q.threads_per_core = 1 << pick(1, 3);
+        ASSERT_EQ_INT(tm_evaluate(&q, &s, &same, err, sizeof err), 0);
+        ASSERT_NEAR(same.cpu_gups, one.cpu_gups, 0); /* one rank a core: no thread shares it */
+        /* the same node with t ranks a core, with and without the threads */
+        torus_shape s2 = s;
+        double t = q.threads_per_core;
+        s2.k[0] *= (int)t, s2.n *= (int)t;
+        tm_params p1 = p, pt = q;
+        p1.ranks_per_node = pt.ranks_per_node = p.ranks_per_node * t;
+        tm_row r1;
+        ASSERT_EQ_INT(tm_evaluate(&p1, &s2, &r1, err, sizeof err), 0);
+        ASSERT_EQ_INT(tm_evaluate(&pt, &s2, &smt, err, sizeof err), 0);
+        int ok = smt.cpu_gups >= r1.cpu_gups * (1 - 1e-12);
+        /* the issue slots: W = instructions alone, at most the core's rate */
+        double s_ipc = p.node.v[TM_N_IPC_SCALE] > 0 ? p.node.v[TM_N_IPC_SCALE] : 1;
+        double w = s_ipc * p.node.v[TM_N_INSTR_LOCAL] + smt.hops * smt.cycles_hop;
+        ok &= smt.cycles_per_update >= w * (1 - 1e-12);
+        if (!ok)
+            fprintf(stderr, "  %s x %g threads: %g GUPS against %g without, %g cycles against W %g\n", desc, t,
+                    smt.cpu_gups, r1.cpu_gups, smt.cycles_per_update, w);
+        ASSERT_TRUE(ok);
+    }
+}
+
 static const test_case cases[] = {
     {"sensitivity_within_exponent_and_sign", sensitivity_bounded},
     {"reduced_torus_keeps_longest_dimension", reduced_torus_rule},
     {"scale_nodes_below_longest_refused", scale_nodes_refused},
     {"one_node_needs_no_link", one_node_no_link},
+    {"threads_closed_form", threads_closed_form},
+    {"threads_never_slow_never_beat_issue", threads_generated},
 };
 
 int main(int argc, char **argv)

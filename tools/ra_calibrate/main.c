@@ -224,6 +224,8 @@ static int probe_main(cal *c)
             printf(" %.3f", pf.mlp_rate[i]);
         printf(")\nmem_bw: %.4g bytes/s (every rank of the node at once, read + write)\n", pf.mem_bw);
         printf("line_bytes: %g\n", pf.line_bytes);
+        printf("threads_per_core: %g (cpu0's thread siblings in sysfs; %g cores)\n", prm.threads_per_core,
+               prm.cores_per_node);
         printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
         printf("instr_hop: %.1f cycles per software hop (%s%s, tables in cache)\n", pf.instr_hop,
                pf.hop_shape[0] ? "ra_opt at these ranks, shape " : "4x4 in the in-process simulator",
