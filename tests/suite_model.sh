@@ -573,7 +573,7 @@ if [ -s "$TMP/rec" ] && [ -z "$rows_bad" ]; then
 else
     bad "torusmodel --records rows: ${rows_bad:-no output}"
 fi
-serial_fail "torusmodel --records with a preset" 2 "--records: allowed alone or with --scale-nodes" \
+serial_fail "torusmodel --records with a preset" 2 "--records: allowed alone or with --scale-nodes and --dry-run" \
     bin/torusmodel --records --preset bgq
 
 # Issue 47: hardware threads.  t ranks on a core share its issue slots and
@@ -599,3 +599,15 @@ if [ -s "$TMP/probe.params" ] && awk '$1 == "threads_per_core" { v = $3 } END { 
 else
     bad "ra_calibrate --probe: no threads_per_core in its params file"
 fi
+# Mira at 32 and 64 ranks a node (4 hardware threads a core): the figures
+# docs/machines.md quotes beside their command
+m32=$(bin/torusmodel --preset bgq --ranks-per-node 32 --shape 32x8x12x16x16x2 --scale-term none | awk '/^predicted_gups:/ { printf "%.0f", $2 }')
+m64=$(bin/torusmodel --preset bgq --ranks-per-node 64 --shape 64x8x12x16x16x2 --scale-term none | awk '/^predicted_gups:/ { printf "%.0f", $2 }')
+if [ "$m32" = 902 ] && [ "$m64" = 871 ] && grep -q "predicts\$" docs/machines.md && grep -q "^902 and 871 GUPS" docs/machines.md; then
+    ok "torusmodel bgq at 32 and 64 ranks a node: $m32 and $m64 GUPS, as docs/machines.md says"
+else
+    bad "torusmodel bgq at 32/64 ranks a node: $m32, $m64 (docs: 902 and 871)"
+fi
+# an option the run would not use is refused: --bucketed on a routed row
+serial_fail "torusmodel --bucketed with the routed algorithm" 2 "--bucketed: the direct algorithm's mean bucket" \
+    bin/torusmodel --preset bgl-routed --shape 4x4 --bucketed

@@ -49,6 +49,8 @@ typedef struct record {
 } record;
 
 #define AWARDS "HPCC award table"
+/* the K computer's partitions: an eighth, a quarter (Z in 4s) and all of it */
+#define TOFU_PARTS {{"8x12x9x8x2mx3x2m", NULL}, {"8x24x18x4x2mx3x2m", NULL}, {"8x24x18x16x2mx3x2m", NULL}}
 static const record records[] = {
     {"BlueGene/L, LLNL", "bgl-routed", "bgl-mpi", 35.47, "paper 002 Table 7; SC06 award", 0, 0, 0,
      "stated: 65,536 nodes, 1 rank each (paper 002)", 0, 0, {{"64x32x32", NULL}},
@@ -67,11 +69,11 @@ static const record records[] = {
      "not stated (16 a node here; 64, as hardware threads, predict 871: docs/machines.md)"},
     {"K computer, RIKEN", "tofu", NULL, 472, AWARDS " 2012-2014, record 492", 9796, 3857, 128,
      "record 492: HPL 9,796 TF/s, EP-STREAM 3,857 TB/s; 128 GF a node (8 cores x 2 GHz x 8)", 0, 0,
-     {{"8x12x9x8x2mx3x2m", NULL}, {"8x24x18x4x2mx3x2m", NULL}, {"8x24x18x16x2mx3x2m", NULL}},
+     TOFU_PARTS,
      "not stated; outside 1.5x: Tofu's MPI latency and the node's memory latency are assumed"},
     {"K computer, RIKEN (2011)", "tofu", NULL, 121, AWARDS " 2011, record 459", 2118, 812, 128,
      "record 459: HPL 2,118 TF/s, EP-STREAM 812 TB/s; 128 GF a node", 0, 0,
-     {{"8x12x9x8x2mx3x2m", NULL}, {"8x24x18x4x2mx3x2m", NULL}, {"8x24x18x16x2mx3x2m", NULL}},
+     TOFU_PARTS,
      "not stated; outside 1.5x as the 2012 run"},
     {"IBM Power 775", "p775", NULL, 2021, AWARDS " 2012-2014, record 495", 1344, 0, 983.04,
      "record 495: HPL 1,344 TF/s; 983 GF an octant (32 cores x 3.84 GHz x 8)", 0, 0,

@@ -221,7 +221,7 @@ enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     tm_cli *c = ctx;
-    if (o->id != OPT_RECORDS && o->id != OPT_SCALE_NODES)
+    if (o->id != OPT_RECORDS && o->id != OPT_SCALE_NODES && o->id != OPT_DRY_RUN)
         c->others++;
     if (o->id >= OPT_PARAM) {
         char name[64];
@@ -340,7 +340,7 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
             c->sim_lookahead = c->sim_defaults.lookahead;
     } else if (rc == CLI_GO && c->records && c->others) {
         /* its machines are the presets': no other option would be used */
-        snprintf(err, errlen, "--records: allowed alone or with --scale-nodes");
+        snprintf(err, errlen, "--records: allowed alone or with --scale-nodes and --dry-run");
         return CLI_BAD;
     } else if (rc == CLI_GO && c->node_hops) {
         snprintf(err, errlen, "--node-hops: allowed with --ra-opt-node only");
@@ -373,6 +373,12 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
             return KIT_EXIT_USAGE;
         }
         return KIT_EXIT_OK;
+    }
+    if (c->bucketed && p->algorithm != TM_DIRECT) {
+        /* the baseline's mean bucket: a routed row has none to print */
+        snprintf(err, errlen, "--bucketed: the direct algorithm's mean bucket: add --algorithm direct (or a direct "
+                              "preset such as bgl-mpi)");
+        return KIT_EXIT_USAGE;
     }
     if (c->simulate && p->algorithm != TM_ROUTED) {
         snprintf(err, errlen, "--simulate runs the routed algorithm: add --algorithm routed");
@@ -810,6 +816,8 @@ int main(int argc, char **argv)
         return kit_stdout_end(KIT_EXIT_OK);
     }
     if (pr == CLI_GO && cli.records) {
+        if (cli.dry_run)
+            return kit_stdout_end(KIT_EXIT_OK);
         int rc = tm_records_print(stdout, cli.p.scale_nodes ? cli.p.scale_nodes : TM_RECORDS_SCALE_NODES, err,
                                   sizeof err);
         if (rc) {
