@@ -173,6 +173,7 @@ TLAYER_test_machines       := torusmodel
 TLAYER_test_torusmodel     := torusmodel
 TLAYER_test_node_model     := torusmodel
 TLAYER_test_hwloc          := torusmodel
+TLAYER_test_model_rules    := torusmodel
 TOOL_BIN := $(BUILD)/tests/ra_seq
 
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c): each links the layer of the

@@ -259,7 +259,7 @@ declare -A VALID=(
     [torusmodel:write-params]="$NAMES" [torusmodel:sim-latency]="zero" [torusmodel:sim-lookahead]="zero"
     [torusmodel:header-bytes]="zero" [torusmodel:clock-hz]="$POS" [torusmodel:bytes-per-update]="$POS"
     [torusmodel:link-bw]="$POS" [torusmodel:updates-per-message]="$POS" [torusmodel:node-gups]="$POS"
-    [torusmodel:node-gups-plain]="$POS" [torusmodel:cores-per-node]="$NUM0"
+    [torusmodel:node-gups-plain]="$POS" [torusmodel:cores-per-node]="$NUM0" [torusmodel:threads-per-core]="$NUM0"
     [collbench:warmup]="zero" [collbench:seed]="zero p63" [collbench:latency]="zero" [collbench:csv]="$NAMES"
     [collbench:json]="$NAMES" [collbench:tune]="$NAMES" [ra_calibrate:output]="$NAMES" [ra_calibrate:link-bw]="$POS"
     [ra_opt:hop-cost]="zero" [ra_opt:packet-cost]="zero" [torusmodel:hop-cost]="zero" [torusmodel:packet-cost]="zero"
@@ -277,7 +277,8 @@ for o in mem-latency-ns mlp mem-bw line-bytes instr-local instr-hop instr-test m
 # The command each option is tried in, valid but for the option itself
 declare -A BASE=(
     [ra_opt]="--log2-table 10 --quiet" [ra_base]="--log2-table 10 --quiet"
-    [torusmodel]="--preset bgl-routed --shape 4x4" [sparsest_cut]="8x8 --link-bw 1e9 --bytes-per-update 8"
+    [torusmodel]="--preset bgl-routed --shape 4x4" [torusmodel:records]="" [torusmodel:bucketed]="--preset bgl-mpi --shape 4x4"
+    [sparsest_cut]="8x8 --link-bw 1e9 --bytes-per-update 8"
     [ra_calibrate]="--quick --log2-table 10" [collbench]="--op barrier --sizes 8 --iters 1 --warmup 0 --rounds 1"
     [collbench:latency]="--simulate 4x4 --op barrier --sizes 8" [collbench:link-bw]="--simulate 4x4 --op barrier --sizes 8"
     [ra_opt:mem]="--quiet" [ra_base:mem]="--quiet" [sparsest_cut:shape]="--link-bw 1e9 --bytes-per-update 8"

@@ -492,3 +492,130 @@ serial_fail "torusmodel bad --ra-opt-node" 2 "bad value '16,x' for --ra-opt-node
 serial_fail "torusmodel --node-hops alone" 2 "node-hops: allowed with --ra-opt-node only" \
     bin/torusmodel --preset bgl-routed --shape 8x8 --node-hops 2
 serial_fail "torusmodel negative --packet-cost" 2 "for --packet-cost" bin/torusmodel --ra-opt-node 16 --packet-cost -1
+
+# Issue 48 class 5: the calculator says what it does, over generated inputs.
+# The sensitivity line of --node machines (routed, and the baseline with
+# --bucketed: its line varies the bucketed machine, not an unbucketed one):
+# every +10% moves the prediction by at most its bound's exponent, with the
+# sign physics gives (+0..+10% clock, mlp, bandwidths, message rate; -9.1..0%
+# latencies and instructions; docs/machines.md).
+sens_bad=0 sens_n=0
+for i in $(seq 1 12); do
+    spec=$(awk -v s="$i" 'BEGIN { srand(s * 7919); c = 2 ^ int(rand() * 6);
+        printf "clock_ghz=%.3g,cores=%d,mem_latency_ns=%.3g,mlp=%.3g,mem_bw_gbs=%.3g,mpi_latency_us=%.3g,inj_gbs=%.3g,link_gbs=%.3g",
+            0.5 + 4 * rand(), c, 40 + 300 * rand(), 1 + 40 * rand(), 1 + 900 * rand(), 0.1 + 5 * rand(), 1 + 50 * rand(), 0.5 + 30 * rand() }')
+    cores=$(sed 's/.*cores=\([0-9]*\).*/\1/' <<<"$spec")
+    shape="${cores}x$((2 + i % 5))x$((2 + i % 3))"
+    for alg in "--algorithm routed" "--algorithm direct --bucketed"; do
+        # shellcheck disable=SC2086
+        bin/torusmodel --node "$spec" --network nodes --shape "$shape" $alg --scale-term none >"$TMP/out" 2>"$TMP/err"
+        line=$(key sensitivity_per_10pct)
+        sens_n=$((sens_n + 1))
+        if ! awk -v l="$line" 'BEGIN { n = split(l, it, ", "); if (n < 6) exit 1
+                for (j = 1; j <= n; j++) { split(it[j], f, " "); d = f[2] + 0
+                    down = f[1] == "mem_latency" || f[1] == "instr" || f[1] == "mpi_latency"
+                    if (down ? (d < -9.15 || d > 0.05) : (d < -0.05 || d > 10.05)) exit 1 } }'; then
+            sens_bad=$((sens_bad + 1))
+            echo "  --node $spec --shape $shape $alg: $line $(head -c 200 "$TMP/err")"
+        fi
+    done
+done
+if [ "$sens_bad" = 0 ]; then
+    ok "torusmodel sensitivity over $sens_n generated --node machines (routed and --bucketed direct): each +10% within its exponent, with its sign"
+else
+    bad "torusmodel sensitivity: $sens_bad of $sens_n generated machines outside the exponent's range"
+fi
+# the reduced torus keeps the longest dimension: a --scale-nodes below it is
+# refused, never a torus without the long ring (BlueGene/L's 64)
+for n in 16 33 63; do
+    serial_fail "torusmodel --scale-nodes $n below the longest dimension 64" 2 "below the longest dimension (64)" \
+        bin/torusmodel --preset bgl-routed --shape 64x32x32 --scale-nodes "$n"
+done
+# --help: link_gbs is needed only for several nodes
+node1=clock_ghz=2,cores=8,mem_latency_ns=100
+bin/torusmodel --node "$node1" --shape 8 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(key network_bound_gups)" = unbounded ] && awk -v p="$(key predicted_gups)" 'BEGIN { exit !(p > 0) }'; then
+    ok "torusmodel --node without link_gbs on one node: network unbounded, predicted $(key predicted_gups)"
+else
+    bad "torusmodel --node one node without link_gbs: exit $rc $(head -c 300 "$TMP/err")"
+fi
+serial_fail "torusmodel --node without link_gbs on two nodes" 2 "spans 2 nodes: the network bound needs" \
+    bin/torusmodel --node "$node1" --shape 16
+# ra_calibrate --probe --link-bw B writes B; without it, ranks on two
+# (emulated) nodes measure the link instead of writing one node's 1e12
+if run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 20 --link-bw 3e9 --output "$TMP/pl.params" &&
+    awk '$1 == "link_bw" { v = $3 } END { exit !(v + 0 == 3e9) }' "$TMP/pl.params"; then
+    ok "ra_calibrate --probe --link-bw 3e9: the params file's link_bw is 3e9"
+else
+    bad "ra_calibrate --probe --link-bw 3e9: $(grep '^link_bw' "$TMP/pl.params" 2>/dev/null) $(head -c 300 "$TMP/err")"
+fi
+if TORUS_NODES=2 run_mpi 2 bin/ra_calibrate --probe --quick --log2-table 20 --output "$TMP/p2.params" &&
+    awk '$1 == "link_bw" { v = $3 } END { exit !(v + 0 > 0 && v + 0 < 1e12) }' "$TMP/p2.params"; then
+    ok "ra_calibrate --probe on two nodes (TORUS_NODES=2): link_bw measured, $(awk '$1 == "link_bw" { print $3 }' "$TMP/p2.params")"
+else
+    bad "ra_calibrate --probe on two nodes: $(grep '^link_bw' "$TMP/p2.params" 2>/dev/null) $(head -c 300 "$TMP/err")"
+fi
+
+# Issue 47: the published records at their runs' sizes.  docs/machines.md's
+# table is `torusmodel --records`'s output as printed; each row's ratio is
+# its published figure over its ra_opt prediction, and a size derived from
+# HPL/STREAM holds at least the nodes those figures need.
+t0=$(date +%s)
+bin/torusmodel --records >"$TMP/rec" 2>"$TMP/err"
+rc=$?
+awk '/^\| machine \| published GUPS/ { t = 1 } t && /^\|/ { print; next } t { exit }' docs/machines.md >"$TMP/rec_doc"
+if [ $rc = 0 ] && [ -s "$TMP/rec" ] && cmp -s "$TMP/rec" "$TMP/rec_doc"; then
+    ok "torusmodel --records: $(($(wc -l <"$TMP/rec") - 2)) rows, docs/machines.md's table as printed ($(($(date +%s) - t0)) s)"
+else
+    bad "torusmodel --records (exit $rc) differs from docs/machines.md: $(diff "$TMP/rec_doc" "$TMP/rec" | head -c 600) $(head -c 200 "$TMP/err")"
+fi
+rows_bad=$(awk -F' [|] ' 'NR > 2 {
+        pub = $2; sub(/ .*/, "", pub); pred = $5; ratio = $7
+        if (pred <= 0 || (pub / pred) / ratio > 1.02 || (pub / pred) / ratio < 0.98) print "ratio: " $1
+        if (match($3, /at least [0-9]+ nodes, so [0-9]+/)) { split(substr($3, RSTART, RLENGTH), w, " ")
+            if (w[6] + 0 < w[3] + 0) print "size: " $1 }
+    }' "$TMP/rec")
+if [ -s "$TMP/rec" ] && [ -z "$rows_bad" ]; then
+    ok "torusmodel --records: every ratio is published / ra_opt, every derived size holds its least node count"
+else
+    bad "torusmodel --records rows: ${rows_bad:-no output}"
+fi
+serial_fail "torusmodel --records with a preset" 2 "--records: allowed alone or with --scale-nodes and --dry-run" \
+    bin/torusmodel --records --preset bgq
+
+# Issue 47: hardware threads.  t ranks on a core share its issue slots and
+# misses in flight (node.c): on a latency-bound core 4 threads raise the
+# CPU bound, never past one thread's instructions per update; one rank a
+# core is unchanged; the probe writes the SMT width it finds.
+smt=clock_ghz=1.6,cores=4,mem_latency_ns=110,mlp=2,issue_width=1,in_order=1
+bin/torusmodel --node "$smt,ranks=16" --shape 16 --algorithm routed --scale-term none >"$TMP/t1" 2>&1
+bin/torusmodel --node "$smt,ranks=16,threads=4" --shape 16 --algorithm routed --scale-term none >"$TMP/t4" 2>&1
+bin/torusmodel --node "$smt,threads=4" --shape 4 --algorithm routed --scale-term none >"$TMP/t4a" 2>&1
+bin/torusmodel --node "$smt" --shape 4 --algorithm routed --scale-term none >"$TMP/t1a" 2>&1
+c1=$(key cpu_bound_gups "$TMP/t1") c4=$(key cpu_bound_gups "$TMP/t4")
+if awk -v a="$c1" -v b="$c4" 'BEGIN { exit !(a > 0 && b > a) }' &&
+    [ "$(key cpu_bound_gups "$TMP/t4a")" = "$(key cpu_bound_gups "$TMP/t1a")" ] &&
+    grep -q "16 ranks per node (4 threads a core in use)" "$TMP/t4"; then
+    ok "torusmodel --node threads=4: 16 ranks on 4 in-order cores $c4 GUPS against $c1 without threads; 4 ranks unchanged"
+else
+    bad "torusmodel --node threads: $c1 -> $c4, $(key cpu_bound_gups "$TMP/t1a") vs $(key cpu_bound_gups "$TMP/t4a")"
+fi
+serial_fail "torusmodel --node threads=0" 2 "bad value '0' for threads" bin/torusmodel --node "$smt,threads=0" --shape 4
+if [ -s "$TMP/probe.params" ] && awk '$1 == "threads_per_core" { v = $3 } END { exit !(v >= 1) }' "$TMP/probe.params"; then
+    ok "ra_calibrate --probe writes threads_per_core $(awk '$1 == "threads_per_core" { print $3 }' "$TMP/probe.params")"
+else
+    bad "ra_calibrate --probe: no threads_per_core in its params file"
+fi
+# Mira at 32 and 64 ranks a node (4 hardware threads a core): the figures
+# docs/machines.md quotes beside their command
+m32=$(bin/torusmodel --preset bgq --ranks-per-node 32 --shape 32x8x12x16x16x2 --scale-term none | awk '/^predicted_gups:/ { printf "%.0f", $2 }')
+m64=$(bin/torusmodel --preset bgq --ranks-per-node 64 --shape 64x8x12x16x16x2 --scale-term none | awk '/^predicted_gups:/ { printf "%.0f", $2 }')
+if [ "$m32" = 902 ] && [ "$m64" = 871 ] && grep -q "predicts\$" docs/machines.md && grep -q "^902 and 871 GUPS" docs/machines.md; then
+    ok "torusmodel bgq at 32 and 64 ranks a node: $m32 and $m64 GUPS, as docs/machines.md says"
+else
+    bad "torusmodel bgq at 32/64 ranks a node: $m32, $m64 (docs: 902 and 871)"
+fi
+# an option the run would not use is refused: --bucketed on a routed row
+serial_fail "torusmodel --bucketed with the routed algorithm" 2 "--bucketed: the direct algorithm's mean bucket" \
+    bin/torusmodel --preset bgl-routed --shape 4x4 --bucketed

@@ -38,6 +38,7 @@ typedef struct machine {
     const char *name;
     double clock_hz, link_bw, bytes_per_update, ranks_per_node;
     int in_order;
+    fig threads; /* hardware threads a core runs (the run's ranks per core are ranks_per_node / cores) */
     fig width, lat, mlp, bw, line, msg, inj, raw;
     const char *network; /* "nodes" or a network spec */
     const char *shapes;
@@ -53,6 +54,7 @@ static const machine machines[] = {
      * ran the 103 GUPS record (hpcchallenge.org news), as a 32x32x32
      * torus (assumed: a 32-rack partition's shape). */
     {"bgp", 850e6, 425e6, 9.31, 4, 1,
+     {1, "PPC450: one thread a core"},
      {2, "PPC450 = PPC440 core, 2-issue in order (IBM BG/P team, IBM J. Res. Dev. 52(1/2) 2008)"},
      {123, "assumed: BlueGene/L's 86 cycles at 700 MHz (paper 002 sec. 2), the same DDR memory path"},
      {4, "assumed: the PPC440's 4 outstanding L1 load misses (paper 002 sec. 2)"},
@@ -65,11 +67,12 @@ static const machine machines[] = {
      "BlueGene/P: 850 MHz PPC450, 4 cores, 3-D torus 425 MB/s per link and direction (5.1 GB/s per node), "
      "ANL Intrepid 32 racks (hpcchallenge.org news, 2008); node model terms below"},
     /* BlueGene/Q: 1.6 GHz A2 (in order, 2-issue: one integer and one
-     * floating-point pipe), 16 application cores, 4 threads each (one rank
-     * per core here, SMT not modelled); 5-D torus of 10 links x 2 GB/s per
+     * floating-point pipe), 16 application cores, 4 threads each (threads_per_core 4;
+     * the records' runs state no ranks per core: 16 ranks, one a core); 5-D torus of 10 links x 2 GB/s per
      * direction; DDR3-1333 over 2 x 16 B: 42.6 GB/s; 128-byte L2 line.
      * Mira: 48 racks, 49152 nodes, 8x12x16x16x2. */
     {"bgq", 1.6e9, 2e9, 544.0 / 62, 16, 1,
+     {4, "A2: 4 hardware threads a core (Haring et al., IEEE Micro 32(2) 2012); the records' ranks per core are not stated: one"},
      {1, "A2: in order, one integer and one FP pipe, integer code issues 1 a cycle (Haring et al., IEEE Micro "
          "32(2) 2012)"},
      {110, "assumed: DDR3-1333 behind a 32 MB L2 (no published figure found)"},
@@ -87,12 +90,14 @@ static const machine machines[] = {
      * decode; 64 GB/s, 128-byte lines; Tofu 6-D mesh/torus, 10 links of 5
      * GB/s per direction; 82944 nodes = 24 x 18 x 16 x 2 x 3 x 2. */
     {"tofu", 2.0e9, 5e9, 544.0 / 62, 8, 0,
+     {1, "SPARC64 VIIIfx: one thread a core (Maruyama et al., IEEE Micro 30(2) 2010)"},
      {4, "SPARC64 VIIIfx decodes 4 instructions a cycle (Maruyama et al., IEEE Micro 30(2) 2010)"},
      {100, "assumed: DDR3 behind a 6 MB shared L2 (no published figure found)"},
      {10, "assumed: an out-of-order core's L1 miss queue (no published figure found)"},
      {64e9, "Maruyama et al., IEEE Micro 30(2) 2010: 64 GB/s (recalled, not re-read)"},
      {128, "128 B lines (Maruyama et al., IEEE Micro 30(2) 2010)"},
-     {1500, "assumed: Tofu MPI one-way latency about 1.5 us (Ajima et al., IEEE Micro 32(1) 2012, recalled)"},
+     {1500, "assumed: Tofu MPI one-way latency about 1.5 us (Ajima et al., IEEE Micro 32(1) 2012, recalled, not "
+            "re-read)"},
      {0, ""},
      {0, ""},
      "nodes", "8x12x9x8x2mx3x2m,8x24x18x16x2mx3x2m",
@@ -102,13 +107,15 @@ static const machine machines[] = {
     /* Fugaku: A64FX, 48 compute cores at 2.0 GHz, 4-wide decode, HBM2 1024
      * GB/s, 256-byte lines; Tofu-D 6.8 GB/s per link; 158976 nodes. */
     {"tofu-d", 2.0e9, 6.8e9, 544.0 / 62, 48, 0,
+     {1, "A64FX: one thread a core (Yoshida, Hot Chips 30, 2018)"},
      {4, "A64FX decodes 4 instructions a cycle (Yoshida, Hot Chips 30, 2018)"},
      {130, "assumed: HBM2 behind an 8 MB L2 per CMG (no published figure found)"},
      {12, "assumed: (no published figure found)"},
      {1024e9, "32 GB HBM2, 1024 GB/s (RIKEN; G. Lockwood's Fugaku notes)"},
      {256, "256 B lines (Sato et al., SC20)"},
-     {500, "assumed: Tofu-D MPI one-way latency about 0.5 us (Ajima et al., IEEE Cluster 2018, recalled)"},
-     {0, ""},
+     {490, "published: Tofu-D one-way Put latency 0.49 us (Ajima et al., The Tofu interconnect D, IEEE Cluster "
+           "2018); MPI's own overhead not in it"},
+     {38.1e9, "published: Tofu-D injection 38.1 GB/s per node (Ajima et al., IEEE Cluster 2018)"},
      {0, ""},
      "nodes", "48x24x23x24x2mx3x2m",
      "Fugaku: Ajima et al., The Tofu interconnect D, IEEE Cluster 2018; Sato et al., SC20: A64FX 48 cores 2.0 "
@@ -122,6 +129,7 @@ static const machine machines[] = {
      * the dragonfly model needs (G - 1) to divide a group's 32 x 16 global
      * links, so 33 supernodes (1056 octants) are modelled. */
     {"p775", 3.84e9, 10e9, 10, 32, 0,
+     {4, "POWER7: 4 hardware threads a core (Sinharoy et al., IBM J. Res. Dev. 55(3) 2011, recalled); the run's not stated: one rank a core"},
      {6, "POWER7 dispatches 6 instructions a cycle (Sinharoy et al., IBM J. Res. Dev. 55(3) 2011, recalled)"},
      {100, "assumed: DDR3 behind a 32 MB eDRAM L3 (no published figure found)"},
      {8, "assumed: an out-of-order core's L1 miss queue (no published figure found)"},
@@ -137,16 +145,19 @@ static const machine machines[] = {
      "terms below"},
     /* Cray XT3 Red Storm after its 2008 upgrade: one dual-core 2.4 GHz
      * Opteron per node (3-wide, out of order), SeaStar 3-D mesh/torus,
-     * NIC 2.0 GB/s sustained, ports 3.8 GB/s per direction.  Size and
+     * NIC 2.0 GB/s sustained, ports 3.8 GB/s per direction; SeaStar's MPI
+     * latency target 2 us to a neighbour (Portals 3.3 paper).  Size and
      * shape of the 34 GUPS run not found: the machine's 12960 nodes as
-     * 27x20x24 (assumed). */
+     * 27x20x24 (assumed; torusmodel/records.c). */
     {"xt3", 2.4e9, 3.8e9, 10, 2, 0,
+     {1, "Opteron (K8): one thread a core"},
      {3, "Opteron (K8) decodes 3 instructions a cycle (AMD, Software Optimization Guide for AMD64, 25112)"},
      {60, "about 60 ns, single-socket Opteron (Euroben report 2006, Cray XT3)"},
      {8, "assumed: the K8's 8 miss address buffers"},
      {10.6e9, "assumed: 2 channels of DDR2-667 (Red Storm upgrade: dual-core Opterons)"},
      {64, "64 B lines (Opteron)"},
-     {5000, "assumed: SeaStar MPI one-way latency about 5 us"},
+     {2000, "published: SeaStar's one-way MPI latency target, 2 us to a neighbour (5 us to the farthest node; "
+            "Brightwell et al., Portals 3.3 on the Sandia/Cray Red Storm System): ra_opt's hops go to neighbours"},
      {2.0e9, "NIC 2.0 GB/s sustained after the upgrade (Brightwell, Underwood, Vaughan, Red Storm upgrade)"},
      {0, ""},
      "nodes", "2x27x20x24",
@@ -158,12 +169,14 @@ static const machine machines[] = {
      * NIC (25 GB/s per direction) per node; dragonfly groups of 16
      * switches and 256 nodes, 12 CPU groups. */
     {"perlmutter-cpu", 2.45e9, 25e9, 10, 128, 0,
+     {2, "Zen 3: 2 hardware threads a core (AMD 56665); 128 ranks, one a core"},
      {6, "Zen 3 dispatches 6 macro-ops a cycle (AMD, Software Optimization Guide for Zen 3, 56665)"},
      {110, "assumed: DDR4-3200 on a 2-socket EPYC (no published figure found)"},
      {24, "assumed: Zen 3's 24 L1 data miss buffers (no published figure found)"},
      {409.6e9, "16 x DDR4-3200 channels (NERSC Perlmutter architecture: 2 x EPYC 7763, 8 channels each)"},
      {64, "64 B lines (Zen 3)"},
-     {2000, "assumed: Slingshot-11 MPI one-way latency about 2 us"},
+     {2000, "assumed: Slingshot-11 MPI one-way latency about 2 us (De Sensi et al., arXiv 2008.08886, measures "
+            "Slingshot; its figure was not reached by the project's search)"},
      {25e9, "one Slingshot-11 NIC, 200 Gb/s (NERSC Perlmutter architecture)"},
      {0, ""},
      "dragonfly:16,16,11,12", "128x3072,128x16x16x12",
@@ -173,6 +186,7 @@ static const machine machines[] = {
     /* An InfiniBand HDR fat-tree of perlmutter-cpu's nodes: 40-port 200 Gb/s
      * switches (QM8700) as a 20-ary 3-tree, 8000 hosts, full bisection. */
     {"hdr-fattree", 2.45e9, 25e9, 10, 128, 0,
+     {2, "Zen 3: 2 hardware threads a core (AMD 56665); 128 ranks, one a core"},
      {6, "Zen 3 dispatches 6 macro-ops a cycle (AMD, Software Optimization Guide for Zen 3, 56665)"},
      {110, "assumed: DDR4-3200 on a 2-socket EPYC (no published figure found)"},
      {24, "assumed: Zen 3's 24 L1 data miss buffers (no published figure found)"},
@@ -209,6 +223,7 @@ int tm_machine_preset(tm_params *p, const char *name, char *err, size_t errlen)
     q.bytes_per_update = m->bytes_per_update;
     q.updates_per_message = 1;
     q.ranks_per_node = m->ranks_per_node, q.cores_per_node = m->ranks_per_node;
+    q.threads_per_core = m->threads.v;
     q.packet_header_bytes = 0, q.chunk_bytes = 0, q.packet_max_bytes = 0, q.link_overhead_bytes = 0;
     q.algorithm = TM_ROUTED;
     memset(&q.node, 0, sizeof q.node);

@@ -198,7 +198,10 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
         if (p->algorithm == TM_DIRECT)
             out = row->nodes > 1 ? (N - row->ranks_node) / N : 0;
         double fill = p->algorithm == TM_ROUTED ? ropt_timed_ra_opt_capacity(s) : p->updates_per_message;
-        tm_node_derive(p, row->hops, out, fill, &dq);
+        /* the ranks this shape puts on a node (a given network sets them) */
+        tm_params pr = *p;
+        pr.ranks_per_node = row->ranks_node;
+        tm_node_derive(&pr, row->hops, out, fill, &dq);
         p = &dq;
         row->hops_out = out, row->fill = fill;
         row->inj_gups = tm_node_injection(p, row->nodes, out, fill);
@@ -218,7 +221,9 @@ int tm_evaluate(const tm_params *p, const torus_shape *s, tm_row *row, char *err
     double f_node = row->cores_used * p->clock_hz; /* cycles per second of one node */
     row->cpu_gups = row->nodes * f_node / row->cycles_per_update / 1e9;
     /* one rank sends nothing: no network bound */
-    if (hosts > 0)
+    if (row->nodes <= 1 && !(p->link_bw > 0))
+        row->net_gups = INFINITY; /* one node, no link given: nothing crosses one */
+    else if (hosts > 0)
         /* the physical network's endpoints; each update crosses it
          * net_transfers times as random traffic (none: no bound) */
         row->net_gups = row->net_transfers > 0

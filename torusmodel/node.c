@@ -124,6 +124,16 @@ void tm_node_reference(tm_params *p, int in_order, double issue_width, const cha
     tm_node_set(p, TM_N_IPC_SCALE, issue_width > 0 ? wref / issue_width : 1, s);
 }
 
+/* Ranks that share one core as its hardware threads: ranks per node over
+ * cores, between 1 and threads_per_core (ranks beyond that time-share). */
+static double threads_in_use(const tm_params *p)
+{
+    double cores = p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node;
+    double th = p->threads_per_core >= 1 ? p->threads_per_core : 1;
+    double t = cores > 0 ? p->ranks_per_node / cores : 1;
+    return t < 1 ? 1 : t > th ? th : t;
+}
+
 /* The per-update costs of p's node on shape s: q = p with t_local, t_hop,
  * the baseline's costs and the memory rate derived (node.c's header).
  * hops_out: the hops per update that leave a node; fill: updates per
@@ -147,6 +157,20 @@ void tm_node_derive(const tm_params *p, double hops, double hops_out, double fil
     q->t_hop = ih + (hops > 0 ? hops_out / hops * pkt / fill : 0);
     q->t_local_plain = il + miss;
     q->t_test = it;
+    /* hardware threads: t ranks on a core (up to threads_per_core) share
+     * its issue slots, so the core spends at least one thread's work W per
+     * update, and its m misses in flight, m / t each, so a thread takes W +
+     * miss t / m per update and the core finishes t at once:
+     *   core time per update = max(W, W / t + miss / m)
+     * with W = t_local's instructions + H t_hop (routed; the baseline: its
+     * loop and its test, its miss alone, m = 1).  t = 1 is the rule above. */
+    double t = threads_in_use(p);
+    if (t > 1) {
+        double w = il + hops * q->t_hop, core = fmax(w, w / t + miss / m);
+        q->t_local = core - hops * q->t_hop;
+        double wb = il + it;
+        q->t_local_plain = fmax(wb, wb / t + miss) - it;
+    }
     q->t_exposed = 0;
     q->t_send = q->t_recv = msg / 2;
     q->t_overhead = ih;
@@ -198,8 +222,9 @@ static double term_of(const tm_params *p, int i, const char **src, int *dflt)
 void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
 {
     fprintf(f, "# node model (torusmodel/node.c), %s:\n", p->preset);
-    fprintf(f, "#   clock %.4g GHz, %g cores, %g ranks per node\n", p->clock_hz / 1e9,
-            p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node, p->ranks_per_node);
+    fprintf(f, "#   clock %.4g GHz, %g cores of %g hardware threads, %g ranks per node (%g threads a core in use)\n",
+            p->clock_hz / 1e9, p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node,
+            p->threads_per_core >= 1 ? p->threads_per_core : 1, p->ranks_per_node, threads_in_use(p));
     for (int i = 0; i < TM_N_KEYS; i++) {
         const char *src;
         int dflt;
@@ -218,8 +243,10 @@ void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
 
 void tm_node_print_json(FILE *f, const tm_params *p)
 {
-    fprintf(f, "\"node_model\": {\"clock_hz\": %.6g, \"cores\": %g, \"ranks_per_node\": %g, \"terms\": {",
-            p->clock_hz, p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node, p->ranks_per_node);
+    fprintf(f, "\"node_model\": {\"clock_hz\": %.6g, \"cores\": %g, \"threads_per_core\": %g, "
+               "\"threads_in_use\": %g, \"ranks_per_node\": %g, \"terms\": {",
+            p->clock_hz, p->cores_per_node > 0 ? p->cores_per_node : p->ranks_per_node,
+            p->threads_per_core >= 1 ? p->threads_per_core : 1, threads_in_use(p), p->ranks_per_node);
     for (int i = 0; i < TM_N_KEYS; i++) {
         const char *src;
         int dflt;

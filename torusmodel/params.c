@@ -40,6 +40,8 @@ static const key_def keys[] = {
     NUM(t_wait_direct, "direct: the same for the baseline (prediction only)"),
     NUM(ranks_per_node, "ranks sharing one node (>= 1)"),
     NUM(cores_per_node, "cores of one node (0 = as many as ranks_per_node)"),
+    NUM(threads_per_core, "node model: hardware threads one core runs (SMT width, 0 = 1); ranks beyond the cores "
+                          "run as threads, sharing the core's issue slots and misses in flight (node.c)"),
     NUM(packet_header_bytes, "--simulate: header bytes inside each packet (0 = --header-bytes)"),
     NUM(chunk_bytes, "--simulate: packets are whole chunks of this many bytes (0 = any size)"),
     NUM(packet_max_bytes, "--simulate: largest packet, header included (0 = no limit)"),
@@ -321,7 +323,7 @@ int tm_param_set(tm_params *p, const char *key, const char *value, char *err, si
     kit_cli_escape(key, kshown, sizeof kshown);
     snprintf(err, errlen, "unknown parameter '%s': allowed clock_hz, t_local, t_send, t_recv, t_overhead, t_hop, "
                           "bytes_per_update, link_bw, updates_per_message, t_local_plain, t_test, ranks_per_node, "
-                          "cores_per_node, node_gups, node_gups_plain, the node model's keys (mem_latency_ns ... "
+                          "cores_per_node, threads_per_core, node_gups, node_gups_plain, the node model's keys (mem_latency_ns ... "
                           "ipc_scale, term_source), algorithm, network, shape, shapes",
              kshown);
     return -2;

@@ -72,26 +72,25 @@ static int network_torus(const tm_params *p, const torus_shape *s, torus_shape *
     return t->ndims > 0;
 }
 
-/* R: t with its dimensions but the first longest halved, largest first,
- * until at most max nodes */
-static void reduce(const torus_shape *t, int max, torus_shape *r)
+int tm_scale_reduce(const torus_shape *t, int max, torus_shape *r)
 {
     *r = *t;
     int keep = 0;
     for (int i = 1; i < r->ndims; i++)
         if (r->k[i] > r->k[keep])
             keep = i;
+    if (r->n > max && r->k[keep] > max)
+        return -1; /* the rule keeps the longest dimension: it alone is more than max */
     while (r->n > max) {
         int big = -1;
         for (int i = 0; i < r->ndims; i++)
             if (i != keep && r->k[i] > 1 && (big < 0 || r->k[i] > r->k[big]))
                 big = i;
-        if (big < 0)
-            big = keep; /* the longest dimension alone is larger than max */
-        r->n /= r->k[big];
+        r->n /= r->k[big]; /* big exists: the others are not all 1 while n > max >= k[keep] */
         r->k[big] /= 2;
         r->n *= r->k[big];
     }
+    return 0;
 }
 
 static double net_bound(const tm_params *p, const torus_shape *t)
@@ -130,10 +129,19 @@ int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, s
         snprintf(err, errlen, "--scale-term full on %d nodes refused: allowed at most 65536 (reduced above)", t.n);
         return -2;
     }
-    if (full)
+    if (full) {
         r = t;
-    else
-        reduce(&t, maxn, &r);
+    } else if (tm_scale_reduce(&t, maxn, &r)) {
+        char name[48];
+        torus_shape_format(&t, name, sizeof name);
+        int longest = 0;
+        for (int i = 0; i < t.ndims; i++)
+            longest = t.k[i] > longest ? t.k[i] : longest;
+        snprintf(err, errlen, "--scale-nodes %d below the longest dimension (%d) of the nodes' torus %s: allowed at "
+                              "least %d (the reduced torus keeps that dimension), or --scale-term full or none",
+                 maxn, longest, name, longest);
+        return -2;
+    }
     ropt_timed_config c;
     ropt_timed_defaults(&c);
     c.shape = t;

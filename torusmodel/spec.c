@@ -17,7 +17,7 @@
 #include <string.h>
 
 enum { SK_CLOCK, SK_CORES, SK_RANKS, SK_LAT, SK_MLP, SK_BW, SK_CHANNELS, SK_CHANNEL_BW, SK_LINE, SK_WIDTH,
-       SK_IN_ORDER, SK_ILOCAL, SK_IHOP, SK_ITEST, SK_MPI_LAT, SK_INJ, SK_MSG, SK_LINK, SK_BPU, SK_N };
+       SK_IN_ORDER, SK_ILOCAL, SK_IHOP, SK_ITEST, SK_MPI_LAT, SK_INJ, SK_MSG, SK_LINK, SK_BPU, SK_THREADS, SK_N };
 
 typedef struct spec_key {
     const char *name;
@@ -46,13 +46,14 @@ static const spec_key skeys[SK_N] = {
     {"msg_rate_m", 1e-3, 1e6, 0, "millions of messages per second per node in 0.001..1e6"},
     {"link_gbs", 1e-3, 1e6, 0, "GB/s per link and direction in 0.001..1e6"},
     {"bytes_per_update", 1, 1e6, 0, "bytes on the wire per update in 1..1e6"},
+    {"threads", 1, 64, 1, "a whole number of hardware threads per core in 1..64 (default 1)"},
 };
 
 static const char *key_list(void)
 {
     return "clock_ghz, cores, ranks, mem_latency_ns, mlp, mem_bw_gbs, channels, channel_gbs, line, issue_width, "
            "in_order, instr_local, instr_hop, instr_test, mpi_latency_us, inj_gbs, msg_rate_m, link_gbs, "
-           "bytes_per_update";
+           "bytes_per_update, threads";
 }
 
 int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
@@ -132,6 +133,10 @@ int tm_node_spec(tm_params *p, const char *spec, char *err, size_t errlen)
     p->clock_hz = v[SK_CLOCK] * 1e9;
     p->cores_per_node = v[SK_CORES];
     p->ranks_per_node = given[SK_RANKS] ? v[SK_RANKS] : v[SK_CORES];
+    if (given[SK_THREADS])
+        p->threads_per_core = v[SK_THREADS];
+    else if (!(p->threads_per_core >= 1))
+        p->threads_per_core = 1;
     tm_node_reference(p, given[SK_IN_ORDER] && v[SK_IN_ORDER] == 1, given[SK_WIDTH] ? v[SK_WIDTH] : 0,
                       given[SK_WIDTH] ? "--node issue_width" : "not given: the reference core's");
     if (!given[SK_WIDTH])

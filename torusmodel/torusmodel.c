@@ -32,7 +32,7 @@
 enum { OPT_PRESET = 256, OPT_PARAMS, OPT_JSON, OPT_BUCKETED, OPT_SIMULATE, OPT_BUCKET_SIM, OPT_SIM_UPDATES,
        OPT_SIM_LATENCY, OPT_SIM_OUTSTANDING, OPT_SIM_BUDGET, OPT_SIM_LOOKAHEAD, OPT_SIM_LINKS, OPT_HEADER_BYTES, OPT_WRITE_PARAMS,
        OPT_DRY_RUN, OPT_HELP, OPT_VERSION, OPT_NODE, OPT_SCALE_TERM, OPT_SCALE_NODES, OPT_HOP_COST, OPT_PACKET_COST, OPT_POLL_COST, OPT_PEER_COST,
-       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_FILE, OPT_FORMAT, OPT_NODE_FROM, OPT_PARAM };
+       OPT_RA_OPT_NODE, OPT_NODE_HOPS, OPT_FILE, OPT_FORMAT, OPT_NODE_FROM, OPT_RECORDS, OPT_PARAM };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -52,8 +52,8 @@ static const kit_opt fixed_head[] = {
     {.name = "node", .type = KIT_OPT_TEXT, .id = OPT_NODE, .meta = "K=V,...", .defval = "none",
      .help = "a node from its spec sheet (procurement): clock_ghz, cores, mem_latency_ns required; ranks, mlp, "
              "mem_bw_gbs or channels+channel_gbs, line, issue_width, in_order, instr_local, instr_hop, instr_test, "
-             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update "
-             "(docs/machines.md); prints both algorithms and a sensitivity line"},
+             "mpi_latency_us, inj_gbs, msg_rate_m, link_gbs (required for several nodes), bytes_per_update, "
+             "threads (docs/machines.md); prints both algorithms and a sensitivity line"},
     {.name = "file", .type = KIT_OPT_FILE_IN, .id = OPT_FILE, .meta = "FILE", .defval = "none",
      .help = "the physical network from a real fabric's file: an ibnetdiscover dump, Slurm's topology.conf or "
              "topology.yaml, or a graph file (sparsest_cut --file's formats; docs/model.md); its hosts carry the "
@@ -134,6 +134,10 @@ static const kit_opt fixed_tail[] = {
     {.name = "scale-nodes", .type = KIT_OPT_LONG, .id = OPT_SCALE_NODES, .meta = "N", .defval = "4096",
      .help = "the largest machine the scale term simulates in full; above it a reduced one of at most N nodes",
      .lo = 16, .hi = 65536},
+    {.name = "records", .type = KIT_OPT_FLAG, .id = OPT_RECORDS, .defval = "off",
+     .help = "the published HPCC RandomAccess records at their runs' sizes, ra_opt and the baseline predicted "
+             "from the presets: docs/machines.md's table (alone, or with --scale-nodes, default " STR(
+                 TM_RECORDS_SCALE_NODES) " here)"},
     {.type = KIT_OPT_HEADING, .help = "Output:"},
     {.name = "json", .type = KIT_OPT_FLAG, .id = OPT_JSON, .defval = "off, a table or key block",
      .help = "one JSON object"},
@@ -209,6 +213,7 @@ static const char *fig(char *buf, size_t len, const char *fmt, double v, const c
 typedef struct tm_cli {
     tm_params p;
     int json, bucketed, simulate, dry_run, node;
+    int records, others; /* --records; options other than --records and --scale-nodes */
     long bucket_p;
     double sim_updates, sim_latency, header_bytes;
     ropt_timed_config sim_defaults; /* the simulator's send slots (BlueGene/L: 4) and ra_opt's look-ahead */
@@ -231,6 +236,8 @@ enum { CLI_GO = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_BAD = -2 };
 static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, size_t errlen)
 {
     tm_cli *c = ctx;
+    if (o->id != OPT_RECORDS && o->id != OPT_SCALE_NODES && o->id != OPT_DRY_RUN)
+        c->others++;
     if (o->id >= OPT_PARAM) {
         c->shape_given |= !strncmp(o->name, "shape", 5);
         char name[64];
@@ -254,6 +261,9 @@ static int take(void *ctx, const kit_opt *o, const kit_opt_val *v, char *err, si
         break;
     case OPT_SCALE_NODES:
         c->p.scale_nodes = (int)v->l;
+        break;
+    case OPT_RECORDS:
+        c->records = 1;
         break;
     case OPT_JSON:
         c->json = 1;
@@ -357,6 +367,10 @@ static int parse_cli(int argc, char **argv, tm_cli *c, char *err, size_t errlen)
             c->sim_outstanding = c->sim_defaults.outstanding;
         if (!c->sim_lookahead_set)
             c->sim_lookahead = c->sim_defaults.lookahead;
+    } else if (rc == CLI_GO && c->records && c->others) {
+        /* its machines are the presets': no other option would be used */
+        snprintf(err, errlen, "--records: allowed alone or with --scale-nodes and --dry-run");
+        return CLI_BAD;
     } else if (rc == CLI_GO && c->node_hops) {
         snprintf(err, errlen, "--node-hops: allowed with --ra-opt-node only");
         return CLI_BAD;
@@ -386,24 +400,34 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
     if (!p->nshapes) {
         if (!c->bucket_p) {
             snprintf(err, errlen, "no shape: give --shape, --shapes, a --preset or --bucket-sim P");
-            return 2;
+            return KIT_EXIT_USAGE;
         }
-        return 0;
+        return KIT_EXIT_OK;
     }
-    if (!(p->bytes_per_update > 0) || !(p->link_bw > 0)) {
-        snprintf(err, errlen, "the network bound needs --bytes-per-update and --link-bw (or a preset/params)");
-        return 2;
+    if (c->bucketed && p->algorithm != TM_DIRECT) {
+        /* the baseline's mean bucket: a routed row has none to print */
+        snprintf(err, errlen, "--bucketed: the direct algorithm's mean bucket: add --algorithm direct (or a direct "
+                              "preset such as bgl-mpi)");
+        return KIT_EXIT_USAGE;
     }
     if (c->simulate && p->algorithm != TM_ROUTED) {
         snprintf(err, errlen, "--simulate runs the routed algorithm: add --algorithm routed");
-        return 2;
+        return KIT_EXIT_USAGE;
     }
     for (int k = 0; k < p->nshapes; k++) {
         tm_params q = *p;
         run->bucket[k] = -1;
         if (tm_evaluate(&q, &p->shapes[k], &run->rows[k], err, errlen))
-            return 2;
+            return KIT_EXIT_USAGE;
         const tm_row *r = &run->rows[k];
+        /* the links matter only where a shape spans nodes (--help: link_gbs) */
+        if ((!(p->bytes_per_update > 0) || !(p->link_bw > 0)) && r->nodes > 1) {
+            char name[128];
+            torus_shape_format(&p->shapes[k], name, sizeof name);
+            snprintf(err, errlen, "shape %s spans %.0f nodes: the network bound needs --bytes-per-update and "
+                                  "--link-bw (or a preset, params or --node link_gbs)", name, r->nodes);
+            return KIT_EXIT_USAGE;
+        }
         /* +inf is a bound that nothing limits (no cost given: printed
          * "unbounded"); NaN is a figure the inputs leave undefined */
         if (isnan(r->cpu_gups) || isnan(r->net_gups) || isnan(r->mem_gups) || isnan(r->bound_gups) ||
@@ -412,7 +436,7 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
             torus_shape_format(&p->shapes[k], name, sizeof name);
             snprintf(err, errlen, "shape %s: these parameters leave a bound undefined (not a number): allowed "
                                   "finite costs and rates", name);
-            return 2;
+            return KIT_EXIT_USAGE;
         }
         if (!c->simulate)
             continue;
@@ -443,18 +467,19 @@ static int check_all(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         sc->packet_max_bytes = q.packet_max_bytes;
         sc->link_overhead_bytes = q.link_overhead_bytes;
         if (ropt_timed_check(sc, err, errlen))
-            return 2;
+            return KIT_EXIT_USAGE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* Shape k's scale term (scale.c), its sensitivity line, and under --node
- * HPCC's baseline on the same machine: 0, or -2 with a line in err. */
-static int compute_node(const tm_cli *c, tm_run *run, int k, char *err, size_t errlen)
+ * HPCC's baseline on the same machine: 0, or -2 (bad input) or -3 (out of
+ * memory) with a line in err. */
+static int compute_node(const tm_cli *c, const tm_params *p, tm_run *run, int k, char *err, size_t errlen)
 {
-    const tm_params *p = &c->p;
-    if (tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen))
-        return -2;
+    int rc = tm_scale(p, &p->shapes[k], &run->rows[k], err, errlen);
+    if (rc)
+        return rc;
     if (tm_node_given(p))
         tm_sensitivity(p, &p->shapes[k], &run->rows[k], run->sens[k], sizeof run->sens[k]);
     if ((c->node || c->file) && p->algorithm == TM_ROUTED) {
@@ -478,32 +503,34 @@ static int compute(const tm_cli *c, tm_run *run, char *err, size_t errlen)
         run->bucket_sim = tm_bucket_sim((int)c->bucket_p, 1024, 200000, 1);
         if (run->bucket_sim < 0) {
             snprintf(err, errlen, "out of memory for %ld buckets", c->bucket_p);
-            return 3;
+            return KIT_EXIT_RESOURCE;
         }
     }
     for (int k = 0; k < p->nshapes; k++) {
+        /* the parameters row k is computed with: its sensitivity varies these */
+        tm_params q = *p;
         if (c->bucketed && p->algorithm == TM_DIRECT) {
             double b = p->shapes[k].n > 1 ? tm_bucket_sim(p->shapes[k].n, 1024, 100000, 1) : 1;
             if (b < 0) {
                 snprintf(err, errlen, "out of memory for the bucket simulation");
-                return 3;
+                return KIT_EXIT_RESOURCE;
             }
             /* the row again with m = the mean bucket */
-            tm_params q = *p;
             q.updates_per_message = b;
             run->bucket[k] = b;
             if (tm_evaluate(&q, &p->shapes[k], &run->rows[k], err, errlen))
-                return 2;
+                return KIT_EXIT_USAGE;
         }
         if (c->simulate) {
             int rc = ropt_timed_run(&run->sim[k], &run->sims[k], err, errlen);
             if (rc)
-                return rc == -2 ? 2 : 3;
+                return rc == -2 ? KIT_EXIT_USAGE : KIT_EXIT_RESOURCE;
         }
-        if (compute_node(c, run, k, err, errlen))
-            return 2;
+        int rc = compute_node(c, &q, run, k, err, errlen);
+        if (rc)
+            return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* --write-params: the effective parameters, replaced atomically; 0 or 3. */
@@ -513,14 +540,14 @@ static int write_params_file(const tm_params *p, const char *path, char *err, si
     kit_outfile o;
     if (kit_outfile_open(&o, path, 0, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
-        return 3;
+        return KIT_EXIT_RESOURCE;
     }
     tm_params_write(p, o.f);
     if (kit_outfile_commit(&o, e2, sizeof e2)) {
         snprintf(err, errlen, "--write-params: %s", e2);
-        return 3;
+        return KIT_EXIT_RESOURCE;
     }
-    return 0;
+    return KIT_EXIT_OK;
 }
 
 /* "(x,y,z) dim y -" for the busiest link of a simulation. */
@@ -821,17 +848,28 @@ int main(int argc, char **argv)
     static tm_cli cli;
     static tm_run run;
     char err[512] = "";
-    int code = 0;
+    int code = KIT_EXIT_OK;
     int pr = parse_cli(argc, argv, &cli, err, sizeof err);
     if (pr == CLI_HELP) {
         usage(stdout);
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     if (pr == CLI_VERSION) {
         printf("torusmodel (hpcc-ra) %s\n", HPCC_RA_VERSION);
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
-    code = pr == CLI_BAD ? 2 : 0;
+    if (pr == CLI_GO && cli.records) {
+        if (cli.dry_run)
+            return kit_stdout_end(KIT_EXIT_OK);
+        int rc = tm_records_print(stdout, cli.p.scale_nodes ? cli.p.scale_nodes : TM_RECORDS_SCALE_NODES, err,
+                                  sizeof err);
+        if (rc) {
+            fprintf(stderr, "torusmodel: --records: %s\n", err);
+            return rc == -3 ? KIT_EXIT_RESOURCE : KIT_EXIT_USAGE;
+        }
+        return kit_stdout_end(KIT_EXIT_OK);
+    }
+    code = pr == CLI_BAD ? KIT_EXIT_USAGE : 0;
     if (!code && !cli.file && cli.format) {
         snprintf(err, sizeof err, "--format applies to --file: give --file FILE");
         code = KIT_EXIT_USAGE;
@@ -846,11 +884,11 @@ int main(int argc, char **argv)
         char e2[sizeof err];
         snprintf(e2, sizeof e2, "--write-params: %.*s", (int)sizeof e2 - 17, err);
         memcpy(err, e2, sizeof err);
-        code = 2;
+        code = KIT_EXIT_USAGE;
     }
     if (!code && cli.dry_run) {
         tm_fabric_free(&run.fabric);
-        return kit_stdout_end(0);
+        return kit_stdout_end(KIT_EXIT_OK);
     }
     cli.p.scale_progress = isatty(2); /* a scale simulation takes seconds: say so where someone waits */
     if (!code)
@@ -864,5 +902,5 @@ int main(int argc, char **argv)
     }
     print_results(&cli, &run);
     tm_fabric_free(&run.fabric);
-    return kit_stdout_end(0);
+    return kit_stdout_end(KIT_EXIT_OK);
 }

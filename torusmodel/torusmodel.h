@@ -81,6 +81,7 @@ typedef struct tm_params {
     double t_wait_routed, t_wait_direct;
     double ranks_per_node; /* ranks sharing one node (1: BlueGene/L coprocessor mode) */
     double cores_per_node; /* cores of a node (0: as many as ranks_per_node) */
+    double threads_per_core; /* hardware threads a core runs (SMT width; 0: 1): node.c's sharing rule */
     /* node random-update rate in GUPS (ranks_per_node ranks updating their
      * own tables at once, ra_opt's loop: the Star aggregate), as pairs
      * (ranks on the node, GUPS); one pair with ranks 0 = at any count;
@@ -249,6 +250,16 @@ int tm_sensitivity(const tm_params *p, const torus_shape *s, const tm_row *row, 
  * prediction multiplied by it (row->scale_eta, row->scale_how); 0, -2 bad
  * input, -3 out of memory */
 int tm_scale(const tm_params *p, const torus_shape *s, tm_row *row, char *err, size_t errlen);
+/* scale.c's reduced torus: t with the first of its longest dimensions kept
+ * and the largest other one halved until at most max nodes are left; -1
+ * (r unset) when that dimension alone is longer than max. */
+int tm_scale_reduce(const torus_shape *t, int max, torus_shape *r);
+
+/* records.c: --records, the published records at their runs' sizes as
+ * docs/machines.md's markdown table (scale term on reduced machines of at
+ * most scale_nodes nodes): 0, -2 or -3 with a line in err. */
+#define TM_RECORDS_SCALE_NODES 1024
+int tm_records_print(FILE *f, int scale_nodes, char *err, size_t errlen);
 
 /* project.c: --ra-opt-node's list of ranks per node ("16,64,128") as
  * p's shapes, each the one ra_opt --dims auto routes such a node on (its

@@ -227,6 +227,8 @@ static int probe_main(cal *c)
         printf("line_bytes: %g (%s)\n", prm.node.v[TM_N_LINE], prm.node.src[TM_N_LINE]);
         if (prm.hw.cores > 0)
             tm_hw_print(stdout, &prm.hw, 1);
+        printf("threads_per_core: %g (cpu0's thread siblings in sysfs; %g cores)\n", prm.threads_per_core,
+               prm.cores_per_node);
         printf("instr_local: %.1f cycles (ra_opt's loop, table of 2^12 words in cache)\n", pf.instr_local);
         printf("instr_hop: %.1f cycles per software hop (%s%s, tables in cache)\n", pf.instr_hop,
                pf.hop_shape[0] ? "ra_opt at these ranks, shape " : "4x4 in the in-process simulator",
@@ -234,6 +236,10 @@ static int probe_main(cal *c)
         printf("instr_test: %.1f cycles (MPI_Testany between updates)\n", pf.instr_test);
         if (pf.mpi_latency_ns > 0)
             printf("mpi_latency_ns: %.0f (8-byte ping-pong, half the least round trip)\n", pf.mpi_latency_ns);
+        printf("link_bw: %.4g bytes/s (%s)\n", prm.link_bw,
+               c->op.link_bw > 0 ? "--link-bw"
+               : pf.link_bw > 0  ? "64 KiB ping-pong, rank 0 and 1"
+                                 : "one node: no link crossed, a figure the file can hold");
         kit_stdout_flush();
         kit_outfile o;
         if (kit_outfile_open(&o, c->op.out, 0, ferr, sizeof ferr) == 0) {

@@ -28,7 +28,7 @@ static const kit_opt cal_spec[] = {
     {.name = "output", .type = KIT_OPT_FILE_OUT, .id = CAL_OUTPUT, .meta = "FILE", .defval = "calibration.params",
      .help = "params file to write"},
     {.name = "link-bw", .type = KIT_OPT_DOUBLE, .id = CAL_LINK_BW, .meta = "B",
-     .defval = "measured 64 KiB ping-pong, 1e12 on one rank", .help = "link bandwidth to record, bytes/s",
+     .defval = "measured 64 KiB ping-pong; 1e12 on one rank (--probe: on one node)", .help = "link bandwidth to record, bytes/s",
      .lo = TM_PARAM_MIN, .hi = TM_PARAM_MAX, .allowed = "a number > 0, in 1e-30..1e30"},
     {.name = "dry-run", .type = KIT_OPT_FLAG, .id = CAL_DRY_RUN, .defval = "off",
      .help = "check the options and the output's folder, then exit 0 without measuring or writing"},

@@ -39,6 +39,7 @@
 #include "ra_calibrate.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 
 /* the cycle of lines through t: t[l*lw] holds the next line's index */
@@ -308,6 +309,31 @@ void cal_probe_all(cal *c, probe_figs *pf)
     c->tab = NULL;
     probe_instructions(c, pf);
     probe_latency(c, pf);
+    /* a collective: every rank reads the same ni.nnodes and option */
+    if (c->op.link_bw <= 0 && c->ni.nnodes > 1)
+        pf->link_bw = cal_measure_link_bw(c);
+}
+
+/* Hardware threads per core: the siblings of cpu0 in sysfs ("0,64" or
+ * "0-1"), 1 when the kernel does not say. */
+static double threads_per_core(void)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "r");
+    if (!f)
+        return 1;
+    char buf[256];
+    int n = 0;
+    if (fgets(buf, sizeof buf, f)) {
+        for (char *t = strtok(buf, ",\n"); t; t = strtok(NULL, ",\n")) {
+            int a, b;
+            if (sscanf(t, "%d-%d", &a, &b) == 2 && b >= a)
+                n += b - a + 1;
+            else if (sscanf(t, "%d", &a) == 1)
+                n++;
+        }
+    }
+    fclose(f);
+    return n >= 1 && n <= 64 ? n : 1;
 }
 
 /* The figures as torusmodel node parameters (node.c's keys), each with
@@ -317,9 +343,16 @@ void cal_probe_params(const cal *c, const probe_figs *pf, tm_params *prm)
     tm_params_defaults(prm);
     prm->clock_hz = pf->clock_hz;
     prm->ranks_per_node = c->rpn;
-    prm->cores_per_node = c->cores;
+    /* the cores counted online are hardware threads: the node model wants
+     * cores and the threads each runs */
+    prm->threads_per_core = threads_per_core();
+    prm->cores_per_node = c->cores / prm->threads_per_core >= 1 ? floor(c->cores / prm->threads_per_core) : 1;
     prm->algorithm = TM_ROUTED;
-    prm->link_bw = 1e12; /* one node: nothing crosses a link */
+    /* --link-bw B is what the user knows of the links: written as given.
+     * Without it, ranks on several nodes measure it (a 64 KiB ping-pong,
+     * rank 0 with rank 1); one node has no link an update crosses, and
+     * the file needs a figure: 1e12 (torusmodel needs none for one node). */
+    prm->link_bw = c->op.link_bw > 0 ? c->op.link_bw : pf->link_bw > 0 ? pf->link_bw : 1e12;
     prm->bytes_per_update = 8;
     tm_node *n = &prm->node;
     n->v[TM_N_MEM_LATENCY] = pf->mem_latency_ns;

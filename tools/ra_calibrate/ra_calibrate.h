@@ -162,6 +162,7 @@ double cal_measure_base_gups(cal *c);
 typedef struct probe_figs {
     double clock_hz, mem_latency_ns, mlp, mem_bw, line_bytes;
     double instr_local, instr_hop, instr_test, mpi_latency_ns;
+    double link_bw;     /* several nodes, no --link-bw: the 64 KiB ping-pong; else 0 */
     double mlp_rate[9]; /* updates per ns with 2, 4, 8, 12, 16, 24, 32, 48, 64 chases */
     char hop_shape[64];  /* the shape instr_hop was measured on ("" = 4x4 in-process) */
     int bw_threads;      /* threads per rank of the bandwidth pass: the cores it really has */
