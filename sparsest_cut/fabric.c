@@ -5,6 +5,7 @@
  * are one link, which are two cables, and which are a contradiction.
  */
 #include "fabric.h"
+#include "kit_agree.h"
 #include "kit_cli.h"
 
 #include <stdint.h>
@@ -38,10 +39,7 @@ void sc__fabric_free(sc_fabric *f)
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return kit_digest(KIT_DIGEST_SEED, s, strlen(s));
 }
 
 /* The slot table at twice the room, refilled: 0 or -3. */

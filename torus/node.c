@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "torus_mpi.h"
+#include "kit_agree.h"
 #include "kit_settings.h"
 #include "kit_io.h"
 #include "kit_mem.h"
@@ -69,16 +70,17 @@ int torus_comm_made(MPI_Comm parent, int rc, MPI_Comm *made, const char *call, c
     return -1;
 }
 
-/* FNV-1a over n ints after a tag: what the ranks compare. */
+/* The kit's digest over n ints (little-endian bytes) after a tag: what
+ * the ranks compare. */
 static uint64_t layout_hash(int tag, const int *v, int n, const char *err)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)tag;
-    for (int i = 0; i < n; i++)
-        for (int b = 0; b < 32; b += 8)
-            h = (h ^ (((unsigned)v[i] >> b) & 0xff)) * 0x100000001b3ULL;
-    for (const char *p = err; p && *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-    return h;
+    uint64_t h = KIT_DIGEST_SEED ^ (uint64_t)tag;
+    for (int i = 0; i < n; i++) {
+        unsigned u = (unsigned)v[i];
+        unsigned char b[4] = {u & 0xff, (u >> 8) & 0xff, (u >> 16) & 0xff, u >> 24};
+        h = kit_digest(h, b, sizeof b);
+    }
+    return err ? kit_digest(h, err, strlen(err)) : h;
 }
 
 /* The emulated layout of every rank of MPI_COMM_WORLD into *node_of (NULL

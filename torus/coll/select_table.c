@@ -24,6 +24,7 @@
  * ids differ.
  */
 #include "coll_impl.h"
+#include "kit_agree.h"
 #include "kit_settings.h"
 #include "select_table.h"
 #include "kit_cli.h"
@@ -360,21 +361,26 @@ void torus_coll_table_write(const torus_coll_table *t, FILE *f)
     }
 }
 
-/* FNV-1a over the rows' values: equal tables, equal ids, whatever the
- * spacing or comments of their files.  Never 0 (the compiled table's). */
+/* The kit's digest over the rows' values (little-endian bytes), their
+ * algorithm names and a 0xff after each row: equal tables, equal ids,
+ * whatever the spacing or comments of their files.  Never 0 (the compiled
+ * table's). */
 uint64_t torus_coll_table_hash(const torus_coll_table *t)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    static const unsigned char end_of_row = 0xff;
+    uint64_t h = KIT_DIGEST_SEED;
     for (int i = 0; t && i < t->n; i++) {
         const torus_coll_table_row *r = &t->row[i];
         int64_t v[10] = {r->op, r->min_ranks, r->max_ranks, r->min_dims, r->pow2, r->shared_nodes, r->uniform,
                          r->deposit, (int64_t)r->min_bytes, (int64_t)r->max_bytes};
-        for (int k = 0; k < 10; k++)
-            for (int b = 0; b < 8; b++)
-                h = (h ^ (((uint64_t)v[k] >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
-        for (const char *p = r->algorithm; *p; p++)
-            h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-        h = (h ^ 0xff) * 0x100000001b3ULL;
+        for (int k = 0; k < 10; k++) {
+            unsigned char b[8];
+            for (int j = 0; j < 8; j++)
+                b[j] = (unsigned char)((uint64_t)v[k] >> (8 * j));
+            h = kit_digest(h, b, sizeof b);
+        }
+        h = kit_digest(h, r->algorithm, strlen(r->algorithm));
+        h = kit_digest(h, &end_of_row, 1);
     }
     return h ? h : 1;
 }
