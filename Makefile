@@ -270,6 +270,8 @@ $(BUILD)/hpcc_ra/ra_main.o: BASE_CFLAGS += -DHPCC_RA_BUILD='"$(BUILD_INFO)"'
 $(BUILD)/hpcc_ra/ra_main.o: $(FLAVOUR)
 
 $(LIBKIT): $(KIT_OBJ)
+# the compiled selection table, put into select.c's object by .incbin
+$(BUILD)/torus/coll/select.o $(BUILD)/pic/torus/coll/select.o: torus/coll/select.table
 $(LIBTORUS): $(TORUS_OBJ)
 $(LIBRA): $(HARNESS_OBJ)
 $(LIBBASE): $(BASE_OBJ)

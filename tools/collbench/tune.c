@@ -66,6 +66,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
     tr.shared_nodes = ri->per_node > 1;
     tr.uniform = kind == K_ALLTOALL ? 1 : -1;
     tr.deposit = 0;
+    tr.library = -1;
     int added = 0, have = 0;
     uint64_t prev = 0;
     for (int i = 0; i < ri->nrows;) {

@@ -56,6 +56,7 @@ int torus_coll_create(torus_coll **out, const torus_coll_config *cfg, char *err,
     c->ndims = cfg->map->shape.ndims;
     c->tp = cfg->tp;
     c->node_of = cfg->node_of;
+    c->library = cfg->library;
     if (c->node_of) {
         /* several ranks on one node <=> fewer distinct node numbers than ranks */
         int *v = malloc((size_t)c->n * sizeof *v);
@@ -130,12 +131,12 @@ const char *torus_coll_last(const torus_coll *c, torus_coll_op op)
     return op >= 0 && op < TORUS_COLL_NCOLL && c->last[op] ? c->last[op]->name : "";
 }
 
-/* Picks and runs op's algorithm: a forced one whose preconditions hold,
- * else the table's.  One notice line (rank 0) when a forced algorithm
- * cannot run here. */
-static int dispatch(torus_coll *c, torus__coll_args *a)
+/* Runs op's algorithm: the route's (r), else a forced one, else the
+ * table's; a forced algorithm whose preconditions fail here gives one
+ * notice line (rank 0) and the table's choice. */
+static int dispatch(torus_coll *c, torus__coll_args *a, const torus_coll_route *r)
 {
-    const torus__coll_alg *alg = c->forced[a->op];
+    const torus__coll_alg *alg = r ? r->alg : c->forced[a->op];
     if (alg && !alg->ok(c, a)) {
         if (c->me == 0 && !c->noticed[a->op])
             fprintf(stderr, "torus_coll: notice: %s algorithm '%s' cannot run on %d ranks here (%s); using the table's choice\n",
@@ -152,13 +153,18 @@ static int dispatch(torus_coll *c, torus__coll_args *a)
     return rc;
 }
 
-int torus_coll_barrier(torus_coll *c)
+int torus_coll_barrier_on(torus_coll *c, const torus_coll_route *r)
 {
     torus__coll_args a = {.op = TORUS_COLL_BARRIER};
-    return dispatch(c, &a);
+    return dispatch(c, &a, r);
 }
 
-int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root)
+int torus_coll_barrier(torus_coll *c)
+{
+    return torus_coll_barrier_on(c, NULL);
+}
+
+int torus_coll_bcast_on(torus_coll *c, const torus_coll_route *r, void *buf, size_t bytes, int root)
 {
     if (root < 0 || root >= c->n)
         return torus__fail(c, TORUS_COLL_EARG, "bcast root %d out of range: allowed 0..%d", root, c->n - 1);
@@ -167,7 +173,12 @@ int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root)
         c->seq++;
         return 0;
     }
-    return dispatch(c, &a);
+    return dispatch(c, &a, r);
+}
+
+int torus_coll_bcast(torus_coll *c, void *buf, size_t bytes, int root)
+{
+    return torus_coll_bcast_on(c, NULL, buf, bytes, root);
 }
 
 static const char *const dtype_names[TORUS_NDTYPES] = {
@@ -177,7 +188,8 @@ static const char *const dtype_names[TORUS_NDTYPES] = {
 static const char *const rop_names[TORUS_NOPS] = {"sum", "min", "max", "bxor", "prod", "land",
                                                    "lor", "lxor", "band", "bor", "maxloc", "minloc"};
 
-int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op)
+int torus_coll_allreduce_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, void *rbuf, size_t count,
+                            torus_dtype t, torus_op op)
 {
     if ((unsigned)t >= TORUS_NDTYPES || (unsigned)op >= TORUS_NOPS)
         return torus__fail(c, TORUS_COLL_EARG, "allreduce: unknown type %d or operation %d", (int)t, (int)op);
@@ -201,18 +213,29 @@ int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t cou
         c->seq++;
         return 0;
     }
-    return dispatch(c, &a);
+    return dispatch(c, &a, r);
+}
+
+int torus_coll_allreduce(torus_coll *c, const void *sbuf, void *rbuf, size_t count, torus_dtype t, torus_op op)
+{
+    return torus_coll_allreduce_on(c, NULL, sbuf, rbuf, count, t, op);
+}
+
+int torus_coll_alltoallv_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, const size_t *scounts,
+                            const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls)
+{
+    torus__coll_args a = {.op = TORUS_COLL_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts,
+                          .sdispls = sdispls, .rcounts = rcounts, .rdispls = rdispls};
+    return dispatch(c, &a, r);
 }
 
 int torus_coll_alltoallv(torus_coll *c, const void *sbuf, const size_t *scounts, const size_t *sdispls, void *rbuf,
                          const size_t *rcounts, const size_t *rdispls)
 {
-    torus__coll_args a = {.op = TORUS_COLL_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts,
-                          .sdispls = sdispls, .rcounts = rcounts, .rdispls = rdispls};
-    return dispatch(c, &a);
+    return torus_coll_alltoallv_on(c, NULL, sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
 }
 
-int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t bytes)
+int torus_coll_alltoall_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, void *rbuf, size_t bytes)
 {
     size_t *v = torus__scratch(c, 2 * (size_t)c->n * sizeof *v);
     if (!v)
@@ -223,5 +246,10 @@ int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t byte
     }
     torus__coll_args a = {.op = TORUS_COLL_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf, .scounts = v,
                           .sdispls = v + c->n, .rcounts = v, .rdispls = v + c->n, .bytes = bytes, .uniform = 1};
-    return dispatch(c, &a);
+    return dispatch(c, &a, r);
+}
+
+int torus_coll_alltoall(torus_coll *c, const void *sbuf, void *rbuf, size_t bytes)
+{
+    return torus_coll_alltoall_on(c, NULL, sbuf, rbuf, bytes);
 }

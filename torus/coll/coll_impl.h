@@ -57,6 +57,7 @@ struct torus_coll {
     torus_transport *tp;
     const int *node_of;
     int shared_nodes; /* some node holds several ranks (found once at creation) */
+    int library;      /* the MPI library under the caller (TORUS_COLL_LIB_*) */
     void (*idle)(void *ctx);
     void *idle_ctx;
     torus_idle idle_wait; /* torus__idle's state (torus/idle.c) */

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_MAGIC "torus-coll-table 1"
+#define TABLE_MAGIC "torus-coll-table 2"
 #define MAX_LINE 512
 #define MAX_FILE (1u << 20)
 #define MAX_ROWS 4096
@@ -44,7 +44,8 @@
 struct torus_coll_table {
     int n, cap;
     torus_coll_table_row *row;
-    const torus__coll_alg **alg; /* row i's algorithm, found once */
+    const torus__coll_alg **alg; /* row i's algorithm, found once (NULL: an mpi or flat row) */
+    signed char *kind;           /* row i's torus_route_kind */
 };
 
 static const char *const op_words[TORUS_COLL_NCOLL] = {"barrier", "bcast", "allreduce", "alltoallv"};
@@ -60,6 +61,7 @@ void torus_coll_table_free(torus_coll_table *t)
         return;
     free(t->row);
     free(t->alg);
+    free(t->kind);
     free(t);
 }
 
@@ -80,9 +82,14 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
         snprintf(err, errlen, "bad op: allowed barrier, bcast, allreduce or alltoallv");
         return -1;
     }
-    /* "mpi": the MPI library's own call (no torus algorithm; alg NULL) */
+    /* "mpi": the MPI library's own call, "flat": the node's shared area
+     * (no torus algorithm; alg NULL) */
     const torus__coll_alg *alg = torus__coll_find(r->op, r->algorithm);
-    if (!alg && strcmp(r->algorithm, TORUS_COLL_TABLE_LIBRARY)) {
+    int kind = alg ? TORUS_ROUTE_TORUS
+               : !strcmp(r->algorithm, TORUS_COLL_TABLE_LIBRARY) ? TORUS_ROUTE_LIBRARY
+               : !strcmp(r->algorithm, TORUS_COLL_TABLE_FLAT)    ? TORUS_ROUTE_FLAT
+                                                                  : -1;
+    if (kind < 0) {
         char list[400] = "";
         size_t o = 0;
         const char *const *names = torus_coll_algorithms(r->op);
@@ -90,8 +97,8 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", names[i]);
         char shown[80];
         kit_cli_escape(r->algorithm, shown, sizeof shown);
-        snprintf(err, errlen, "unknown %s algorithm '%s': allowed %s or " TORUS_COLL_TABLE_LIBRARY, op_words[r->op],
-                 shown, list);
+        snprintf(err, errlen, "unknown %s algorithm '%s': allowed %s, " TORUS_COLL_TABLE_LIBRARY " or "
+                 TORUS_COLL_TABLE_FLAT, op_words[r->op], shown, list);
         return -1;
     }
     if (t->n == MAX_ROWS) {
@@ -104,15 +111,19 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
         if (nr)
             t->row = nr;
         const torus__coll_alg **na = nr ? realloc(t->alg, (size_t)cap * sizeof *na) : NULL;
-        if (!na) {
+        if (na)
+            t->alg = na;
+        signed char *nk = na ? realloc(t->kind, (size_t)cap * sizeof *nk) : NULL;
+        if (!nk) {
             snprintf(err, errlen, "out of memory for the table's rows");
             return -1;
         }
-        t->alg = na;
+        t->kind = nk;
         t->cap = cap;
     }
     t->row[t->n] = *r;
     t->alg[t->n] = alg;
+    t->kind[t->n] = (signed char)kind;
     t->n++;
     return 0;
 }
@@ -126,6 +137,7 @@ void torus_coll_table_drop(torus_coll_table *t, torus_coll_op op, int ranks)
             continue;
         t->row[k] = t->row[i];
         t->alg[k] = t->alg[i];
+        t->kind[k] = t->kind[i];
         k++;
     }
     t->n = k;
@@ -181,9 +193,22 @@ static int word_flag(const char *w, int *out)
     return 0;
 }
 
-enum { C_OP, C_RANKS, C_DIMS, C_POW2, C_NODES, C_UNIFORM, C_DEPOSIT, C_BYTES, C_ALG, NCOLS };
-static const char *const col_name[NCOLS] = {"op", "ranks", "dims", "pow2", "nodes", "uniform", "deposit", "bytes",
-                                            "algorithm"};
+/* Version 2's columns; version 1 (no library column: any) is read too. */
+enum { C_OP, C_RANKS, C_DIMS, C_POW2, C_NODES, C_UNIFORM, C_DEPOSIT, C_LIBRARY, C_BYTES, C_ALG, NCOLS };
+static const char *const col_name[NCOLS] = {"op", "ranks", "dims", "pow2", "nodes", "uniform", "deposit", "library",
+                                            "bytes", "algorithm"};
+static const char *const lib_words[] = {"any", "mpich", "openmpi"}; /* -1, TORUS_COLL_LIB_MPICH, _OPENMPI */
+
+/* any, mpich or openmpi */
+static int word_library(const char *w, int *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(w, lib_words[i])) {
+            *out = i ? i : -1;
+            return 0;
+        }
+    return -1;
+}
 
 /* One row's words into r; -1 with "bad COLUMN 'WORD': allowed ..." */
 static int parse_row(char **w, torus_coll_table_row *r, char *err, size_t errlen)
@@ -214,10 +239,12 @@ static int parse_row(char **w, torus_coll_table_row *r, char *err, size_t errlen
             c = C_UNIFORM, allowed = "0, 1 or any";
         else if (word_flag(w[C_DEPOSIT], &r->deposit))
             c = C_DEPOSIT, allowed = "0, 1 or any";
+        else if (word_library(w[C_LIBRARY], &r->library))
+            c = C_LIBRARY, allowed = "any, mpich or openmpi";
         else if (word_range(w[C_BYTES], 0, (uint64_t)1 << 62, &a, &b))
             c = C_BYTES, allowed = "any, N, N-M or N-any with 0 <= N <= M <= 2^62";
         else if (strlen(w[C_ALG]) >= sizeof r->algorithm)
-            c = C_ALG, allowed = "a registered algorithm of the op (collbench --help lists them) or mpi";
+            c = C_ALG, allowed = "a registered algorithm of the op (collbench --help lists them), mpi or flat";
         else {
             r->min_bytes = a < 0 ? 0 : (uint64_t)a;
             r->max_bytes = b < 0 ? UINT64_MAX : (uint64_t)b;
@@ -255,26 +282,34 @@ static int split(char *line, char **w, int max)
 static int read_lines(kit_lines *L, torus_coll_table *t, char *err, size_t errlen)
 {
     char *line, e[400];
-    int rc, seen_magic = 0;
+    int rc, version = 0;
     while ((rc = kit_lines_next(L, &line, e, sizeof e)) == 1) {
         char *w[NCOLS];
         int n = split(line, w, NCOLS);
         if (n == 0)
             continue;
-        if (!seen_magic) {
-            if (n != 2 || strcmp(w[0], "torus-coll-table") || strcmp(w[1], "1")) {
-                snprintf(err, errlen, "%s:%ld: not a selection table: allowed a first line '" TABLE_MAGIC "'",
-                         L->name, L->lineno);
+        if (!version) {
+            if (n != 2 || strcmp(w[0], "torus-coll-table") || (strcmp(w[1], "1") && strcmp(w[1], "2"))) {
+                snprintf(err, errlen, "%s:%ld: not a selection table: allowed a first line '" TABLE_MAGIC
+                         "' (or version 1)", L->name, L->lineno);
                 return -1;
             }
-            seen_magic = 1;
+            version = w[1][0] - '0';
             continue;
         }
         torus_coll_table_row r;
-        if (n != NCOLS) {
-            snprintf(err, errlen, "%s:%ld: %d words: allowed 9 (op ranks dims pow2 nodes uniform deposit bytes "
-                     "algorithm)", L->name, L->lineno, n > NCOLS ? NCOLS + 1 : n);
+        int want = version == 1 ? NCOLS - 1 : NCOLS;
+        if (n != want) {
+            snprintf(err, errlen, "%s:%ld: %d words: allowed %d (op ranks dims pow2 nodes uniform deposit%s bytes "
+                     "algorithm)", L->name, L->lineno, n > want ? want + 1 : n, want, version == 1 ? "" : " library");
             return -1;
+        }
+        char any[] = "any";
+        if (version == 1) {
+            /* no library column: any */
+            for (int i = NCOLS - 1; i > C_LIBRARY; i--)
+                w[i] = w[i - 1];
+            w[C_LIBRARY] = any;
         }
         if (parse_row(w, &r, e, sizeof e) || torus_coll_table_add(t, &r, e, sizeof e)) {
             snprintf(err, errlen, "%s:%ld: %s", L->name, L->lineno, e);
@@ -285,7 +320,7 @@ static int read_lines(kit_lines *L, torus_coll_table *t, char *err, size_t errle
         snprintf(err, errlen, "%s", e);
         return -1;
     }
-    if (!seen_magic) {
+    if (!version) {
         snprintf(err, errlen, "%s: empty: allowed a first line '" TABLE_MAGIC "', then rows", L->name);
         return -1;
     }
@@ -348,14 +383,14 @@ static const char *flag_word(int v)
 void torus_coll_table_write(const torus_coll_table *t, FILE *f)
 {
     fprintf(f, TABLE_MAGIC "\n");
-    fprintf(f, "# %-9s %-12s %-4s %-4s %-5s %-7s %-7s %-12s %s\n", "op", "ranks", "dims", "pow2", "nodes", "uniform",
-            "deposit", "bytes", "algorithm");
+    fprintf(f, "# %-9s %-12s %-4s %-4s %-5s %-7s %-7s %-7s %-12s %s\n", "op", "ranks", "dims", "pow2", "nodes",
+            "uniform", "deposit", "library", "bytes", "algorithm");
     for (int i = 0; i < t->n; i++) {
         const torus_coll_table_row *r = &t->row[i];
         fprintf(f, "  %-9s", op_words[r->op]);
         put_range(f, r->min_ranks, r->max_ranks);
-        fprintf(f, " %-4d %-4s %-5s %-7s %-7s", r->min_dims, flag_word(r->pow2), flag_word(r->shared_nodes),
-                flag_word(r->uniform), flag_word(r->deposit));
+        fprintf(f, " %-4d %-4s %-5s %-7s %-7s %-7s", r->min_dims, flag_word(r->pow2), flag_word(r->shared_nodes),
+                flag_word(r->uniform), flag_word(r->deposit), lib_words[r->library > 0 ? r->library : 0]);
         put_range(f, (int64_t)r->min_bytes, r->max_bytes == UINT64_MAX ? -1 : (int64_t)r->max_bytes);
         fprintf(f, " %s\n", r->algorithm);
     }
@@ -371,9 +406,9 @@ uint64_t torus_coll_table_hash(const torus_coll_table *t)
     uint64_t h = KIT_DIGEST_SEED;
     for (int i = 0; t && i < t->n; i++) {
         const torus_coll_table_row *r = &t->row[i];
-        int64_t v[10] = {r->op, r->min_ranks, r->max_ranks, r->min_dims, r->pow2, r->shared_nodes, r->uniform,
-                         r->deposit, (int64_t)r->min_bytes, (int64_t)r->max_bytes};
-        for (int k = 0; k < 10; k++) {
+        int64_t v[11] = {r->op, r->min_ranks, r->max_ranks, r->min_dims, r->pow2, r->shared_nodes, r->uniform,
+                         r->deposit, (int64_t)r->min_bytes, (int64_t)r->max_bytes, r->library};
+        for (int k = 0; k < 11; k++) {
             unsigned char b[8];
             for (int j = 0; j < 8; j++)
                 b[j] = (unsigned char)((uint64_t)v[k] >> (8 * j));
@@ -428,10 +463,18 @@ void torus_coll_table_off(void)
     off = 1;
 }
 
-/* The one matcher of the selection (the compiled table's rows, select.c,
- * and a file's alike): the index of t's first row that fits a and whose
- * algorithm's preconditions hold (an mpi row has none), or -1. */
-int torus__coll_table_fit(const torus_coll_table *t, const torus_coll *c, const torus__coll_args *a)
+/* The process's table (TORUS_COLL_TABLE), NULL when none or turned off. */
+const torus_coll_table *torus__coll_table_active(void)
+{
+    torus_coll_table_use(NULL, 0);
+    return off ? NULL : active;
+}
+
+/* The one matcher (route.c has the rules for mpi and flat rows): the
+ * index of t's first row whose columns fit a on c and that can run, or
+ * -1; -2 when, under TORUS__FIT_STOP, an mpi or flat row the caller
+ * cannot make fits first. */
+int torus__coll_table_fit(const torus_coll_table *t, const torus_coll *c, const torus__coll_args *a, int how)
 {
     if (!t)
         return -1;
@@ -443,12 +486,46 @@ int torus__coll_table_fit(const torus_coll_table *t, const torus_coll *c, const 
             dims < r->min_dims || (r->pow2 >= 0 && r->pow2 != pow2) ||
             (r->shared_nodes >= 0 && r->shared_nodes != c->shared_nodes) ||
             (r->uniform >= 0 && r->uniform != a->uniform) || (r->deposit >= 0 && r->deposit != deposit) ||
-            (uint64_t)a->bytes < r->min_bytes || (uint64_t)a->bytes > r->max_bytes)
+            (r->library > 0 && r->library != c->library) || (uint64_t)a->bytes < r->min_bytes ||
+            (uint64_t)a->bytes > r->max_bytes)
             continue;
-        if (!t->alg[i] || t->alg[i]->ok(c, a))
-            return i;
+        switch (t->kind[i]) {
+        case TORUS_ROUTE_TORUS:
+            if (t->alg[i]->ok(c, a))
+                return i;
+            break;
+        case TORUS_ROUTE_LIBRARY:
+            if (how & TORUS__FIT_CALLS)
+                return i;
+            if (how & TORUS__FIT_STOP)
+                return -2;
+            break;
+        default: /* flat: alltoallv's only for uniform blocks */
+            if ((how & TORUS__FIT_CALLS) && (how & TORUS__FIT_FLAT) && (a->op != TORUS_COLL_ALLTOALLV || a->uniform))
+                return i;
+            if ((how & TORUS__FIT_STOP) && !(how & TORUS__FIT_CALLS))
+                return -2;
+            break;
+        }
     }
     return -1;
+}
+
+/* The last byte figure from `bytes` on at which no row of op in t starts
+ * or stops fitting: the route found at `bytes` holds up to it. */
+uint64_t torus__coll_table_break(const torus_coll_table *t, torus_coll_op op, uint64_t bytes)
+{
+    uint64_t hi = UINT64_MAX;
+    for (int i = 0; t && i < t->n; i++) {
+        const torus_coll_table_row *r = &t->row[i];
+        if (r->op != op)
+            continue;
+        if (r->min_bytes > bytes && r->min_bytes - 1 < hi)
+            hi = r->min_bytes - 1;
+        if (r->max_bytes >= bytes && r->max_bytes < hi)
+            hi = r->max_bytes;
+    }
+    return hi;
 }
 
 const torus__coll_alg *torus__coll_table_alg(const torus_coll_table *t, int i)
@@ -456,32 +533,7 @@ const torus__coll_alg *torus__coll_table_alg(const torus_coll_table *t, int i)
     return t->alg[i];
 }
 
-/* The process's table (TORUS_COLL_TABLE), unless turned off. */
-static int first_fit(const torus_coll *c, const torus__coll_args *a, const torus_coll_table **tp)
+int torus__coll_table_kind(const torus_coll_table *t, int i)
 {
-    torus_coll_table_use(NULL, 0);
-    const torus_coll_table *t = off ? NULL : active;
-    *tp = t;
-    return torus__coll_table_fit(t, c, a);
-}
-
-/* An mpi row is "no row fits" here: the torus library used directly has
- * no MPI call to make (the simulators); the adapter and collbench ask
- * torus_coll_table_wants_library first. */
-const torus__coll_alg *torus__coll_table_pick(const torus_coll *c, const torus__coll_args *a)
-{
-    const torus_coll_table *t;
-    int i = first_fit(c, a, &t);
-    return i < 0 ? NULL : t->alg[i];
-}
-
-int torus_coll_table_wants_library(const torus_coll *c, torus_coll_op op, size_t bytes, int uniform)
-{
-    if (!c || op < 0 || op >= TORUS_COLL_NCOLL || c->forced[op])
-        return 0;
-    /* the facts the rows look at (ok reads only the shape and uniform) */
-    torus__coll_args a = {.op = op, .bytes = bytes, .uniform = op == TORUS_COLL_ALLTOALLV && uniform};
-    const torus_coll_table *t;
-    int i = first_fit(c, &a, &t);
-    return i >= 0 && !t->alg[i];
+    return t->kind[i];
 }

@@ -60,11 +60,17 @@ enum {
 
 typedef struct torus_coll torus_coll;
 
+/* The MPI library under a caller, as a table row's `library` column names it. */
+enum { TORUS_COLL_LIB_NONE = 0, TORUS_COLL_LIB_MPICH, TORUS_COLL_LIB_OPENMPI };
+
 typedef struct torus_coll_config {
     const torus_map *map;   /* outlives the context; the same on every rank */
     int me;                 /* this rank */
     torus_transport *tp;    /* this rank's transport, with the message interface */
     const int *node_of;     /* node number of every rank (node-aware algorithms), or NULL: one rank per node */
+    /* The MPI library under the caller (a table row's `library` column):
+     * TORUS_COLL_LIB_NONE (0, the simulators) fits only rows for any. */
+    int library;
     /* Called when a wait finds nothing to do: in a simulator, switch to
      * another virtual rank.  NULL (over MPI): the library spins 1000 idle
      * polls, then yields the core on every idle poll until something
@@ -128,14 +134,16 @@ const char *torus_coll_last(const torus_coll *c, torus_coll_op op);
 
 /* ---- a selection table from a file (docs/collectives.md, "Tuning") ----- */
 
-/* TORUS_COLL_TABLE=FILE: rows with the compiled table's columns, tried
- * before it (a call no row fits goes to the compiled table).  Written by
- * `collbench --tune`; parsed and checked by torus_coll_table_read. */
+/* The selection table's rows: the compiled ones (torus/coll/select.table,
+ * put into the library at build time) and a file's (TORUS_COLL_TABLE=FILE,
+ * tried first; written by `collbench --tune`) have one format, parsed by
+ * torus_coll_table_read and matched by one function (route.c). */
 typedef struct torus_coll_table_row {
     torus_coll_op op;
     int min_ranks, max_ranks;      /* -1: no bound */
     int min_dims;                  /* dimensions of size > 1 at least */
     int pow2, shared_nodes, uniform, deposit; /* 0, 1, or -1: any */
+    int library;                   /* TORUS_COLL_LIB_MPICH, _OPENMPI, or -1: any */
     uint64_t min_bytes, max_bytes; /* max UINT64_MAX: no bound */
     char algorithm[32];
 } torus_coll_table_row;
@@ -166,18 +174,59 @@ uint64_t torus_coll_table_hash(const torus_coll_table *t);
  * must agree: a caller over MPI compares the ids once (one allreduce) and
  * calls torus_coll_table_off on every rank if they differ. */
 uint64_t torus_coll_table_use(char *msg, size_t len);
+/* The compiled table (torus/coll/select.table, put in at build time). */
+const torus_coll_table *torus_coll_table_compiled(void);
 /* Every context of this process uses the compiled table from now on. */
 void torus_coll_table_off(void);
-/* A row's algorithm `mpi`: the MPI library's own call.  The torus library
- * itself cannot make it: to its own selection such a row is "no row fits"
- * (the compiled table decides).  A caller that has the library's call
- * (the MPI adapter, collbench) asks first: 1 when the first row of the
- * process's table (loaded, not turned off) that fits op at `bytes` (as
- * torus_coll_choice: the message, the vector, the uniform block; 0 for
- * alltoallv with any counts) on c says mpi.  uniform: alltoall's uniform
- * blocks (1) or alltoallv (0).  0 when op's algorithm is forced.  Depends
- * only on facts every rank shares. */
+/* Two row algorithms name no torus algorithm, only calls a caller over MPI
+ * can make (the MPI adapter, collbench): `mpi`, the MPI library's own
+ * call, and `flat`, the node's shared area (torus/coll/flat.c: every rank
+ * of the communicator on one node).  The torus library itself makes
+ * neither: to its own selection a file's fitting `mpi` or `flat` row means
+ * "the compiled table decides", and the compiled table's are skipped. */
 #define TORUS_COLL_TABLE_LIBRARY "mpi"
+#define TORUS_COLL_TABLE_FLAT "flat"
+
+/* ---- a call's route, decided once (route.c) ----------------------------- */
+
+/* Where a call runs. */
+typedef enum { TORUS_ROUTE_TORUS = 0, TORUS_ROUTE_LIBRARY, TORUS_ROUTE_FLAT } torus_route_kind;
+/* What the caller can do beside the torus algorithms (bits). */
+enum {
+    TORUS_ROUTE_FILE_CALLS = 1,     /* a file's mpi and flat rows apply */
+    TORUS_ROUTE_COMPILED_CALLS = 2, /* the compiled table's mpi and flat rows apply */
+    TORUS_ROUTE_FLAT_OK = 4,        /* the shared area can run this context's calls */
+};
+typedef struct torus_coll_route {
+    torus_route_kind kind;
+    int from_file;        /* the deciding row is the file's (TORUS_COLL_TABLE) */
+    const char *name;     /* the torus algorithm's name, or "mpi", "flat" */
+    /* the torus algorithm: the route's own, or where the route is not
+     * TORUS_ROUTE_TORUS, the one that runs when the caller cannot take it
+     * (a reduction the library would get wrong) */
+    const void *alg;
+    uint64_t hi;          /* the same route for every byte figure from the one asked to hi */
+} torus_coll_route;
+/* The route of op at byte figure `bytes` (bcast: the message, allreduce:
+ * the vector, alltoallv: the uniform block, 0 for any counts; barrier 0)
+ * on c, for a caller that can do `calls` (bits above): a forced algorithm
+ * (TORUS_COLL_<OP>) first, then the first fitting row of the file, then of
+ * the compiled table.  Reads only facts every rank shares. */
+void torus_coll_route_of(const torus_coll *c, torus_coll_op op, uint64_t bytes, int uniform, int calls,
+                         torus_coll_route *out);
+/* Run a call on a route's torus algorithm (r NULL: the route decided
+ * now, the same as the plain entry points). */
+int torus_coll_barrier_on(torus_coll *c, const torus_coll_route *r);
+int torus_coll_bcast_on(torus_coll *c, const torus_coll_route *r, void *buf, size_t bytes, int root);
+int torus_coll_allreduce_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, void *rbuf, size_t count,
+                            torus_dtype t, torus_op op);
+int torus_coll_alltoall_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, void *rbuf, size_t bytes);
+int torus_coll_alltoallv_on(torus_coll *c, const torus_coll_route *r, const void *sbuf, const size_t *scounts,
+                            const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls);
+
+/* 1 when op at `bytes` on c goes to the MPI library's own call by a
+ * file's row (torus_coll_route_of with the file's calls): collbench's
+ * auto rows. */
 int torus_coll_table_wants_library(const torus_coll *c, torus_coll_op op, size_t bytes, int uniform);
 
 /* Messages and bytes this rank has sent and received through the context. */
