@@ -22,14 +22,18 @@
 
 #include <string.h>
 
-/* An alltoall of `block` bytes per peer (> 0) on pc, usable: the agreed
- * table, then the torus alltoall (st NULL under MPI_IN_PLACE). */
+/* An alltoall of `block` bytes per peer (> 0) on pc, usable, by its
+ * route: the library's call, the shared area or the torus alltoall (st
+ * NULL under MPI_IN_PLACE). */
 static int alltoall_run(pm_comm *pc, const pm_type *st, const pm_type *rt, size_t block, const void *sbuf,
                         int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    pm_why why = pm__table(pc, TORUS_COLL_ALLTOALLV, block, 1);
-    if (why) {
-        pm__fell(PM_ALLTOALL, why);
+    const torus_coll_route *r = pm__route(pc, PM_ALLTOALL, block);
+    struct torus_flat *f = NULL;
+    if (r->kind == TORUS_ROUTE_FLAT && !(f = pm__flat(pc)))
+        r = pm__route(pc, PM_ALLTOALL, block); /* no area: the ranges were rebuilt without it */
+    if (r->kind == TORUS_ROUTE_LIBRARY) {
+        pm__fell(PM_ALLTOALL, pm__why_library(r));
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
     int in_place = sbuf == MPI_IN_PLACE;
@@ -52,8 +56,7 @@ static int alltoall_run(pm_comm *pc, const pm_type *st, const pm_type *rt, size_
             memcpy(copy, d, total);
         s = copy;
     }
-    struct torus_flat *f = pm__flat(pc, PM_ALLTOALL, block);
-    int rc = f ? torus_flat_alltoall(f, s, d, block) : torus_coll_alltoall(pc->c, s, d, block);
+    int rc = f ? torus_flat_alltoall(f, s, d, block) : torus_coll_alltoall_on(pc->c, r, s, d, block);
     if (!rc && rpacked)
         pm__unpack(pc, rpacked, rbuf, rn, rtype, rt);
     pm__ran(PM_ALLTOALL, total, f ? pm__flat_name : torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);
@@ -87,22 +90,11 @@ static __attribute__((noinline)) int alltoall_full(const void *sbuf, int scount,
     }
     if (!why)
         why = pm__comm(comm, &pc);
-    if (!why && pm__library(pc, PM_ALLTOALL, block))
-        why = PM_WHY_FASTER;
     if (why) {
         pm__fell(PM_ALLTOALL, why);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
     return alltoall_run(pc, st, rt, block, sbuf, scount, stype, rbuf, rcount, rtype, comm);
-}
-
-/* The fast path's fall-through under TORUS_COLL_STATS=1 (pmpi_calls.c's
- * bcast_counted says why it is a function). */
-static __attribute__((noinline)) int alltoall_counted(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                                       int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    pm__count_fell(PM_ALLTOALL, PM_WHY_FASTER);
-    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 /* The fast path for predefined types (MPI_Alltoall's second test); pc is
@@ -120,10 +112,8 @@ static inline __attribute__((always_inline)) int alltoall_named(pm_comm *pc, con
         if ((size_t)scount * (size_t)st->t.size == block) {
             if (!block)
                 return PM_UNLIKELY(pm__timing) ? pm__counted_empty(PM_ALLTOALL) : MPI_SUCCESS;
-            /* the torus case goes the full way: its time is the exchange's */
-            if (pc && pc->why == PM_OK && pm__library(pc, PM_ALLTOALL, block))
-                return PM_UNLIKELY(pm__timing) ? alltoall_counted(sbuf, scount, stype, rbuf, rcount, rtype, comm)
-                                               : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+            if (pc && pc->why == PM_OK)
+                return alltoall_run(pc, &st->t, &rt->t, block, sbuf, scount, stype, rbuf, rcount, rtype, comm);
         }
     }
     return alltoall_full(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -160,8 +150,9 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
             why = PM_WHY_ARGS;
     }
     /* counts are never looked at (no rank knows another's): bytes 0 */
-    if (!why)
-        why = pm__library(pc, PM_ALLTOALLV, 0) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_ALLTOALLV, 0, 0);
+    const torus_coll_route *r = why ? NULL : pm__route(pc, PM_ALLTOALLV, 0);
+    if (r && r->kind == TORUS_ROUTE_LIBRARY)
+        why = pm__why_library(r);
     if (why) {
         pm__fell(PM_ALLTOALLV, why);
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
@@ -183,7 +174,7 @@ PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdi
     } else if (ss.packed) {
         pm__side_pack(pc, &ss, sbuf, n, scounts, sdispls, stype, st);
     }
-    int rc = torus_coll_alltoallv(pc->c, ss.base, ss.cnt, ss.off, rs.base, rs.cnt, rs.off);
+    int rc = torus_coll_alltoallv_on(pc->c, r, ss.base, ss.cnt, ss.off, rs.base, rs.cnt, rs.off);
     if (!rc && rs.packed)
         pm__side_unpack(pc, &rs, rbuf, n, rcounts, rdispls, rtype, rt);
     pm__ran(PM_ALLTOALLV, ss.total, torus_coll_last(pc->c, TORUS_COLL_ALLTOALLV), m, pc);

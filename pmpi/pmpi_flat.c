@@ -6,7 +6,7 @@
  * message or one exchange in the library and in every torus algorithm,
  * 0.2-0.9 us here; through memory both ranks map it is one cache line
  * published and read, 0.06-0.2 us (docs/mpi-adapter.md has the table).
- * Which calls run here is pmpi_prefer.c's (rows of op, ranks, bytes).
+ * Which calls run here is the selection table's (rows `flat`, pmpi_route.c).
  *
  * Set-up, at the first call a row sends here (every rank decides alike,
  * so every rank is in that call): MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
@@ -44,19 +44,6 @@ static void progress(void *ctx)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 }
 
-/* Bytes of data a slot needs for every row of pc. */
-static size_t cap_of(const pm_comm *pc)
-{
-    size_t cap = 0;
-    for (int op = 0; op < PM_NOPS; op++) {
-        if (pc->flat_lo[op] > pc->flat_hi[op])
-            continue;
-        size_t need = op == PM_ALLTOALL ? pc->flat_hi[op] * (size_t)pc->n : pc->flat_hi[op];
-        cap = need > cap ? need : cap;
-    }
-    return cap;
-}
-
 /* One node? The same answer on every rank of pc->comm, also when the
  * library could not make the split on some rank (out of communicators):
  * then none (pm__errors_return: the program's handler may be fatal). */
@@ -82,7 +69,7 @@ static int set_up(pm_comm *pc)
     static atomic_uint serial;
     if (!one_node(pc))
         return -1;
-    size_t cap = cap_of(pc), len = (size_t)pc->n * torus_flat_slot_bytes(cap);
+    size_t cap = pm__route_flat_bytes(pc), len = (size_t)pc->n * torus_flat_slot_bytes(cap);
     char name[64] = "";
     int fd = -1;
     if (pc->me == 0) {
@@ -119,14 +106,12 @@ static int set_up(pm_comm *pc)
     return 0;
 }
 
-torus_flat *pm__flat(pm_comm *pc, pm_op op, size_t bytes)
+torus_flat *pm__flat(pm_comm *pc)
 {
-    if (bytes < pc->flat_lo[op] || bytes > pc->flat_hi[op])
-        return NULL;
     if (!pc->flat_state) {
         pc->flat_state = set_up(pc) ? -1 : 1;
         if (pc->flat_state < 0)
-            pm__prefer(pc); /* the rows without the flat ones, alike on every rank */
+            pm__route_build(pc); /* the ranges without the area, alike on every rank */
     }
     return pc->flat;
 }

@@ -79,7 +79,7 @@ typedef enum {
     PM_WHY_TOPOLOGY,  /* a neighbourhood call on a communicator without a distributed graph */
     PM_WHY_PERSISTENT, /* a persistent init while TORUS_COLL_PERSISTENT=library (the default) */
     PM_WHY_TABLE,     /* the agreed TORUS_COLL_TABLE's first fitting row says mpi (the library's own call) */
-    PM_WHY_FASTER,    /* a compiled row: the MPI library's own call is faster here (pmpi_prefer.c) */
+    PM_WHY_FASTER,    /* a compiled row says mpi: the MPI library's own call is faster here (select.table) */
     PM_NWHY
 } pm_why;
 
@@ -87,15 +87,32 @@ typedef enum {
  * an MPI_IN_PLACE copy). */
 enum { PM_SCRATCH_SEND = 0, PM_SCRATCH_RECV, PM_NSCRATCH };
 
+/* Byte ranges of one op's route a communicator keeps (pmpi_route.c), and
+ * the most bytes a rank's slot of the shared area holds for one call. */
+enum { PM_NSEG = 16 };
+#define PM_FLAT_MAX ((uint64_t)1 << 20)
+/* One range: calls of the op whose byte figure is at most hi (and above
+ * the previous range's) take route r; ask: decide each call anew (a file
+ * with more ranges than kept). */
+typedef struct pm_seg {
+    uint64_t hi;
+    int ask;
+    torus_coll_route r;
+} pm_seg;
+
 /* One communicator's torus state, cached as an attribute of the user's
  * communicator and destroyed when that is freed (or at MPI_Finalize). */
 typedef struct pm_comm {
     MPI_Comm comm;     /* the user's communicator (key of the attribute) */
     pm_why why;        /* PM_OK: usable; else why every call falls through */
     /* bit op: every call of op with bytes goes to the library as it came
-     * (pmpi_prefer.c's row covers every size) and no call is counted: the
-     * fast paths' first test, before any decoding (pm__prefer sets it) */
+     * (a compiled mpi row covers every size) and no call is counted: the
+     * fast paths' first test, before any decoding (pm__route_build) */
     unsigned lib_all;
+    /* each op's route by byte range (pm__route; not neighbour calls) */
+    pm_seg seg[PM_NEIGHBOR_ALLTOALLV][PM_NSEG];
+    int nseg[PM_NEIGHBOR_ALLTOALLV];
+    torus_coll_route asked; /* an ask range's route of the current call */
     int n, me;
     torus_map map;
     int *node_of;
@@ -112,14 +129,9 @@ typedef struct pm_comm {
     int *srcs, *dests;
     size_t *nv;        /* byte counts and displacements of this call */
     torus_multisend *plan;
-    /* pmpi_prefer.c: calls of op whose byte figure is in [lib_lo, lib_hi]
-     * go to the library (decided once, when the state is built) */
-    size_t lib_lo[PM_NOPS], lib_hi[PM_NOPS];
-    /* pmpi_prefer.c: calls of op whose byte figure is in [flat_lo,
-     * flat_hi] run on the node's shared area (pmpi_flat.c), set up at the
-     * first such call: flat_state 0 not yet, 1 set up, -1 not possible
+    /* the node's shared area (pmpi_flat.c), set up at the first call
+     * routed there: flat_state 0 not yet, 1 set up, -1 not possible
      * (ranks on more than one node, no shared memory) */
-    size_t flat_lo[PM_NOPS], flat_hi[PM_NOPS];
     int flat_state;
     struct torus_flat *flat;
     void *flat_map;
@@ -229,13 +241,6 @@ static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
     return pm__comm_lookup(comm, out);
 }
 
-/* PM_WHY_TABLE when the agreed table (TORUS_COLL_TABLE, checked equal on
- * every rank at MPI_Init) sends op at `bytes` on pc to the library: the
- * same byte figure the torus selection reads (bcast: the message,
- * allreduce: the vector, alltoall: the block with uniform 1, alltoallv: 0
- * with uniform 0, barrier: 0), so every rank decides alike; else PM_OK. */
-pm_why pm__table(const pm_comm *pc, torus_coll_op op, size_t bytes, int uniform);
-
 /* Scratch slot `slot` of at least bytes in pc (kept between calls); a rank
  * that cannot get it stops the job (exit 3): the other ranks are already
  * inside the collective, so it cannot fall through alone. */
@@ -245,20 +250,35 @@ void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what);
  * the communicator's error handler (fatal by default). */
 int pm__result(pm_comm *pc, const char *opname, int rc);
 
-/* ---- pmpi_prefer.c ------------------------------------------------------ */
+/* ---- pmpi_route.c ------------------------------------------------------- */
 
-/* At MPI_Init, after the agreement: whether the compiled rows apply to
- * each op (not under TORUS_COLL_LIBRARY=never, a TORUS_COLL_TABLE file or
- * a forced algorithm), and whether the flat rows may (TORUS_COLL_FLAT). */
-void pm__prefer_init(int never, int flat);
-/* Fills pc's rows (lib_*, flat_*, lib_all) for its size (pc->n, why and
- * flat_state set; again after a failed flat set-up). */
-void pm__prefer(pm_comm *pc);
-/* The library's call is faster for op at `bytes` on pc: the same on every
- * rank (size and byte figure match by MPI's rules). */
-static inline int pm__library(const pm_comm *pc, pm_op op, size_t bytes)
+/* At MPI_Init, after the agreement: whether the compiled mpi and flat rows
+ * apply (not under TORUS_COLL_LIBRARY=never or a TORUS_COLL_TABLE file)
+ * and whether the shared area may be used (TORUS_COLL_FLAT). */
+void pm__route_init(int never, int flat);
+/* Fills pc's ranges and lib_all (pc->why, n, c, node_of and flat_state
+ * set; again after a failed flat set-up). */
+void pm__route_build(pm_comm *pc);
+/* The TORUS_COLL_LIB_* of the MPI library under the adapter. */
+int pm__library_below(void);
+/* The route of an ask range's call (kept in pc->asked). */
+const torus_coll_route *pm__route_ask(pm_comm *pc, pm_op op, size_t bytes);
+/* Bytes a rank's slot of the shared area needs for pc's flat ranges. */
+size_t pm__route_flat_bytes(const pm_comm *pc);
+/* The route of op at byte figure `bytes` on pc (usable: pc->why PM_OK):
+ * the same on every rank.  One scan of a few ranges; the last's hi is
+ * the sentinel. */
+static inline const torus_coll_route *pm__route(pm_comm *pc, pm_op op, size_t bytes)
 {
-    return bytes >= pc->lib_lo[op] && bytes <= pc->lib_hi[op];
+    const pm_seg *s = pc->seg[op];
+    while (bytes > s->hi)
+        s++;
+    return PM_LIKELY(!s->ask) ? &s->r : pm__route_ask(pc, op, bytes);
+}
+/* Why a call routed to the library went there (stats). */
+static inline pm_why pm__why_library(const torus_coll_route *r)
+{
+    return r->from_file ? PM_WHY_TABLE : PM_WHY_FASTER;
 }
 /* comm's cached state when every call of op with bytes goes to the
  * library as it came (pc->lib_all), else NULL: one test before any of the
@@ -274,12 +294,12 @@ static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
 
 /* The algorithm name the stats print for a call run on the shared area. */
 extern const char pm__flat_name[];
-/* pc's shared area when op at `bytes` runs there (pc->flat_lo/flat_hi),
- * set up at the first such call (collective over pc->comm: every rank
- * decides alike and reaches it in the same call); NULL: the torus
- * library's algorithm (not a row of this op, or the set-up failed on some
- * rank, which every rank then knows). */
-struct torus_flat *pm__flat(pm_comm *pc, pm_op op, size_t bytes);
+/* pc's shared area for a call routed there, set up at the first such
+ * call (collective over pc->comm: every rank takes the same route and
+ * reaches it in the same call); NULL when the set-up failed on some rank,
+ * which every rank then knows: pc's ranges are built again without the
+ * area, and the caller looks its route up again. */
+struct torus_flat *pm__flat(pm_comm *pc);
 /* Unmaps pc's area (pc dies; no message). */
 void pm__flat_free(pm_comm *pc);
 
@@ -434,7 +454,7 @@ void pm__side_pack(pm_comm *pc, const pm_side *s, const void *buf, int k, const 
 void pm__side_unpack(pm_comm *pc, const pm_side *s, void *buf, int k, const int *counts, const int *displs,
                      MPI_Datatype dt, const pm_type *t);
 
-/* ---- pmpi_prefer.c (needs pm_type) -------------------------------------- */
+/* ---- pmpi_handover.c (needs pm_type) ------------------------------------ */
 
 /* The predefined type an allreduce of class et with op goes to the library
  * as (MPI_DATATYPE_NULL: it stays with the torus library). */

@@ -110,10 +110,11 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
         why = pm__comm(comm, &pc);
     if (!why && (root < 0 || root >= pc->n))
         why = PM_WHY_ARGS;
-    /* a row of the table saying mpi: as the blocking call (zero bytes: kept) */
+    /* a route to the library: as the blocking call (zero bytes: kept) */
     if (!why && count && pm__type(dt)->size) {
-        size_t bytes = (size_t)count * (size_t)pm__type(dt)->size;
-        why = pm__library(pc, PM_BCAST, bytes) ? PM_WHY_FASTER : pm__table(pc, TORUS_COLL_BCAST, bytes, 0);
+        const torus_coll_route *r = pm__route(pc, PM_BCAST, (size_t)count * (size_t)pm__type(dt)->size);
+        if (r->kind == TORUS_ROUTE_LIBRARY)
+            why = pm__why_library(r);
     }
     if (why) {
         pm__fell(PM_BCAST, why);
@@ -147,7 +148,9 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
         /* no compiled row here: the library's own init would get the
          * program's datatype, which it may refuse with a predefined op
          * (each start still takes the blocking call's path) */
-        why = pm__table(pc, TORUS_COLL_ALLREDUCE, (size_t)count * (size_t)t->size, 0);
+        const torus_coll_route *r = pm__route(pc, PM_ALLREDUCE, (size_t)count * (size_t)t->size);
+        if (r->kind == TORUS_ROUTE_LIBRARY && r->from_file)
+            why = PM_WHY_TABLE;
     }
     if (why) {
         pm__fell(PM_ALLREDUCE, why);

@@ -332,7 +332,7 @@ static void init(int collective)
     pm__timing = set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on");
     pm__repro_library = set_is("TORUS_COLL_REPRO", "library");
     pm__persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
-    pm__prefer_init(set_is("TORUS_COLL_LIBRARY", "never"), !set_is("TORUS_COLL_FLAT", "off"));
+    pm__route_init(set_is("TORUS_COLL_LIBRARY", "never"), !set_is("TORUS_COLL_FLAT", "off"));
     if (set_is("TORUS_COLL", "off") || set_is("TORUS_COLL", "0")) {
         mode = PM_WHY_OFF;
         return;
@@ -448,7 +448,8 @@ static int build_on(pm_comm *pc)
         return -1;
     }
     torus_mpi_bind(pc->tm, &pc->tp);
-    torus_coll_config cfg = {.map = &pc->map, .me = pc->me, .tp = &pc->tp, .node_of = pc->node_of};
+    torus_coll_config cfg = {.map = &pc->map, .me = pc->me, .tp = &pc->tp, .node_of = pc->node_of,
+                             .library = pm__library_below()};
     int rc = torus_coll_create(&pc->c, &cfg, err, sizeof err);
     if (!rc) /* MPI_Alltoallv's counts match pairwise: empty blocks need no message */
         torus_coll_skip_empty(pc->c, 1);
@@ -520,7 +521,7 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
         }
     }
     pc->comm = comm;
-    pm__prefer(pc);
+    pm__route_build(pc);
     int locked = pm__lock();
     pc->next = live;
     if (live)
@@ -586,12 +587,4 @@ void pm__free_all(void)
 pm_why pm__mode(void)
 {
     return atomic_load_explicit(&initialised, memory_order_acquire) ? mode : PM_WHY_ARGS;
-}
-
-/* The table's id was agreed at MPI_Init (a differing or bad file turned it
- * off on every rank), and op, bytes and the communicator's shape are the
- * same on every rank: every rank falls through, or none. */
-pm_why pm__table(const pm_comm *pc, torus_coll_op op, size_t bytes, int uniform)
-{
-    return pc->c && torus_coll_table_wants_library(pc->c, op, bytes, uniform) ? PM_WHY_TABLE : PM_OK;
 }

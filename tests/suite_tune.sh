@@ -12,17 +12,18 @@ TB=$TT/coll.table
 PM_LIB="$PWD/lib/$MPI/libtorus_pmpi.so"
 PM_CHECK="$BUILD/tests/pmpi_check"
 
-# the file's algorithm for OP at RANKS ranks and BYTES (the first row that fits)
+# the file's algorithm for OP at RANKS ranks and BYTES (the first row that
+# fits; bytes and algorithm are the last two columns in either version)
 file_alg() {
     awk -v op="$1" -v n="$2" -v b="$3" '
         function lo(r) { return r == "any" ? 0 : (split(r, p, "-") ? p[1] : r) }
         function hi(r) { if (r == "any") return 1e30; split(r, p, "-"); return p[2] == "" ? p[1] : p[2] == "any" ? 1e30 : p[2] }
-        $1 == op && lo($2) <= n && n <= hi($2) && lo($8) <= b && b <= hi($8) { print $9; exit }' "$4"
+        $1 == op && lo($2) <= n && n <= hi($2) && lo($(NF-1)) <= b && b <= hi($(NF-1)) { print $NF; exit }' "$4"
 }
 
 run_mpi 2 bin/collbench --tune "$TB" --op barrier,allreduce,alltoall --sizes 8,4096 --iters 3 --warmup 1 --rounds 1
 rc=$?
-if [ $rc = 0 ] && [ "$(grep -v '^#' "$TB" | grep -m1 .)" = "torus-coll-table 1" ] &&
+if [ $rc = 0 ] && [ "$(grep -v '^#' "$TB" | grep -m1 .)" = "torus-coll-table 2" ] &&
     [ -n "$(file_alg allreduce 2 8 "$TB")" ] && [ -n "$(file_alg barrier 2 0 "$TB")" ] &&
     [ -n "$(file_alg alltoallv 2 4096 "$TB")" ] && grep -q '^# tune: [0-9]* rows for 2 ranks written to' "$TMP/out"; then
     ok "collbench --tune at 2 ranks: $(grep -c '^  ' "$TB") rows ($(grep '^# tune' "$TMP/out"))"
@@ -179,8 +180,11 @@ fi
 # then checked in the file, in collbench's auto column and in the
 # adapter's TORUS_COLL_STATS, whose count of the tuned algorithm must
 # equal that of a table holding the tuned row alone.
-# a file's lines as the writer spells them (bytes 0-any is any)
-prec_rows() { awk '/^[ \t]*[a-z]/ { if ($8 == "0-any") $8 = "any"; $1 = $1; print }' "$1"; }
+# a file's lines as the writer spells them (version 2: a version 1 row
+# gets library any; bytes 0-any is any)
+prec_rows() {
+    awk '/^[ \t]*[a-z]/ { if (NF == 9) { $10 = $9; $9 = $8; $8 = "any" } if ($9 == "0-any") $9 = "any"; $1 = $1; print }' "$1"
+}
 # prec_ref N OP ALG [OP ALG]: the adapter's run with only the tuned rows (once per N)
 prec_ref() {
     local n=$1 f=$TT/prec-ref-$1
