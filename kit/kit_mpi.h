@@ -56,6 +56,10 @@ void kit_mpi_fail(int rc, const char *call, const char *file, int line) __attrib
  * MPI_MAX_LIBRARY_VERSION_STRING bytes), as the reports name the library
  * ("MPICH Version:<TAB>4.0.2", "Open MPI v4.1.4, package: ..."). */
 void kit_mpi_library(char *lib);
+/* Which library this build is for (the selection table's library column,
+ * torus_coll.h's TORUS_COLL_LIB_* have the same numbers). */
+enum { KIT_MPI_OTHER = 0, KIT_MPI_MPICH = 1, KIT_MPI_OPENMPI = 2 };
+int kit_mpi_built_for(void);
 /* A barrier the waiting ranks sleep in (MPI_Ibarrier polled every 200 us),
  * so that a rank a benchmark measures alone has its core: MPI_Barrier
  * polls, which on an oversubscribed node steals it. */

@@ -55,6 +55,17 @@ void kit_mpi_sleepy_barrier(MPI_Comm comm)
     }
 }
 
+int kit_mpi_built_for(void)
+{
+#if defined(OPEN_MPI)
+    return KIT_MPI_OPENMPI;
+#elif defined(MPICH)
+    return KIT_MPI_MPICH;
+#else
+    return KIT_MPI_OTHER;
+#endif
+}
+
 /* The launcher this build's library needs: Debian installs both libraries
  * side by side, and its plain `mpirun` is whichever the alternatives
  * system chose last (Open MPI's once both are installed). */

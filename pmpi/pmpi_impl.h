@@ -356,7 +356,7 @@ typedef struct pm_named {
     /* An allreduce of count instances with op goes to the library as
      * count elements of lib_dt (pm__library_type of the type's class)
      * when bit op (a torus_op) is set: the type is one element of a
-     * class the library reduces right with op (pmpi_prefer.c), checked
+     * class the library reduces right with op (pmpi_handover.c), checked
      * once here instead of on every call. */
     unsigned lib_ops;
     MPI_Datatype lib_dt;

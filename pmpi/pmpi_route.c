@@ -31,6 +31,7 @@
  * takes the same route.
  */
 #include "pmpi_impl.h"
+#include "kit_mpi.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -45,21 +46,9 @@ void pm__route_init(int never, int flat)
     flat_setting = flat;
 }
 
-/* The library under this adapter (a row's library column). */
-static int library_below(void)
-{
-#if defined(OPEN_MPI)
-    return TORUS_COLL_LIB_OPENMPI;
-#elif defined(MPICH)
-    return TORUS_COLL_LIB_MPICH;
-#else
-    return TORUS_COLL_LIB_NONE;
-#endif
-}
-
 int pm__library_below(void)
 {
-    return library_below();
+    return kit_mpi_built_for();
 }
 
 /* Step 1. */

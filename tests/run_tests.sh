@@ -43,6 +43,12 @@ for suite in tests/suite_*.sh; do
     name=$(basename "$suite" .sh); want "${name#suite_}" || continue
     echo "# $(basename "$suite")"
     rt_t0=$SECONDS
+    # a suite that does not parse is a failure, never a quiet 0 passed (a
+    # sourced file's syntax error only stops that file)
+    if ! bash -n "$suite" 2>"$TMP/parse.err"; then
+        bad "$(basename "$suite") does not parse: $(head -c 300 "$TMP/parse.err")"
+        continue
+    fi
     . "$suite"
     # each suite's share of make test's time (its budget: 10 minutes per MPI)
     echo "# $(basename "$suite"): $((SECONDS - rt_t0)) s"

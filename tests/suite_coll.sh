@@ -117,7 +117,7 @@ else
 fi
 
 # --choose: the table's picks over MPI / with the deposit bit, from the
-# shared facts alone (select.c's rows).
+# shared facts alone (select.table's rows).
 choose() { bin/collbench --choose "$@" | awk '$1 !~ /^#/ { printf "%s:%s=%s/%s ", $1, $2, $3, $4 }'; }
 got="$(choose 2 --op barrier,bcast --sizes 8,1M)|$(choose 2x2 --per-node 4 --op barrier,bcast --sizes 8,1M)|$(choose 8x8x8 --op barrier,bcast,allreduce,alltoall --sizes 8,16K,1M)|$(TORUS_COLL_BCAST=scatter_allgather choose 2 --op bcast --sizes 8)"
 want="barrier:0=dissemination/dissemination bcast:8=binomial/binomial bcast:1048576=binomial/binomial |"
@@ -127,7 +127,7 @@ want="${want}allreduce:8=recursive_doubling/dimwise allreduce:16384=swing/swing 
 want="${want}alltoallv:8=routed/routed alltoallv:16384=random_permutation/random_permutation alltoallv:1048576=random_permutation/random_permutation |"
 want="${want}bcast:8=scatter_allgather/scatter_allgather "
 if [ "$got" = "$want" ]; then
-    ok "collbench --choose: 2 ranks, 4 on one node, 8x8x8 (MPI and deposit bit) and TORUS_COLL_BCAST pick what select.c's rows say"
+    ok "collbench --choose: 2 ranks, 4 on one node, 8x8x8 (MPI and deposit bit) and TORUS_COLL_BCAST pick what select.table's rows say"
 else
     bad "collbench --choose: got '$got', want '$want'"
 fi

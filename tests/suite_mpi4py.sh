@@ -42,7 +42,7 @@ else
         # the adapter engaged at MPI_THREAD_MULTIPLE: at 3 ranks each
         # intercepted op ran on the torus library (torus > 0); handed over
         # only the intercommunicator's calls and what the compiled rows
-        # give the library on communicators of 2 ranks (pmpi_prefer.c:
+        # give the library on communicators of 2 ranks (select.table's mpi rows:
         # "faster"; under Open MPI its barrier, bcast and alltoall there),
         # so at 2 ranks an op may have gone to the library entirely
         for op in barrier bcast allreduce alltoall alltoallv neighbor_alltoallv; do

@@ -35,7 +35,7 @@ pm_expect() {
 }
 
 # The exact stats below count what the torus library runs: with the
-# compiled rows off (pmpi_prefer.c hands small calls on 2-rank
+# compiled rows off (select.table's mpi rows hand small calls on 2-rank
 # communicators to the library, "faster"), so that a row tuned later
 # changes no count here.  The rows' own runs say TORUS_COLL_LIBRARY=auto.
 export TORUS_COLL_LIBRARY=never
@@ -398,7 +398,7 @@ else
             bad "threads concurrent n=$n: rc $rc_plain/$rc, '$(head -1 "$TMP/plainC")' / '$line' $(grep -v '^torus_pmpi' "$TMP/err" | head -3)"
         fi
     done
-    # the compiled rows (pmpi_prefer.c): at 2 ranks both libraries' small
+    # the compiled rows (select.table): at 2 ranks both libraries' small
     # bcast is faster than anything of ours (one message), so the adapter
     # hands it over, counted as "faster"; TORUS_COLL_LIBRARY=never and a
     # forced algorithm keep every call.  The same digests every time, also

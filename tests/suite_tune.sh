@@ -18,6 +18,7 @@ file_alg() {
     awk -v op="$1" -v n="$2" -v b="$3" '
         function lo(r) { return r == "any" ? 0 : (split(r, p, "-") ? p[1] : r) }
         function hi(r) { if (r == "any") return 1e30; split(r, p, "-"); return p[2] == "" ? p[1] : p[2] == "any" ? 1e30 : p[2] }
+        { sub(/[ \t]*#.*/, "") }   # drop the notes
         $1 == op && lo($2) <= n && n <= hi($2) && lo($(NF-1)) <= b && b <= hi($(NF-1)) { print $NF; exit }' "$4"
 }
 
@@ -85,7 +86,7 @@ if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     fi
     # a bad file: one line naming file, line and what is allowed; the
     # compiled table; the same results
-    # (TORUS_COLL_LIBRARY=never: at 2 ranks the compiled rows of pmpi_prefer.c
+    # (TORUS_COLL_LIBRARY=never: at 2 ranks the compiled rows of select.table
     # would hand small allreduces to the library, out of this check's sight)
     printf 'torus-coll-table 1\nallreduce 2 0 any any any any any nosuch\n' >"$TT/bad.table"
     run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=never TORUS_COLL_TABLE="$TT/bad.table" "$PM_CHECK" 8
@@ -181,9 +182,9 @@ fi
 # adapter's TORUS_COLL_STATS, whose count of the tuned algorithm must
 # equal that of a table holding the tuned row alone.
 # a file's lines as the writer spells them (version 2: a version 1 row
-# gets library any; bytes 0-any is any)
+# gets library any; bytes 0-any is any), without their notes
 prec_rows() {
-    awk '/^[ \t]*[a-z]/ { if (NF == 9) { $10 = $9; $9 = $8; $8 = "any" } if ($9 == "0-any") $9 = "any"; $1 = $1; print }' "$1"
+    awk '{ sub(/[ \t]*#.*/, "") } /^[ \t]*[a-z]/ { if (NF == 9) { $10 = $9; $9 = $8; $8 = "any" } if ($9 == "0-any") $9 = "any"; $1 = $1; print }' "$1"
 }
 # prec_ref N OP ALG [OP ALG]: the adapter's run with only the tuned rows (once per N)
 prec_ref() {

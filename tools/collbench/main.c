@@ -56,7 +56,7 @@ static int choose_main(const opts *o, char *err, size_t errlen)
     if (!rc) {
         char shape[128];
         torus_shape_format(&s, shape, sizeof shape);
-        printf("# collbench --choose %s: %d ranks, %ld per node; what torus/coll/select.c picks (first row that "
+        printf("# collbench --choose %s: %d ranks, %ld per node; what the selection table (torus/coll/select.table) picks (first row that "
                "fits and whose algorithm can run; TORUS_COLL_<OP> applied); alltoall(v): uniform blocks of size "
                "bytes; mpi: over MPI (no deposit bit), deposit: on a transport with line_send (the timed "
                "simulator's BlueGene/L deposit bit)\n",

@@ -562,6 +562,7 @@ int cb_setup_mpi(bench *b, char *err, size_t errlen)
         }
         torus_mpi_bind(b->tm[i], &b->tp[i]);
         torus_coll_config cfg = {.map = &b->map, .me = b->me, .tp = &b->tp[i], .node_of = b->node_of,
+                                 .library = kit_mpi_built_for(),
                                  .idle = NULL, .idle_ctx = NULL};
         int rc = torus_coll_create(i ? &b->c_named : &b->c_auto, &cfg, e2, sizeof e2);
         /* TORUS_COLL_<OP> naming no algorithm fails the same on every rank */

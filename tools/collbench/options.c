@@ -243,7 +243,7 @@ static const kit_opt *cb_spec(void)
                  "2, 4 and 8 ranks build one table; replaced atomically"},
         {.name = "simulate", .type = KIT_OPT_TEXT, .id = OPT_SIMULATE, .meta = "SHAPE", .defval = "off"},
         {.name = "choose", .type = KIT_OPT_TEXT, .id = OPT_CHOOSE, .meta = "SHAPE", .defval = "off",
-         .help = "run nothing: print what the selection table (torus/coll/select.c) picks for every --op and "
+         .help = "run nothing: print what the selection table (torus/coll/select.table) picks for every --op and "
                  "--sizes on SHAPE, with TORUS_COLL_<OP> applied and preconditions checked"},
         {.name = "per-node", .type = KIT_OPT_LONG, .id = OPT_PER_NODE, .meta = "K", .defval = "1",
          .help = "--choose: K consecutive ranks share a node", .lo = 1, .hi = 1 << 20},

@@ -27,6 +27,8 @@
  * before: only the calls the run tuned change hands. */
 #include "collbench.h"
 
+#include "kit_host.h"
+
 #include <sys/stat.h>
 
 static torus_coll_table *tune_tab; /* rank 0: FILE's rows, then the merge */
@@ -53,8 +55,40 @@ int cb_tune_begin(const opts *o, char *err, size_t errlen)
     return cb_probe_file("tune", o->tune, err, errlen) ? KIT_EXIT_RESOURCE : 0;
 }
 
-/* The rows of kind in ri, winner per size, appended to t as ranges.
- * Returns the rows added, or -1 with err. */
+/* A range's measurement, the row's note (the table keeps why each row is
+ * there: command, CPU, date, library, ratio). */
+typedef struct why {
+    size_t lo, hi;     /* sizes timed */
+    double rmin, rmax; /* the winner's time over the library's (ratio < 0: none) */
+} why;
+
+static void why_add(why *w, const row *best, int first)
+{
+    if (first)
+        *w = (why){best->size, best->size, -1, -1};
+    w->hi = best->size;
+    if (best->ratio < 0)
+        return;
+    w->rmin = w->rmin < 0 || best->ratio < w->rmin ? best->ratio : w->rmin;
+    w->rmax = best->ratio > w->rmax ? best->ratio : w->rmax;
+}
+
+static void why_note(torus_coll_table *t, const run_info *ri, const why *w)
+{
+    char cpu[96], lib[48], note[512], ratio[64] = ""; /* the note keeps TORUS_COLL_NOTE_MAX bytes */
+    if (kit_cpuinfo("model name", cpu, sizeof cpu) || !cpu[0])
+        snprintf(cpu, sizeof cpu, "unknown CPU");
+    /* the library's name and version: its version string's first words */
+    snprintf(lib, sizeof lib, "%.*s", (int)strcspn(ri->mpi, ",\n\r\t"), ri->mpi);
+    if (w->rmin >= 0)
+        snprintf(ratio, sizeof ratio, ", %.2f-%.2fx the library's time", w->rmin, w->rmax);
+    snprintf(note, sizeof note, "collbench --tune %d ranks (%d a node), %zu-%zu B%s; %s; %s; %s", ri->ranks,
+             ri->per_node, w->lo, w->hi, ratio, cpu, lib, ri->date);
+    torus_coll_table_set_note(t, torus_coll_table_rows(t) - 1, note);
+}
+
+/* The rows of kind in ri, winner per size, appended to t as ranges, each
+ * with its note.  Returns the rows added, or -1 with err. */
 static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *err, size_t errlen)
 {
     torus_coll_table_row tr;
@@ -66,9 +100,10 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
     tr.shared_nodes = ri->per_node > 1;
     tr.uniform = kind == K_ALLTOALL ? 1 : -1;
     tr.deposit = 0;
-    tr.library = -1;
+    tr.library = kit_mpi_built_for() ? kit_mpi_built_for() : -1; /* measured over this library */
     int added = 0, have = 0;
     uint64_t prev = 0;
+    why w = {0, 0, -1, -1};
     for (int i = 0; i < ri->nrows;) {
         /* the rows of one size are consecutive */
         size_t size = ri->rows[i].size;
@@ -87,14 +122,17 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
         if (have && !strcmp(tr.algorithm, best->alg)) {
             tr.max_bytes = kind == K_BARRIER ? UINT64_MAX : (uint64_t)size;
             prev = size;
+            why_add(&w, best, 0);
             continue;
         }
         if (have) {
             if (torus_coll_table_add(t, &tr, err, errlen))
                 return -1;
+            why_note(t, ri, &w);
             added++;
             tr.min_bytes = prev + 1;
         }
+        why_add(&w, best, 1);
         snprintf(tr.algorithm, sizeof tr.algorithm, "%.31s", best->alg);
         tr.max_bytes = kind == K_BARRIER ? UINT64_MAX : (uint64_t)size;
         prev = size;
@@ -104,6 +142,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
         tr.max_bytes = UINT64_MAX;
         if (torus_coll_table_add(t, &tr, err, errlen))
             return -1;
+        why_note(t, ri, &w);
         added++;
     }
     return added;
@@ -133,12 +172,14 @@ int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
         }
         added += a;
     }
-    for (int i = 0; i < torus_coll_table_rows(tune_tab); i++)
+    for (int i = 0; i < torus_coll_table_rows(tune_tab); i++) {
         if (torus_coll_table_add(merged, torus_coll_table_row_at(tune_tab, i), e2, sizeof e2)) {
             snprintf(err, errlen, "--tune: %s", e2);
             torus_coll_table_free(merged);
             return KIT_EXIT_RESOURCE;
         }
+        torus_coll_table_set_note(merged, torus_coll_table_rows(merged) - 1, torus_coll_table_note(tune_tab, i));
+    }
     torus_coll_table_free(tune_tab);
     tune_tab = merged;
     kit_outfile f;

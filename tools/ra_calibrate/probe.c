@@ -37,6 +37,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ra_calibrate.h"
+#include "kit_host.h"
 
 #include <errno.h>
 #include <math.h>
@@ -89,35 +90,15 @@ static double chase_ns(uint64_t *t, uint64_t lines, uint64_t lw, int k, uint64_t
 
 static double cpu_clock_hz(void)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    double mhz = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "cpu MHz", 7) && strchr(line, ':')) {
-            mhz = strtod(strchr(line, ':') + 1, NULL);
-            break;
-        }
-    if (f)
-        fclose(f);
+    char v[64];
+    double mhz = kit_cpuinfo("cpu MHz", v, sizeof v) ? 0 : strtod(v, NULL);
     return mhz > 0 ? mhz * 1e6 : 1e9;
 }
 
 void cal_probe_cpu_name(char *buf, size_t len)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(buf, len, "unknown CPU");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            char *v = strchr(line, ':') + 1;
-            while (*v == ' ')
-                v++;
-            v[strcspn(v, "\n")] = 0;
-            snprintf(buf, len, "%s", v);
-            break;
-        }
-    if (f)
-        fclose(f);
+    if (kit_cpuinfo("model name", buf, len) || !buf[0])
+        snprintf(buf, len, "unknown CPU");
 }
 
 /* latency and memory-level parallelism, rank 0 alone on its table */

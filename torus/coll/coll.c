@@ -2,7 +2,7 @@
  * coll.c - the collective context and the entry points: creation (with
  * the TORUS_COLL_<OP> settings that force an algorithm), the counters,
  * and the four collectives that check their arguments, pick an algorithm
- * (a forced one, else select.c's) and run it.  The helpers the algorithms
+ * (a route's, a forced one, else the table's: route.c, select.c) and run it.  The helpers the algorithms
  * use live beside it: p2p.c (messages), reduce.c (reductions), scratch.c,
  * ranks.c; the list of algorithms in registry.c, predictions in cost.c,
  * the error line in coll_error.c.

@@ -76,7 +76,8 @@ struct torus_coll {
 extern const torus__coll_alg *const torus__coll_listed[];
 extern const int torus__coll_nlisted;
 const torus__coll_alg *torus__coll_find(torus_coll_op op, const char *name);
-/* select.c: the table's choice for these arguments (preconditions checked) */
+/* select.c: the torus library's own choice from the tables for these
+ * arguments (no mpi or flat row; preconditions checked) */
 const torus__coll_alg *torus__coll_select(const torus_coll *c, const torus__coll_args *a);
 /* How many of the shape's dimensions are longer than 1: what a selection
  * row's dims column compares (select.c and the file's rows, select_table.c;

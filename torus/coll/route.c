@@ -24,6 +24,10 @@
  */
 #include "coll_impl.h"
 #include "select_table.h"
+#include "kit_mpi.h"
+
+_Static_assert((int)TORUS_COLL_LIB_MPICH == (int)KIT_MPI_MPICH && (int)TORUS_COLL_LIB_OPENMPI == (int)KIT_MPI_OPENMPI,
+               "the library column and kit_mpi_built_for number the libraries alike");
 
 #include <string.h>
 

@@ -1,10 +1,13 @@
 /*
- * select_table.c - a selection table from a file (TORUS_COLL_TABLE=FILE,
- * written by `collbench --tune`), used before the compiled table of
- * select.c; the format is in docs/collectives.md ("Tuning").
+ * select_table.c - the selection table's format: its parser, writer,
+ * digest and matcher, for the compiled table (torus/coll/select.table,
+ * select.c) and a file (TORUS_COLL_TABLE=FILE, written by `collbench
+ * --tune`, used before it) alike; the format is in docs/collectives.md
+ * ("Tuning").
  *
- * The file's rows have the compiled table's columns (op, ranks, dims,
- * pow2, nodes, uniform, deposit, bytes, algorithm) and its rule: first row
+ * Rows have the columns op, ranks, dims, pow2, nodes, uniform, deposit,
+ * library (version 2; version 1 files have none), bytes, algorithm, and
+ * one rule: first row
  * that fits and whose algorithm's preconditions hold wins.  A call no row
  * fits is decided by the compiled table, so a file tuned at 2, 4 and 8
  * ranks leaves every other rank count as it was.
@@ -46,6 +49,7 @@ struct torus_coll_table {
     torus_coll_table_row *row;
     const torus__coll_alg **alg; /* row i's algorithm, found once (NULL: an mpi or flat row) */
     signed char *kind;           /* row i's torus_route_kind */
+    char **note;                 /* row i's comment (why the row: the measurement), or NULL */
 };
 
 static const char *const op_words[TORUS_COLL_NCOLL] = {"barrier", "bcast", "allreduce", "alltoallv"};
@@ -62,6 +66,9 @@ void torus_coll_table_free(torus_coll_table *t)
     free(t->row);
     free(t->alg);
     free(t->kind);
+    for (int i = 0; t->note && i < t->n; i++)
+        free(t->note[i]);
+    free(t->note);
     free(t);
 }
 
@@ -114,16 +121,20 @@ int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, cha
         if (na)
             t->alg = na;
         signed char *nk = na ? realloc(t->kind, (size_t)cap * sizeof *nk) : NULL;
-        if (!nk) {
+        if (nk)
+            t->kind = nk;
+        char **nn = nk ? realloc(t->note, (size_t)cap * sizeof *nn) : NULL;
+        if (!nn) {
             snprintf(err, errlen, "out of memory for the table's rows");
             return -1;
         }
-        t->kind = nk;
+        t->note = nn;
         t->cap = cap;
     }
     t->row[t->n] = *r;
     t->alg[t->n] = alg;
     t->kind[t->n] = (signed char)kind;
+    t->note[t->n] = NULL;
     t->n++;
     return 0;
 }
@@ -133,14 +144,46 @@ void torus_coll_table_drop(torus_coll_table *t, torus_coll_op op, int ranks)
     int k = 0;
     for (int i = 0; i < t->n; i++) {
         const torus_coll_table_row *r = &t->row[i];
-        if (r->op == op && r->min_ranks == ranks && r->max_ranks == ranks)
+        if (r->op == op && r->min_ranks == ranks && r->max_ranks == ranks) {
+            free(t->note[i]);
             continue;
+        }
         t->row[k] = t->row[i];
         t->alg[k] = t->alg[i];
         t->kind[k] = t->kind[i];
+        t->note[k] = t->note[i];
         k++;
     }
     t->n = k;
+}
+
+void torus_coll_table_set_note(torus_coll_table *t, int i, const char *text)
+{
+    if (!t || i < 0 || i >= t->n)
+        return;
+    free(t->note[i]);
+    t->note[i] = NULL;
+    while (text && (*text == ' ' || *text == '\t'))
+        text++;
+    size_t len = text ? strlen(text) : 0;
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+        len--;
+    if (!len)
+        return;
+    len = len > TORUS_COLL_NOTE_MAX ? TORUS_COLL_NOTE_MAX : len;
+    char *n = malloc(len + 1);
+    if (!n)
+        return; /* a comment only: the row stays */
+    /* one line of text: a control byte becomes a blank */
+    for (size_t k = 0; k < len; k++)
+        n[k] = (unsigned char)text[k] < 32 || text[k] == 127 ? ' ' : text[k];
+    n[len] = 0;
+    t->note[i] = n;
+}
+
+const char *torus_coll_table_note(const torus_coll_table *t, int i)
+{
+    return t && i >= 0 && i < t->n && t->note[i] ? t->note[i] : "";
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -260,21 +303,30 @@ static int parse_row(char **w, torus_coll_table_row *r, char *err, size_t errlen
 
 /* Splits line at blanks into at most max words; the count, or max + 1
  * when there are more. */
-static int split(char *line, char **w, int max)
+static int split(char *line, char **w, int max, char **comment)
 {
     int n = 0;
+    *comment = NULL;
     for (char *p = line; *p;) {
         while (*p == ' ' || *p == '\t' || *p == '\r')
             *p++ = 0;
-        if (!*p || *p == '#')
+        if (*p == '#') {
+            *p = 0;
+            *comment = p + 1;
+            break;
+        }
+        if (!*p)
             break;
         if (n == max)
             return max + 1;
         w[n++] = p;
         while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#')
             p++;
-        if (*p == '#')
+        if (*p == '#') {
             *p = 0;
+            *comment = p + 1;
+            break;
+        }
     }
     return n;
 }
@@ -284,8 +336,8 @@ static int read_lines(kit_lines *L, torus_coll_table *t, char *err, size_t errle
     char *line, e[400];
     int rc, version = 0;
     while ((rc = kit_lines_next(L, &line, e, sizeof e)) == 1) {
-        char *w[NCOLS];
-        int n = split(line, w, NCOLS);
+        char *w[NCOLS], *comment;
+        int n = split(line, w, NCOLS, &comment);
         if (n == 0)
             continue;
         if (!version) {
@@ -315,6 +367,8 @@ static int read_lines(kit_lines *L, torus_coll_table *t, char *err, size_t errle
             snprintf(err, errlen, "%s:%ld: %s", L->name, L->lineno, e);
             return -1;
         }
+        /* a row's own comment is its note: kept when the table is written again */
+        torus_coll_table_set_note(t, t->n - 1, comment);
     }
     if (rc < 0) {
         snprintf(err, errlen, "%s", e);
@@ -392,7 +446,10 @@ void torus_coll_table_write(const torus_coll_table *t, FILE *f)
         fprintf(f, " %-4d %-4s %-5s %-7s %-7s %-7s", r->min_dims, flag_word(r->pow2), flag_word(r->shared_nodes),
                 flag_word(r->uniform), flag_word(r->deposit), lib_words[r->library > 0 ? r->library : 0]);
         put_range(f, (int64_t)r->min_bytes, r->max_bytes == UINT64_MAX ? -1 : (int64_t)r->max_bytes);
-        fprintf(f, " %s\n", r->algorithm);
+        if (t->note[i])
+            fprintf(f, " %-18s # %s\n", r->algorithm, t->note[i]);
+        else
+            fprintf(f, " %s\n", r->algorithm);
     }
 }
 

@@ -1,5 +1,5 @@
-/* select_table.h - the hook of select.c into the table from a file
- * (select_table.c, TORUS_COLL_TABLE). */
+/* select_table.h - the tables' parser and matcher (select_table.c) as
+ * select.c and route.c use them. */
 #ifndef TORUS_SELECT_TABLE_H
 #define TORUS_SELECT_TABLE_H
 #include "coll_impl.h"

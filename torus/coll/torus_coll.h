@@ -161,6 +161,13 @@ const torus_coll_table_row *torus_coll_table_row_at(const torus_coll_table *t, i
 /* Appends a row (its algorithm checked against the registry): 0, or -1
  * with the reason in err. */
 int torus_coll_table_add(torus_coll_table *t, const torus_coll_table_row *r, char *err, size_t errlen);
+/* Row i's note: the comment after it in the file (why the row: command,
+ * CPU, date, ratio), kept through a read and a write; "" when none.  Set
+ * by the parser and collbench --tune; at most TORUS_COLL_NOTE_MAX bytes of
+ * one line (control bytes become blanks).  Not part of the table's id. */
+#define TORUS_COLL_NOTE_MAX 200
+void torus_coll_table_set_note(torus_coll_table *t, int i, const char *text);
+const char *torus_coll_table_note(const torus_coll_table *t, int i);
 /* Drops op's rows for exactly `ranks` ranks (a re-tune replaces them). */
 void torus_coll_table_drop(torus_coll_table *t, torus_coll_op op, int ranks);
 /* The file format; the caller checks the stream (kit_outfile). */
