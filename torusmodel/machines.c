@@ -19,7 +19,21 @@
  *     directly, so their packets cost BlueGene/L's published raw send +
  *     receive (paper 002 Table 4, 70 + 194 cycles for 256 bytes) at their
  *     own clock (raw_msg_ns), and HPCC's baseline pays MPI's (Table 1: 1544 +
- *     1271 cycles for 8 bytes, the cycles assumed the same on BG/P and BG/Q).
+ *     1271 cycles for 8 bytes, the cycles assumed the same on BG/P and BG/Q);
+ *   - every network term (MPI latency, injection, message rate) says what it
+ *     is: "published:" with its citation, "assumed:" with what was searched
+ *     and not found, or "not modelled:" (no figure: no bound) with why.
+ *     Replaced only by a figure read in a source, never from a published
+ *     GUPS.  Searched for issue 47 and not reached beyond abstracts: Tofu
+ *     (K) MPI latency and injection (Ajima et al. HOTI 2011, IEEE Micro
+ *     32(1) 2012; Shida et al. FSTJ 48(3) 2012), the PERCS hub's latency
+ *     and injection (Arimilli et al. HOTI 2010 abstract; HPCwire 2010-08-25),
+ *     Slingshot's latency and message rate (De Sensi et al. SC20, arXiv
+ *     2008.08886, abstract only; HPE shs-docs' sample is of another NIC),
+ *     ConnectX-6 HDR latency.  Found but unused: Gemini, 1 us get latency
+ *     and 6,911 MB/s (Evaluating the Potential of Cray Gemini Interconnect
+ *     for PGAS Communication Runtime Systems, abstract): no Gemini preset,
+ *     since no HPCC award row ran on Gemini and its node was not sourced.
  * docs/machines.md holds the predictions beside the published results.
  */
 #include "torusmodel.h"
@@ -39,7 +53,7 @@ typedef struct machine {
     double clock_hz, link_bw, bytes_per_update, ranks_per_node;
     int in_order;
     fig threads; /* hardware threads a core runs (the run's ranks per core are ranks_per_node / cores) */
-    fig width, lat, mlp, bw, line, msg, inj, raw;
+    fig width, lat, mlp, bw, line, msg, inj, rate, raw;
     const char *network; /* "nodes" or a network spec */
     const char *shapes;
     const char *sources;
@@ -61,7 +75,8 @@ static const machine machines[] = {
      {13.6e9, "IBM BG/P team, IBM J. Res. Dev. 52(1/2) 2008: 2 x 16 B DDR2 at 425 MHz (recalled, not re-read)"},
      {128, "L3 / prefetch line 128 B (as BlueGene/L, paper 002 sec. 2)"},
      {2815 / 0.85, MPI_BGL " at 850 MHz"},
-     {0, ""},
+     {0, "not modelled: the torus links bound what a node sends (link_bw); no BG/P injection figure beyond them found"},
+     {0, "not modelled: no BG/P message rate found; ra_opt's packets cost raw_msg_ns of CPU each"},
      {264 / 0.85, PKT_BGL " at 850 MHz"},
      "nodes", "4x8x8x16,4x32x32x32",
      "BlueGene/P: 850 MHz PPC450, 4 cores, 3-D torus 425 MB/s per link and direction (5.1 GB/s per node), "
@@ -80,7 +95,8 @@ static const machine machines[] = {
      {42.6e9, "16 GB DDR3 at 1.33 Gb/s, 2 x 16 B wide (LLNL Sequoia overview slides): 42.6 GB/s"},
      {128, "L2 line 128 B (Haring et al., IEEE Micro 32(2) 2012)"},
      {2815 / 1.6, MPI_BGL " at 1.6 GHz"},
-     {0, ""},
+     {0, "not modelled: the 10 torus links bound what a node sends (link_bw); no messaging-unit injection figure found"},
+     {0, "not modelled: no BG/Q messaging-unit message rate found; ra_opt's packets cost raw_msg_ns of CPU each"},
      {264 / 1.6, PKT_BGL " at 1.6 GHz (its messaging unit is driven directly, as BlueGene/L's torus)"},
      "nodes", "16x4x4x4x4x2,16x4x4x4x8x2,16x8x12x16x16x2,16x16x12x16x16x2",
      "BlueGene/Q: Chen et al., The IBM Blue Gene/Q interconnection network and message unit, SC11; IBM Redbook "
@@ -96,9 +112,11 @@ static const machine machines[] = {
      {10, "assumed: an out-of-order core's L1 miss queue (no published figure found)"},
      {64e9, "Maruyama et al., IEEE Micro 30(2) 2010: 64 GB/s (recalled, not re-read)"},
      {128, "128 B lines (Maruyama et al., IEEE Micro 30(2) 2010)"},
-     {1500, "assumed: Tofu MPI one-way latency about 1.5 us (Ajima et al., IEEE Micro 32(1) 2012, recalled, not "
-            "re-read)"},
-     {0, ""},
+     {1500, "assumed: 1.5 us; no K (Tofu) MPI latency reached: Ajima et al. HOTI 2011 and IEEE Micro 32(1) 2012, "
+            "Shida et al. FSTJ 48(3) 2012 seen as abstracts only"},
+     {0, "not modelled: K's injection rate not reached (4 network interfaces a node, Ajima et al. HOTI 2011 "
+         "abstract, no rate); the 10 links bound it (link_bw)"},
+     {0, "not modelled: no Tofu (K) message rate reached"},
      {0, ""},
      "nodes", "8x12x9x8x2mx3x2m,8x24x18x16x2mx3x2m",
      "K computer: Ajima, Sumimoto, Shimizu, IEEE Computer 42(11) 2009; Ajima et al., IEEE Micro 32(1) 2012 (Tofu, "
@@ -116,6 +134,7 @@ static const machine machines[] = {
      {490, "published: Tofu-D one-way Put latency 0.49 us (Ajima et al., The Tofu interconnect D, IEEE Cluster "
            "2018); MPI's own overhead not in it"},
      {38.1e9, "published: Tofu-D injection 38.1 GB/s per node (Ajima et al., IEEE Cluster 2018)"},
+     {0, "not modelled: no Tofu-D message rate in the sources reached (Ajima et al., IEEE Cluster 2018, abstract)"},
      {0, ""},
      "nodes", "48x24x23x24x2mx3x2m",
      "Fugaku: Ajima et al., The Tofu interconnect D, IEEE Cluster 2018; Sato et al., SC20: A64FX 48 cores 2.0 "
@@ -135,8 +154,11 @@ static const machine machines[] = {
      {8, "assumed: an out-of-order core's L1 miss queue (no published figure found)"},
      {400e9, "4 chips x 100 GB/s sustained per chip (The Register, 2009: two DDR3 controllers per chip)"},
      {128, "128 B lines (POWER7)"},
-     {1500, "assumed: MPI one-way latency about 1.5 us over the hub"},
-     {0, ""},
+     {1500, "assumed: 1.5 us; no PERCS hub latency figure reached (Arimilli et al., HOTI 2010, abstract: "
+            "'low latency', no figure)"},
+     {0, "not modelled: a hub's own injection rate not reached (48 optical links of 10 Gb/s, over 1.1 TB/s a hub: "
+         "HPCwire 2010-08-25); links bound it"},
+     {0, "not modelled: no PERCS hub message rate reached"},
      {0, ""},
      "dragonfly:32,1,16,33", "32x1056,32x32x33",
      "IBM Power 775: IBM Redbook Power Systems 775 sec. 1.1 (256 POWER7 cores at 3.84 GHz per drawer); "
@@ -156,9 +178,10 @@ static const machine machines[] = {
      {8, "assumed: the K8's 8 miss address buffers"},
      {10.6e9, "assumed: 2 channels of DDR2-667 (Red Storm upgrade: dual-core Opterons)"},
      {64, "64 B lines (Opteron)"},
-     {2000, "published: SeaStar's one-way MPI latency target, 2 us to a neighbour (5 us to the farthest node; "
-            "Brightwell et al., Portals 3.3 on the Sandia/Cray Red Storm System): ra_opt's hops go to neighbours"},
-     {2.0e9, "NIC 2.0 GB/s sustained after the upgrade (Brightwell, Underwood, Vaughan, Red Storm upgrade)"},
+     {2000, "published: SeaStar's one-way MPI latency target to a neighbour, 2 us (5 us to the farthest; "
+            "Brightwell et al., Portals 3.3 on the Sandia/Cray Red Storm System)"},
+     {2.0e9, "published: NIC 2.0 GB/s sustained after the upgrade (Brightwell, Underwood, Vaughan, Red Storm upgrade)"},
+     {0, "not modelled: no SeaStar message rate reached"},
      {0, ""},
      "nodes", "2x27x20x24",
      "Cray XT3 Red Storm: Euroben 2006 (SeaStar 6 ports of 3.8 GB/s per direction, 60 ns memory); Brightwell, "
@@ -175,9 +198,11 @@ static const machine machines[] = {
      {24, "assumed: Zen 3's 24 L1 data miss buffers (no published figure found)"},
      {409.6e9, "16 x DDR4-3200 channels (NERSC Perlmutter architecture: 2 x EPYC 7763, 8 channels each)"},
      {64, "64 B lines (Zen 3)"},
-     {2000, "assumed: Slingshot-11 MPI one-way latency about 2 us (De Sensi et al., arXiv 2008.08886, measures "
-            "Slingshot; its figure was not reached by the project's search)"},
-     {25e9, "one Slingshot-11 NIC, 200 Gb/s (NERSC Perlmutter architecture)"},
+     {2000, "assumed: 2 us; De Sensi et al., An In-Depth Analysis of the Slingshot Interconnect, SC20 (arXiv "
+            "2008.08886), reached as its abstract only, no figure"},
+     {25e9, "published: one Slingshot-11 NIC, 200 Gb/s line rate (NERSC Perlmutter architecture)"},
+     {0, "not modelled: HPE shs-docs' osu_mbw_mr sample, 43.5 M msg/s a node, is an unnamed system of 12.2 GB/s "
+         "a node, not this 25 GB/s NIC"},
      {0, ""},
      "dragonfly:16,16,11,12", "128x3072,128x16x16x12",
      "Perlmutter CPU partition: docs.nersc.gov/systems/perlmutter/architecture (3072 nodes, 2x EPYC 7763, 1 "
@@ -192,8 +217,9 @@ static const machine machines[] = {
      {24, "assumed: Zen 3's 24 L1 data miss buffers (no published figure found)"},
      {409.6e9, "16 x DDR4-3200 channels (NERSC Perlmutter architecture: 2 x EPYC 7763, 8 channels each)"},
      {64, "64 B lines (Zen 3)"},
-     {1500, "assumed: InfiniBand HDR MPI one-way latency about 1.5 us"},
-     {25e9, "one HDR NIC, 200 Gb/s (NVIDIA ConnectX-6)"},
+     {1500, "assumed: 1.5 us; no InfiniBand HDR (ConnectX-6) MPI latency figure reached"},
+     {25e9, "published: one HDR NIC, 200 Gb/s line rate (NVIDIA ConnectX-6)"},
+     {0, "not modelled: no ConnectX-6 message rate reached"},
      {0, ""},
      "fattree:20,3", "128x8000,128x20x20x20",
      "InfiniBand HDR fat-tree: NVIDIA QM8700 40 ports x 200 Gb/s (a 20-ary 3-tree: 8000 hosts); node as "
@@ -233,8 +259,9 @@ int tm_machine_preset(tm_params *p, const char *name, char *err, size_t errlen)
     tm_node_set(&q, TM_N_MEM_BW, m->bw.v, m->bw.src);
     tm_node_set(&q, TM_N_LINE, m->line.v, m->line.src);
     tm_node_set(&q, TM_N_MPI_LATENCY, m->msg.v, m->msg.src);
-    if (m->inj.v > 0)
-        tm_node_set(&q, TM_N_INJ_BW, m->inj.v, m->inj.src);
+    /* a network term without a figure (0: no bound) still says why */
+    tm_node_set(&q, TM_N_INJ_BW, m->inj.v, m->inj.src);
+    tm_node_set(&q, TM_N_MSG_RATE, m->rate.v, m->rate.src);
     if (m->raw.v > 0)
         tm_node_set(&q, TM_N_RAW_MSG, m->raw.v, m->raw.src);
     char e2[400];

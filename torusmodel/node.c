@@ -233,8 +233,8 @@ void tm_node_print(FILE *f, const tm_params *p, const tm_params *q)
             fprintf(f, "#   %-15s %-10.4g %-7s %s (default)\n", node_keys[i], v, term_unit[i], src);
         else if (v > 0)
             fprintf(f, "#   %-15s %-10.4g %-7s %s\n", node_keys[i], v, term_unit[i], src[0] ? src : "not given");
-        else
-            fprintf(f, "#   %-15s %-10s %-7s %s\n", node_keys[i], "-", term_unit[i], "not given");
+        else /* no figure, no bound: a preset still says why */
+            fprintf(f, "#   %-15s %-10s %-7s %s\n", node_keys[i], "-", term_unit[i], src[0] ? src : "not given");
     }
     fprintf(f, "#   derived: t_local %.4g, t_hop %.4g, baseline local %.4g + test %.4g, message %.4g cycles; "
                "memory %.4g GUPS per node\n",
@@ -250,14 +250,14 @@ void tm_node_print_json(FILE *f, const tm_params *p)
     for (int i = 0; i < TM_N_KEYS; i++) {
         const char *src;
         int dflt;
-        double v = term_of(p, i, &src, &dflt); /* no figure: no source, as printed */
+        double v = term_of(p, i, &src, &dflt); /* no figure: its source says why, or null */
         fprintf(f, "%s\"%s\": {\"value\": ", i ? ", " : "", node_keys[i]);
         if (v > 0)
             fprintf(f, "%.6g", v);
         else
             fprintf(f, "null");
         fprintf(f, ", \"unit\": \"%s\", \"source\": ", term_unit[i]);
-        if (src[0] && v > 0)
+        if (src[0])
             kit_json_string(f, src);
         else
             fprintf(f, "null");

@@ -65,21 +65,27 @@ static const record records[] = {
     {"BlueGene/Q, ANL Mira", "bgq", NULL, 418, AWARDS " 2014, record 545", 5709, 1426, 204.8,
      "record 545: HPL 5,709 TF/s, EP-STREAM 1,426 TB/s; 204.8 GF a node (16 cores x 1.6 GHz x 8)", 0, 0,
      {{"16x8x8x16x16x2", NULL}, {"16x8x12x16x16x2", NULL}},
-     "not stated; outside 1.5x: BG/Q's memory latency and misses in flight are assumed, the ranks per core "
-     "not stated (16 a node here; 64, as hardware threads, predict 871: docs/machines.md)"},
+     "not stated: the award table names system, site and submitter only, and a search for a paper on BG/Q "
+     "RandomAccess or Mira's HPCC run found none; outside 1.5x: BG/Q's memory latency and misses in flight are "
+     "assumed, the ranks per core not stated (16 a node here; 64, as hardware threads, predict 871: "
+     "docs/machines.md)"},
     {"K computer, RIKEN", "tofu", NULL, 472, AWARDS " 2012-2014, record 492", 9796, 3857, 128,
      "record 492: HPL 9,796 TF/s, EP-STREAM 3,857 TB/s; 128 GF a node (8 cores x 2 GHz x 8)", 0, 0,
      TOFU_PARTS,
-     "not stated; outside 1.5x: Tofu's MPI latency and the node's memory latency are assumed"},
+     "not stated: the award table (RIKEN AICS) and RIKEN, Tsukuba and Fujitsu's award releases (2013, 2014) "
+     "name no code, ranks or algorithm, and no paper on K's RandomAccess was found; outside 1.5x: Tofu's MPI "
+     "latency (no K figure reached) and the node's memory latency are assumed"},
     {"K computer, RIKEN (2011)", "tofu", NULL, 121, AWARDS " 2011, record 459", 2118, 812, 128,
      "record 459: HPL 2,118 TF/s, EP-STREAM 812 TB/s; 128 GF a node", 0, 0,
      TOFU_PARTS,
-     "not stated; outside 1.5x as the 2012 run"},
+     "not stated, as the 2012 run (the 2011 award table; the same search); outside 1.5x as it"},
     {"IBM Power 775", "p775", NULL, 2021, AWARDS " 2012-2014, record 495", 1344, 0, 983.04,
      "record 495: HPL 1,344 TF/s; 983 GF an octant (32 cores x 3.84 GHz x 8)", 0, 0,
      {{"32x32x33", NULL}, {"32x32x65", "dragonfly:32,1,16,65"}},
-     "not stated (IBM's optimized run); PERCS's hub was designed for the HPCS GUPS goal, ra_opt over MPI "
-     "with 1.5 us messages of few updates is not it"},
+     "IBM's HPCC Class 1 optimized run (Tardieu et al., X10 and APGAS at petascale, PPoPP 2014, abstract), its "
+     "code not published; the hub gives a system-wide global address space and hardware random routing "
+     "(Arimilli et al., The PERCS High-Performance Interconnect, HOTI 2010, abstract), so an update need not "
+     "be an MPI message: ra_opt over MPI at an assumed 1.5 us is not that run"},
     {"Cray XT3 Red Storm, Sandia", "xt3", NULL, 34, "GCN, SC08 awards", 0, 0, 0,
      "not in the sources found: the full machine, 12,960 nodes x 2", 0, 0, {{"2x27x20x24", NULL}},
      "not stated; HPCC ships Sandia's routed variant (RA_SANDIA_NOPT)"},

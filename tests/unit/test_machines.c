@@ -168,11 +168,52 @@ static void presets(void)
     }
 }
 
+/* Issue 47: every network term of every node-model preset says what it
+ * is, published (with its citation), measured, assumed (with the reason)
+ * or not modelled (why there is no figure), whole: a source cut at
+ * TM_SRC_LEN would lose its citation. */
+static void network_terms_say_their_kind(void)
+{
+    static const int net[] = {TM_N_MPI_LATENCY, TM_N_INJ_BW, TM_N_MSG_RATE};
+    static const char *const kinds[] = {"published: ", "measured", "assumed: ", "not modelled: "};
+    char names[512];
+    snprintf(names, sizeof names, "%s", tm_machine_names());
+    int checked = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char name[64];
+        tm_params p;
+        char err[512];
+        if (sscanf(t, " %63[^ (]", name) != 1)
+            continue;
+        tm_params_defaults(&p);
+        ASSERT_EQ_INT(tm_preset(&p, name, err, sizeof err), 0);
+        if (!tm_node_given(&p))
+            continue;
+        for (size_t k = 0; k < sizeof net / sizeof *net; k++) {
+            const char *src = p.node.src[net[k]];
+            int kind = -1;
+            for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+                if (!strncmp(src, kinds[j], strlen(kinds[j])))
+                    kind = (int)j;
+            /* a figure is never "not modelled"; no figure is never published */
+            int ok = kind >= 0 && (kind == 3) == !(p.node.v[net[k]] > 0) &&
+                     strlen(src) > strlen(kinds[kind]) + 10 && strlen(src) < TM_SRC_LEN - 1;
+            ASSERT_TRUE(ok);
+            if (!ok)
+                fprintf(stderr, "  preset %s: %s = %g: '%s'\n", name, tm_node_key(net[k]), p.node.v[net[k]], src);
+            checked++;
+        }
+    }
+    ASSERT_TRUE(checked >= 24); /* 8 node-model presets x 3 terms */
+}
+
 static const test_case cases[] = {
     {"reduces_to_paper_model_on_own_torus", reduction},
     {"ranks_inside_nodes_spare_the_links", inside_nodes},
     {"fattree_under_flat_and_torus_shapes", not_a_torus},
     {"every_preset_loads_and_evaluates", presets},
+    {"every_network_term_says_its_kind", network_terms_say_their_kind},
 };
 
 int main(int argc, char **argv)
