@@ -1,6 +1,7 @@
 /* fuzz_coll_table.c - the selection-table reader (TORUS_COLL_TABLE,
- * collbench --tune's file) on arbitrary bytes: a bad file is one line;
- * a good one writes out and reads back to the same table. */
+ * collbench --tune's file, torus/coll/select.table) on arbitrary bytes: a
+ * bad file is one line; a good one writes out and reads back to the same
+ * table, every row's note included. */
 #include "fuzz.h"
 #include "torus_coll.h"
 
@@ -35,6 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz: the written table did not read back: %s\n", err);
         abort();
     }
+    for (int i = 0; i < torus_coll_table_rows(t); i++)
+        if (strcmp(torus_coll_table_note(t, i), torus_coll_table_note(t2, i))) {
+            fprintf(stderr, "fuzz: row %d's note did not read back\n", i);
+            abort();
+        }
     fclose(r);
     free(buf);
     torus_coll_table_free(t);

@@ -163,22 +163,19 @@ void torus_coll_table_set_note(torus_coll_table *t, int i, const char *text)
         return;
     free(t->note[i]);
     t->note[i] = NULL;
-    while (text && (*text == ' ' || *text == '\t'))
+    /* leading blanks skipped, cut, a control byte made a blank, trailing
+     * blanks trimmed: what is kept reads back the same */
+    char n[TORUS_COLL_NOTE_MAX + 1];
+    size_t len = 0;
+    while (text && *text && ((unsigned char)*text <= ' ' || *text == 127))
         text++;
-    size_t len = text ? strlen(text) : 0;
-    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+    for (; text && text[len] && len < TORUS_COLL_NOTE_MAX; len++)
+        n[len] = (unsigned char)text[len] < 32 || text[len] == 127 ? ' ' : text[len];
+    while (len && n[len - 1] == ' ')
         len--;
-    if (!len)
-        return;
-    len = len > TORUS_COLL_NOTE_MAX ? TORUS_COLL_NOTE_MAX : len;
-    char *n = malloc(len + 1);
-    if (!n)
-        return; /* a comment only: the row stays */
-    /* one line of text: a control byte becomes a blank */
-    for (size_t k = 0; k < len; k++)
-        n[k] = (unsigned char)text[k] < 32 || text[k] == 127 ? ' ' : text[k];
     n[len] = 0;
-    t->note[i] = n;
+    if (len)
+        t->note[i] = strdup(n); /* out of memory: a comment only, the row stays */
 }
 
 const char *torus_coll_table_note(const torus_coll_table *t, int i)
