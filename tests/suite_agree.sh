@@ -3,7 +3,8 @@
 # Generated from each binary's option spec (its --help): for every option,
 # an MPMD launch `mpirun -n 1 BIN ... A : -n 1 BIN ... B` whose two ranks
 # differ in that option alone must stop with exit 2 and rank 0's one line
-# naming the disagreement, within the hang guard, having written no result
+# naming the option and both ranks (tests/lib.sh's error_ok: tokens, not
+# the sentence), within the hang guard, having written no result
 # file.  An option the table below has no pair of values for is a failure,
 # so a new option cannot go untested.  Plus a TORUS_* setting exported on
 # one rank only, and the derived table size.  Sourced by tests/run_tests.sh.
@@ -113,13 +114,12 @@ for ((i = 1; i <= ncase; i++)); do
     d="$AG/case $i"
     IFS='|' read -r bin opt a b <"$d/what"
     rc=$(cat "$d/rc")
-    line=$(grep -c "ranks disagree on" "$d/err")
     agree_n[$bin]=$((${agree_n[$bin]:-0} + 1))
-    if [ "$rc" = 2 ] && [ "$line" = 1 ] && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
+    if error_ok 2 "$bin|--$opt|rank 0|rank 1" "$rc" "$d/err" && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
         :
     else
         agree_bad[$bin]=$((${agree_bad[$bin]:-0} + 1))
-        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $line disagreement line(s), files: $(ls "$d" | tr '\n' ' ')"
+        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming --$opt, rank 0, rank 1), files: $(ls "$d" | tr '\n' ' ')"
         sed 's/^/    /' "$d/err" | head -5
     fi
 done
@@ -130,15 +130,15 @@ done
 # the line names the option and both values (exit 2; the named values,
 # not the sentence around them)
 agree_mpmd ra_opt "" "--log2-table 12" "--log2-table 13"
-if [ "$(cat "$TMP/rc")" = 2 ] && grep "^ra_opt: " "$TMP/err" | grep -F -- "--log2-table" | grep -F "'12'" | grep -qF "'13'"; then
-    ok "agree: exit 2, the line names the option and each rank's value: $(grep -m1 '^ra_opt: ' "$TMP/err")"
+if error_ok 2 "ra_opt|--log2-table|rank 0|'12'|rank 1|'13'" "$(cat "$TMP/rc")"; then
+    ok "agree: exit 2, the line names the option and each rank's value: $(ours "$TMP/err" ra_opt)"
 else
     bad "agree: the disagreement line does not name --log2-table 12 / 13: $(head -2 "$TMP/err")"
 fi
 
 # --mem 64K and --mem=65536 are the same configuration
 agree_mpmd ra_base "--quiet" "--mem 64K" "--mem=65536"
-if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+if [ "$(cat "$TMP/rc")" = 0 ] && [ "$(key status)" = passed ]; then
     ok "agree: --mem 64K and --mem=65536 on two ranks are one configuration (values compared as parsed)"
 else
     bad "agree: --mem 64K / --mem=65536 refused: $(head -2 "$TMP/err")"
@@ -149,8 +149,8 @@ fi
 timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS -n 1 bin/ra_opt --log2-table 12 : -n 1 env TORUS_NODES=2 bin/ra_opt --log2-table 12 \
     </dev/null >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ "$rc" = 2 ] && grep "^ra_opt: " "$TMP/err" | grep -F "TORUS_NODES" | grep -qF "'2'"; then
-    ok "agree: TORUS_NODES set on one rank only -> exit 2, the line names it and the value: $(grep -m1 '^ra_opt: ' "$TMP/err")"
+if error_ok 2 "ra_opt|TORUS_NODES|'2'|rank 1" $rc; then
+    ok "agree: TORUS_NODES set on one rank only -> exit 2, the line names it and the value: $(ours "$TMP/err" ra_opt)"
 else
     bad "agree: TORUS_NODES on one rank: exit $rc, $(head -2 "$TMP/err")"
 fi
@@ -158,7 +158,7 @@ fi
 # the same options on every rank still run, at 1 to 4 ranks
 for n in 1 2 4; do
     run_mpi "$n" bin/ra_opt --log2-table 14 --quiet
-    if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+    if [ $? = 0 ] && [ "$(key status)" = passed ]; then
         ok "agree: ra_opt at $n rank(s) with one configuration runs and passes"
     else
         bad "agree: ra_opt at $n rank(s) failed: $(head -2 "$TMP/err")"
@@ -237,11 +237,10 @@ for ((i = 1; i <= ncase; i++)); do
     name=$in
     [ "${in#TORUS_}" = "$in" ] && name="--$in"
     # one line, naming the input, the file (its path as given) and ranks 0 and 1
-    n=$(grep -c "ranks disagree on the content of $name: rank 0 has 'f' (.*), rank 1 has 'f' (.*)" "$d/err")
-    if [ "$rc" = 2 ] && [ "$n" = 1 ] && [ "$(grep -c "disagree" "$d/err")" = 1 ]; then
-        ok "agree content $bin $name: copies that differ on rank 1 -> exit 2: $(grep -m1 disagree "$d/err" | cut -c1-160)"
+    if error_ok 2 "$bin|$name|rank 0|rank 1|'f'" "$rc" "$d/err"; then
+        ok "agree content $bin $name: copies that differ on rank 1 -> exit 2: $(ours "$d/err" "$bin" | cut -c1-160)"
     else
-        bad "agree content $bin $name: exit $rc, $n line(s): $(head -3 "$d/err")"
+        bad "agree content $bin $name: exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming $name, 'f', rank 0, rank 1): $(head -3 "$d/err")"
     fi
 done
 
@@ -251,7 +250,7 @@ mkdir -p "$d/a" "$d/b"
 printf '0\n1\n' >"$d/a/f"
 printf '0\n1\n' >"$d/b/f"
 agree_content ra_opt "--log2-table 12 --quiet" map "$d"
-if [ "$(cat "$d/rc")" = 0 ] && grep -q "^status: passed" "$d/out"; then
+if [ "$(cat "$d/rc")" = 0 ] && [ "$(key status "$d/out")" = passed ]; then
     ok "agree content: two copies of --map with the same bytes on two ranks run and pass"
 else
     bad "agree content: equal copies of --map refused: exit $(cat "$d/rc"), $(head -2 "$d/err")"
@@ -270,8 +269,8 @@ timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS \
     -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 \
     </dev/null >"$d/out" 2>"$d/err"
 rc=$?
-if [ "$rc" = 2 ] && [ "$(grep -c "ranks disagree on the content of TORUS_HOSTFILE: rank 0 has .*, rank 1 has .*; also rank 3$" "$d/err")" = 1 ]; then
-    ok "agree content: ranks 1 and 3 of four read another copy -> exit 2, one line naming both: $(grep -m1 -o 'rank 1 has.*' "$d/err" | cut -c1-120)"
+if error_ok 2 "ra_base|TORUS_HOSTFILE|'f'|rank 0|rank 1|rank 3" $rc "$d/err" && ! grep -q 'rank 2' "$d/err"; then
+    ok "agree content: ranks 1 and 3 of four read another copy -> exit 2, one line naming both: $(ours "$d/err" ra_base | cut -c1-160)"
 else
     bad "agree content: four ranks, 1 and 3 differing: exit $rc, $(head -3 "$d/err")"
 fi
