@@ -15,15 +15,20 @@ ra_base|--log2-table 12
 collbench|--op barrier --sizes 8 --iters 1 --warmup 0 --rounds 1
 ra_calibrate|--quick --log2-table 12"
 
-# option|rank 0's words|rank 1's words ("" = the option not given);
-# @ stands for this suite's temporary folder
-agree_pairs="log2-table|--log2-table 12|--log2-table 13
+# [BIN:]option|rank 0's words|rank 1's words ("" = the option not given)
+# [|the name the line gives, when not --option]; a BIN: row is that
+# binary's own; @ stands for the case's folder.  Rank 0's words are a valid
+# command line: an option that needs another (collbench's --per-node needs
+# --choose) has it on both ranks, so the one line is the disagreement.
+agree_pairs="collbench:link-bw|--simulate 2x2 --link-bw 1e9|--simulate 2x2 --link-bw 2e9
+collbench:latency|--simulate 2x2 --latency 1e-6|--simulate 2x2 --latency 2e-6
+log2-table|--log2-table 12|--log2-table 13
 mem|--mem 64K|--mem 128K
 updates|--updates 4096|--updates 8192
 time-bound|--time-bound 1|--time-bound 2
 no-verify|--no-verify|
 gen|--gen lfsr|--gen lcg
-lcg|--lcg|
+lcg|--lcg||--gen
 suite|--suite mpi|--suite star
 output|--output @/a.out|--output @/b.out
 json|--json @/a.json|--json @/b.json
@@ -58,8 +63,8 @@ validate|--validate|
 csv|--csv @/a.csv|--csv @/b.csv
 tune|--tune @/a.table|--tune @/b.table
 simulate|--simulate 2x2|
-choose|--choose|
-per-node|--per-node 1|--per-node 2
+choose|--choose 2x2|--choose 4
+per-node|--choose 4 --per-node 1|--choose 4 --per-node 2
 k|--k 2|--k 3
 seed|--seed 1|--seed 2
 link-bw|--link-bw 1e9|--link-bw 2e9
@@ -90,20 +95,22 @@ ncase=0
 while IFS='|' read -r bin base; do
     opts=$("bin/$bin" --help | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+).*/\2/p')
     for opt in $opts; do
-        pair=$(printf '%s\n' "$agree_pairs" | grep -m1 "^$opt|") || {
+        pair=$(printf '%s\n' "$agree_pairs" | grep -m1 -e "^$bin:$opt|") ||
+            pair=$(printf '%s\n' "$agree_pairs" | grep -m1 -e "^$opt|") || {
             bad "agree $bin --$opt: no pair of values in tests/suite_agree.sh"
             continue
         }
-        IFS='|' read -r _ a b <<<"$pair"
+        IFS='|' read -r _ a b name <<<"$pair"
         # the base without the option tested (nor --log2-table beside --mem)
         bb=$(printf '%s' "$base" | sed -E "s/--$opt( [^-][^ ]*)?//; s/  +/ /g")
         [ "$opt" = mem ] && bb=$(printf '%s' "$bb" | sed -E 's/--log2-table [0-9]+//')
         ncase=$((ncase + 1))
-        d="$AG/case $ncase"
+        # (no blank in the folder's name: @ is put into words split at blanks)
+        d="$AG/case$ncase"
         mkdir -p "$d"
         printf '0\n1\n' >"$d/map_a"
         printf '1\n0\n' >"$d/map_b"
-        printf '%s|%s|%s|%s\n' "$bin" "$opt" "$a" "$b" >"$d/what"
+        printf '%s|%s|%s|%s|%s\n' "$bin" "$opt" "$a" "$b" "${name:---$opt}" >"$d/what"
         while [ "$(jobs -rp | wc -l)" -ge 4 ]; do sleep 0.2; done
         agree_mpmd "$bin" "$bb" "$a" "$b" "$d" &
     done
@@ -111,15 +118,15 @@ done <<<"$agree_bins"
 wait
 declare -A agree_n agree_bad
 for ((i = 1; i <= ncase; i++)); do
-    d="$AG/case $i"
-    IFS='|' read -r bin opt a b <"$d/what"
+    d="$AG/case$i"
+    IFS='|' read -r bin opt a b name <"$d/what"
     rc=$(cat "$d/rc")
     agree_n[$bin]=$((${agree_n[$bin]:-0} + 1))
-    if error_ok 2 "$bin|--$opt|rank 0|rank 1" "$rc" "$d/err" && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
+    if error_ok 2 "$bin|$name|rank 0|rank 1" "$rc" "$d/err" && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
         :
     else
         agree_bad[$bin]=$((${agree_bad[$bin]:-0} + 1))
-        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming --$opt, rank 0, rank 1), files: $(ls "$d" | tr '\n' ' ')"
+        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming $name, rank 0, rank 1), files: $(ls "$d" | tr '\n' ' ')"
         sed 's/^/    /' "$d/err" | head -5
     fi
 done
@@ -174,11 +181,12 @@ done
 # both ranks, within the hang guard.  Inputs come from each binary's
 # --help; one the table below does not know is a failure, so a new file
 # input cannot go untested.
-# INPUT|rank 0's copy|rank 1's copy (printf formats)
+# INPUT|rank 0's copy|rank 1's copy (printf formats; each a valid file, so
+# the one line is the disagreement: hwloc's XML is read a tag a line)
 agree_files="map|0\n1\n|1\n0\n
 TORUS_HOSTFILE|a\na\n|a\nb\n
 TORUS_COLL_TABLE|torus-coll-table 1\nallreduce 2 0 any any any any any swing\n|torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n
-node-from|<topology><object type=\"Core\"/></topology>\n|<topology><object type=\"Core\"/><object type=\"Core\"/></topology>\n"
+node-from|<topology>\n<object type=\"Core\"/>\n</topology>\n|<topology>\n<object type=\"Core\"/>\n<object type=\"Core\"/>\n</topology>\n"
 # the options naming a file a binary writes, not reads
 agree_outputs="output json csv tune"
 
