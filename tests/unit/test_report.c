@@ -263,6 +263,31 @@ static void t_papi_keys(void)
     free(buf);
 }
 
+/* The node layout the preamble's "# ranks:" line says in words, as keys in
+ * the key block and the JSON (the suites read these, not the sentence). */
+static void t_node_layout_keys(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    char *buf = NULL;
+    size_t len = 0;
+    r[0].nodes = 2;
+    r[0].per_node = 3;
+    strcpy(r[0].nodes_source, "TORUS_NODES");
+    FILE *f = open_memstream(&buf, &len);
+    ra_report_keys(f, &r[0]);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "\nnodes: 2\nranks_per_node: 3\nnodes_source: TORUS_NODES\n");
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ra_report_json(f, &r[0], 1);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "\"nodes\": 2,\n      \"ranks_per_node\": 3,\n      \"nodes_source\": \"TORUS_NODES\",\n");
+    free(buf);
+}
+
 static const test_case cases[] = {
     {"summary_every_key_in_order", t_summary_every_key_in_order},
     {"section_in_hpcc_wording", t_section_in_hpcc_wording},
@@ -270,6 +295,7 @@ static const test_case cases[] = {
     {"success_one_percent_rule", t_success_one_percent_rule},
     {"star_and_single_sections", t_star_and_single_sections},
     {"papi_keys", t_papi_keys},
+    {"node_layout_keys", t_node_layout_keys},
 };
 
 int main(int argc, char **argv)
