@@ -276,6 +276,10 @@ static int run_mpi_test(driver *d, ra_gen_kind gen, ra_result *res)
             }
     }
     snprintf(res->shape, sizeof res->shape, "%s", run->shape);
+    /* the preamble's "# ranks:" line as keys, for scripts and tests */
+    res->nodes = d->node.nnodes;
+    res->per_node = d->node.max_per_node;
+    snprintf(res->nodes_source, sizeof res->nodes_source, "%s", torus_node_source(&d->node));
     snprintf(res->keys, sizeof res->keys, "%s", run->keys);
     /* The update count, the fingerprint and the error count are what the
      * run is judged by: like ra_verify.c they call the MPI library's own

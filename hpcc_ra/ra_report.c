@@ -133,6 +133,7 @@ void ra_report_keys(FILE *f, const ra_result *r)
         fprintf(f, "hops_per_update: %.4f\n", ra_result_hops_per_update(r));
         fprintf(f, "bytes_per_update: %.3f\n", ra_result_bytes_per_update(r));
         fprintf(f, "shape: %s\n", r->shape[0] ? r->shape : "-");
+        fprintf(f, "nodes: %d\nranks_per_node: %d\nnodes_source: %s\n", r->nodes, r->per_node, r->nodes_source);
         fputs(r->keys, f);
         papi_keys(f, r);
         for (int i = 0; i < r->stats.nprof; i++)
@@ -428,6 +429,8 @@ void ra_report_json(FILE *f, const ra_result *rs, int n)
         fprintf(f, "      \"hops_per_update\": %.9g,\n", ra_result_hops_per_update(r));
         fprintf(f, "      \"bytes_per_update\": %.9g,\n", ra_result_bytes_per_update(r));
         json_str(f, "shape", r->shape[0] ? r->shape : "-", 1);
+        fprintf(f, "      \"nodes\": %d,\n      \"ranks_per_node\": %d,\n", r->nodes, r->per_node);
+        json_str(f, "nodes_source", r->nodes_source, 1);
         for (const char *p = r->keys; *p;) {
             const char *colon = strstr(p, ": "), *nl = strchr(p, '\n');
             if (!colon || !nl || colon > nl)

@@ -43,6 +43,8 @@ typedef struct ra_result {
                               * of the timed run per activity (stats.prof_names),
                               * smallest and largest over ranks */
     char shape[64];
+    int nodes, per_node;     /* the node layout: nodes, most ranks on one */
+    char nodes_source[24];   /* where the layout came from (torus_node_source) */
     char keys[320];          /* the algorithm's own "name: value" lines (ra_run.keys) */
     int threads;             /* OpenMP threads (Star/Single) */
     int huge_pages;

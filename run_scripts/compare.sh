@@ -8,7 +8,10 @@
 # by ra_calibrate --quick at the same ranks and table).  A run measured
 # above its bound is an inconsistency, never printed silently: an
 # "inconsistent: ..." line under its row, a warning on stderr, and the
-# count in the last line, "bound_exceeded: N".  A benchmark, not a
+# count in the last line, "bound_exceeded: N".  The run's facts are keys
+# too: "ratio A/B: R", "ceiling_kernel", "ceiling_depth", "fingerprint"
+# (the two runs' own, equal) and "errors" (0: a run that fails
+# verification stops compare.sh with exit 1).  A benchmark, not a
 # test: read the ratios, not absolute times.
 #
 # usage: run_scripts/compare.sh [-n RANKS] [-k LOG2_TABLE] [--lcg] [--no-hpcc] [--no-model] [--keep DIR] [-- extra ra_opt options]
@@ -173,6 +176,9 @@ for r in ${hpcc_rows[@]+"${hpcc_rows[@]}"}; do
     printf '%-28s %12.6f %10.6f %10s %10s\n' "$name" "$g" "$t" - -
 done
 echo "# ceiling: $(ra_key "$out/ceiling" ceiling_kernel) kernel at depth $(ra_key "$out/ceiling" ceiling_depth), the best of its trials"
+# the same facts as keys, for scripts and tests (the line above is for people)
+echo "ceiling_kernel: $(ra_key "$out/ceiling" ceiling_kernel)"
+echo "ceiling_depth: $(ra_key "$out/ceiling" ceiling_depth)"
 awk -v o="$opt" -v b="$base" -v s="$star" -v c="$ceil" 'BEGIN {
     printf "ratio ra_opt/ceiling: %.3f\nratio ra_opt/star: %.3f\nratio ra_opt/ra_base: %.2f\n", o / c, o / s, o / b
     printf "ratio ra_base/ceiling: %.3f\nratio ra_base/star: %.3f\nratio star/ceiling: %.3f\n", b / c, b / s, s / c }'
@@ -183,6 +189,8 @@ for r in ${hpcc_rows[@]+"${hpcc_rows[@]}"}; do
                n, o / h, n, b / h, n, h / s, n, h / c }'
 done
 echo "fingerprint (both): $(ra_key "$out/opt" fingerprint), errors 0"
+echo "fingerprint: $(ra_key "$out/opt" fingerprint)"
+echo "errors: 0"
 
 # The model: calibrate at these ranks and this table, then torusmodel for
 # each run (routed on the shape ra_opt chose, direct over the ranks).

@@ -90,6 +90,50 @@ serial_fail() {
     fi
 }
 
+# names_in "PROG|TOKEN|..." LINE : LINE is PROG's ("PROG: ...") and holds
+# every TOKEN (the bad value, its option or setting, file:line, the values
+# allowed) - the tokens, never the sentence around them, which may be reworded
+names_in() {
+    local v parts
+    IFS='|' read -r -a parts <<<"$1"
+    case "$2" in "${parts[0]}: "*) ;; *) return 1 ;; esac
+    for v in "${parts[@]:1}"; do
+        case "$2" in *"$v"*) ;; *) return 1 ;; esac
+    done
+}
+
+# ours FILE PROG : the stderr lines of PROG ("PROG: ..."); Open MPI's mpirun
+# adds its own lines about a non-zero exit: they are the launcher's
+ours() { grep "^$2: " "$1"; }
+
+# error_ok CODE NAMES RC [FILE] : the one check of a refused input: RC is
+# CODE, FILE (default $TMP/err) holds exactly one line of PROG (the first
+# word of NAMES, "PROG|TOKEN|..."), and that line names every TOKEN
+error_ok() {
+    local code=$1 names=$2 rc=$3 f=${4:-$TMP/err}
+    local prog=${names%%|*}
+    [ "$rc" = "$code" ] && [ "$(ours "$f" "$prog" | wc -l)" = 1 ] && names_in "$names" "$(ours "$f" "$prog")"
+}
+
+# expect_error DESC CODE NAMES N CMD... : CMD refuses its input: under
+# mpirun with N ranks, or alone under the hang guard when N is 0 (then
+# stderr holds nothing but that line); checked by error_ok
+expect_error() {
+    local desc=$1 code=$2 names=$3 n=$4 rc
+    shift 4
+    if [ "$n" = 0 ]; then
+        timeout -k 5 60 "$@" >"$TMP/out" 2>"$TMP/err"
+    else
+        run_mpi "$n" "$@"
+    fi
+    rc=$?
+    if error_ok "$code" "$names" "$rc" && { [ "$n" != 0 ] || [ "$(wc -l <"$TMP/err")" = 1 ]; }; then
+        ok "$desc -> exit $rc: $(ours "$TMP/err" "${names%%|*}")"
+    else
+        bad "$desc: exit $rc (want $code), stderr: $(head -c 400 "$TMP/err") (want one line naming: $names)"
+    fi
+}
+
 finish() {
     echo "$T_PASS passed, $T_FAIL failed"
     [ "$T_FAIL" = 0 ]

@@ -3,7 +3,8 @@
 # Generated from each binary's option spec (its --help): for every option,
 # an MPMD launch `mpirun -n 1 BIN ... A : -n 1 BIN ... B` whose two ranks
 # differ in that option alone must stop with exit 2 and rank 0's one line
-# naming the disagreement, within the hang guard, having written no result
+# naming the option and both ranks (tests/lib.sh's error_ok: tokens, not
+# the sentence), within the hang guard, having written no result
 # file.  An option the table below has no pair of values for is a failure,
 # so a new option cannot go untested.  Plus a TORUS_* setting exported on
 # one rank only, and the derived table size.  Sourced by tests/run_tests.sh.
@@ -14,15 +15,20 @@ ra_base|--log2-table 12
 collbench|--op barrier --sizes 8 --iters 1 --warmup 0 --rounds 1
 ra_calibrate|--quick --log2-table 12"
 
-# option|rank 0's words|rank 1's words ("" = the option not given);
-# @ stands for this suite's temporary folder
-agree_pairs="log2-table|--log2-table 12|--log2-table 13
+# [BIN:]option|rank 0's words|rank 1's words ("" = the option not given)
+# [|the name the line gives, when not --option]; a BIN: row is that
+# binary's own; @ stands for the case's folder.  Rank 0's words are a valid
+# command line: an option that needs another (collbench's --per-node needs
+# --choose) has it on both ranks, so the one line is the disagreement.
+agree_pairs="collbench:link-bw|--simulate 2x2 --link-bw 1e9|--simulate 2x2 --link-bw 2e9
+collbench:latency|--simulate 2x2 --latency 1e-6|--simulate 2x2 --latency 2e-6
+log2-table|--log2-table 12|--log2-table 13
 mem|--mem 64K|--mem 128K
 updates|--updates 4096|--updates 8192
 time-bound|--time-bound 1|--time-bound 2
 no-verify|--no-verify|
 gen|--gen lfsr|--gen lcg
-lcg|--lcg|
+lcg|--lcg||--gen
 suite|--suite mpi|--suite star
 output|--output @/a.out|--output @/b.out
 json|--json @/a.json|--json @/b.json
@@ -57,8 +63,8 @@ validate|--validate|
 csv|--csv @/a.csv|--csv @/b.csv
 tune|--tune @/a.table|--tune @/b.table
 simulate|--simulate 2x2|
-choose|--choose|
-per-node|--per-node 1|--per-node 2
+choose|--choose 2x2|--choose 4
+per-node|--choose 4 --per-node 1|--choose 4 --per-node 2
 k|--k 2|--k 3
 seed|--seed 1|--seed 2
 link-bw|--link-bw 1e9|--link-bw 2e9
@@ -89,20 +95,22 @@ ncase=0
 while IFS='|' read -r bin base; do
     opts=$("bin/$bin" --help | sed -nE 's/^  (-[a-zA-Z], )?--([a-z0-9-]+).*/\2/p')
     for opt in $opts; do
-        pair=$(printf '%s\n' "$agree_pairs" | grep -m1 "^$opt|") || {
+        pair=$(printf '%s\n' "$agree_pairs" | grep -m1 -e "^$bin:$opt|") ||
+            pair=$(printf '%s\n' "$agree_pairs" | grep -m1 -e "^$opt|") || {
             bad "agree $bin --$opt: no pair of values in tests/suite_agree.sh"
             continue
         }
-        IFS='|' read -r _ a b <<<"$pair"
+        IFS='|' read -r _ a b name <<<"$pair"
         # the base without the option tested (nor --log2-table beside --mem)
         bb=$(printf '%s' "$base" | sed -E "s/--$opt( [^-][^ ]*)?//; s/  +/ /g")
         [ "$opt" = mem ] && bb=$(printf '%s' "$bb" | sed -E 's/--log2-table [0-9]+//')
         ncase=$((ncase + 1))
-        d="$AG/case $ncase"
+        # (no blank in the folder's name: @ is put into words split at blanks)
+        d="$AG/case$ncase"
         mkdir -p "$d"
         printf '0\n1\n' >"$d/map_a"
         printf '1\n0\n' >"$d/map_b"
-        printf '%s|%s|%s|%s\n' "$bin" "$opt" "$a" "$b" >"$d/what"
+        printf '%s|%s|%s|%s|%s\n' "$bin" "$opt" "$a" "$b" "${name:---$opt}" >"$d/what"
         while [ "$(jobs -rp | wc -l)" -ge 4 ]; do sleep 0.2; done
         agree_mpmd "$bin" "$bb" "$a" "$b" "$d" &
     done
@@ -110,16 +118,15 @@ done <<<"$agree_bins"
 wait
 declare -A agree_n agree_bad
 for ((i = 1; i <= ncase; i++)); do
-    d="$AG/case $i"
-    IFS='|' read -r bin opt a b <"$d/what"
+    d="$AG/case$i"
+    IFS='|' read -r bin opt a b name <"$d/what"
     rc=$(cat "$d/rc")
-    line=$(grep -c "ranks disagree on" "$d/err")
     agree_n[$bin]=$((${agree_n[$bin]:-0} + 1))
-    if [ "$rc" = 2 ] && [ "$line" = 1 ] && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
+    if error_ok 2 "$bin|$name|rank 0|rank 1" "$rc" "$d/err" && ! ls "$d"/a.* "$d"/b.* >/dev/null 2>&1; then
         :
     else
         agree_bad[$bin]=$((${agree_bad[$bin]:-0} + 1))
-        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $line disagreement line(s), files: $(ls "$d" | tr '\n' ' ')"
+        bad "agree $bin --$opt differing ('$a' / '$b'): exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming $name, rank 0, rank 1), files: $(ls "$d" | tr '\n' ' ')"
         sed 's/^/    /' "$d/err" | head -5
     fi
 done
@@ -130,15 +137,15 @@ done
 # the line names the option and both values (exit 2; the named values,
 # not the sentence around them)
 agree_mpmd ra_opt "" "--log2-table 12" "--log2-table 13"
-if [ "$(cat "$TMP/rc")" = 2 ] && grep "^ra_opt: " "$TMP/err" | grep -F -- "--log2-table" | grep -F "'12'" | grep -qF "'13'"; then
-    ok "agree: exit 2, the line names the option and each rank's value: $(grep -m1 '^ra_opt: ' "$TMP/err")"
+if error_ok 2 "ra_opt|--log2-table|rank 0|'12'|rank 1|'13'" "$(cat "$TMP/rc")"; then
+    ok "agree: exit 2, the line names the option and each rank's value: $(ours "$TMP/err" ra_opt)"
 else
     bad "agree: the disagreement line does not name --log2-table 12 / 13: $(head -2 "$TMP/err")"
 fi
 
 # --mem 64K and --mem=65536 are the same configuration
 agree_mpmd ra_base "--quiet" "--mem 64K" "--mem=65536"
-if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+if [ "$(cat "$TMP/rc")" = 0 ] && [ "$(key status)" = passed ]; then
     ok "agree: --mem 64K and --mem=65536 on two ranks are one configuration (values compared as parsed)"
 else
     bad "agree: --mem 64K / --mem=65536 refused: $(head -2 "$TMP/err")"
@@ -149,8 +156,8 @@ fi
 timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS -n 1 bin/ra_opt --log2-table 12 : -n 1 env TORUS_NODES=2 bin/ra_opt --log2-table 12 \
     </dev/null >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ "$rc" = 2 ] && grep "^ra_opt: " "$TMP/err" | grep -F "TORUS_NODES" | grep -qF "'2'"; then
-    ok "agree: TORUS_NODES set on one rank only -> exit 2, the line names it and the value: $(grep -m1 '^ra_opt: ' "$TMP/err")"
+if error_ok 2 "ra_opt|TORUS_NODES|'2'|rank 1" $rc; then
+    ok "agree: TORUS_NODES set on one rank only -> exit 2, the line names it and the value: $(ours "$TMP/err" ra_opt)"
 else
     bad "agree: TORUS_NODES on one rank: exit $rc, $(head -2 "$TMP/err")"
 fi
@@ -158,7 +165,7 @@ fi
 # the same options on every rank still run, at 1 to 4 ranks
 for n in 1 2 4; do
     run_mpi "$n" bin/ra_opt --log2-table 14 --quiet
-    if [ $? = 0 ] && grep -q "^status: passed" "$TMP/out"; then
+    if [ $? = 0 ] && [ "$(key status)" = passed ]; then
         ok "agree: ra_opt at $n rank(s) with one configuration runs and passes"
     else
         bad "agree: ra_opt at $n rank(s) failed: $(head -2 "$TMP/err")"
@@ -174,11 +181,12 @@ done
 # both ranks, within the hang guard.  Inputs come from each binary's
 # --help; one the table below does not know is a failure, so a new file
 # input cannot go untested.
-# INPUT|rank 0's copy|rank 1's copy (printf formats)
+# INPUT|rank 0's copy|rank 1's copy (printf formats; each a valid file, so
+# the one line is the disagreement: hwloc's XML is read a tag a line)
 agree_files="map|0\n1\n|1\n0\n
 TORUS_HOSTFILE|a\na\n|a\nb\n
 TORUS_COLL_TABLE|torus-coll-table 1\nallreduce 2 0 any any any any any swing\n|torus-coll-table 1\nallreduce 2 0 any any any any any mpi\n
-node-from|<topology><object type=\"Core\"/></topology>\n|<topology><object type=\"Core\"/><object type=\"Core\"/></topology>\n"
+node-from|<topology>\n<object type=\"Core\"/>\n</topology>\n|<topology>\n<object type=\"Core\"/>\n<object type=\"Core\"/>\n</topology>\n"
 # the options naming a file a binary writes, not reads
 agree_outputs="output json csv tune"
 
@@ -237,11 +245,10 @@ for ((i = 1; i <= ncase; i++)); do
     name=$in
     [ "${in#TORUS_}" = "$in" ] && name="--$in"
     # one line, naming the input, the file (its path as given) and ranks 0 and 1
-    n=$(grep -c "ranks disagree on the content of $name: rank 0 has 'f' (.*), rank 1 has 'f' (.*)" "$d/err")
-    if [ "$rc" = 2 ] && [ "$n" = 1 ] && [ "$(grep -c "disagree" "$d/err")" = 1 ]; then
-        ok "agree content $bin $name: copies that differ on rank 1 -> exit 2: $(grep -m1 disagree "$d/err" | cut -c1-160)"
+    if error_ok 2 "$bin|$name|rank 0|rank 1|'f'" "$rc" "$d/err"; then
+        ok "agree content $bin $name: copies that differ on rank 1 -> exit 2: $(ours "$d/err" "$bin" | cut -c1-160)"
     else
-        bad "agree content $bin $name: exit $rc, $n line(s): $(head -3 "$d/err")"
+        bad "agree content $bin $name: exit $rc, $(ours "$d/err" "$bin" | wc -l) line(s) of $bin's (want one naming $name, 'f', rank 0, rank 1): $(head -3 "$d/err")"
     fi
 done
 
@@ -251,7 +258,7 @@ mkdir -p "$d/a" "$d/b"
 printf '0\n1\n' >"$d/a/f"
 printf '0\n1\n' >"$d/b/f"
 agree_content ra_opt "--log2-table 12 --quiet" map "$d"
-if [ "$(cat "$d/rc")" = 0 ] && grep -q "^status: passed" "$d/out"; then
+if [ "$(cat "$d/rc")" = 0 ] && [ "$(key status "$d/out")" = passed ]; then
     ok "agree content: two copies of --map with the same bytes on two ranks run and pass"
 else
     bad "agree content: equal copies of --map refused: exit $(cat "$d/rc"), $(head -2 "$d/err")"
@@ -270,8 +277,8 @@ timeout -k 10 60 $MPIRUN $MPIRUN_FLAGS \
     -n 1 sh -c 'cd "$0" && exec "$@"' "$d/b" env TORUS_HOSTFILE=f "$PWD/bin/ra_base" --log2-table 12 \
     </dev/null >"$d/out" 2>"$d/err"
 rc=$?
-if [ "$rc" = 2 ] && [ "$(grep -c "ranks disagree on the content of TORUS_HOSTFILE: rank 0 has .*, rank 1 has .*; also rank 3$" "$d/err")" = 1 ]; then
-    ok "agree content: ranks 1 and 3 of four read another copy -> exit 2, one line naming both: $(grep -m1 -o 'rank 1 has.*' "$d/err" | cut -c1-120)"
+if error_ok 2 "ra_base|TORUS_HOSTFILE|'f'|rank 0|rank 1|rank 3" $rc "$d/err" && ! grep -q 'rank 2' "$d/err"; then
+    ok "agree content: ranks 1 and 3 of four read another copy -> exit 2, one line naming both: $(ours "$d/err" ra_base | cut -c1-160)"
 else
     bad "agree content: four ranks, 1 and 3 differing: exit $rc, $(head -3 "$d/err")"
 fi

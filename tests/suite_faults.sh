@@ -2,49 +2,21 @@
 # case asserts the exit code and the exact (one) error line; each was a
 # crash, a hang, a lost result or a misleading message before the fix.
 
-# fault DESC CODE LINE CMD... : CMD (serial, under a hang guard) exits CODE
-# with exactly one stderr line, equal to LINE
+# fault DESC CODE NAMES CMD... : CMD (serial, under a hang guard) exits CODE
+# with exactly one stderr line, PROG's, naming every token of NAMES
+# ("PROG|TOKEN|...", tests/lib.sh's names_in)
 fault() {
     local desc=$1 code=$2 names=$3
     shift 3
-    timeout -k 5 60 "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" = "$code" ] && [ "$(wc -l <"$TMP/err")" = 1 ] && names_in "$names" "$(cat "$TMP/err")"; then
-        ok "$desc -> exit $rc: $(cat "$TMP/err")"
-    else
-        bad "$desc: exit $rc (want $code), stderr: $(head -c 400 "$TMP/err") (want one line naming: $names)"
-    fi
+    expect_error "$desc" "$code" "$names" 0 "$@"
 }
 
-# names_in "PROG|VALUE|..." LINE : LINE is PROG's ("PROG: ...") and names
-# every VALUE (the bad value, its option, file:line, what is allowed) -
-# the values, never the sentence around them, which may be reworded
-names_in() {
-    local v parts
-    IFS='|' read -r -a parts <<<"$1"
-    case "$2" in "${parts[0]}: "*) ;; *) return 1 ;; esac
-    for v in "${parts[@]:1}"; do
-        case "$2" in *"$v"*) ;; *) return 1 ;; esac
-    done
-}
-
-# ours FILE PROG : the stderr lines of PROG (Open MPI's mpirun adds its own
-# lines about a non-zero exit; they are the launcher's, not the tool's)
-ours() { grep "^$2: " "$1"; }
-
-# fault_mpi DESC CODE LINE N CMD... : the same under mpirun with N ranks:
-# exactly one line from the tool, equal to LINE
+# fault_mpi DESC CODE NAMES N CMD... : the same under mpirun with N ranks:
+# exactly one line from the tool (tests/lib.sh's ours)
 fault_mpi() {
     local desc=$1 code=$2 names=$3 n=$4
     shift 4
-    run_mpi "$n" "$@"
-    local rc=$?
-    local prog=${names%%|*}
-    if [ "$rc" = "$code" ] && [ "$(ours "$TMP/err" "$prog" | wc -l)" = 1 ] && names_in "$names" "$(ours "$TMP/err" "$prog")"; then
-        ok "$desc -> exit $rc: $(ours "$TMP/err" "$prog")"
-    else
-        bad "$desc: exit $rc (want $code), stderr: $(head -c 400 "$TMP/err") (want one line naming: $names)"
-    fi
+    expect_error "$desc" "$code" "$names" "$n" "$@"
 }
 
 F=$TMP/faults
@@ -139,9 +111,7 @@ for n in 1 4; do
     for k in 61 62; do
         run_mpi $n bin/ra_base --log2-table $k
         rc=$?
-        if [ $rc = 3 ] && [ "$(ours "$TMP/err" ra_base | wc -l)" = 1 ] &&
-            names_in "ra_base|2^$k |--log2-table <= " "$(ours "$TMP/err" ra_base)" &&
-            ! grep -q ' 0\.00 GiB' "$TMP/err"; then
+        if error_ok 3 "ra_base|2^$k |--log2-table <= " $rc && ! grep -q ' 0\.00 GiB' "$TMP/err"; then
             ok "--log2-table $k on $n rank(s) -> exit 3, one line: $(ours "$TMP/err" ra_base)"
         else
             bad "--log2-table $k on $n rank(s): exit $rc, stderr: $(head -c 400 "$TMP/err") (was 'could not allocate 0.00 GiB' per rank)"
@@ -149,7 +119,7 @@ for n in 1 4; do
     done
     run_mpi $n bin/ra_opt --log2-table 40
     rc=$?
-    if [ $rc = 3 ] && [ "$(ours "$TMP/err" ra_opt | wc -l)" = 1 ] && names_in "ra_opt|2^40 |8192.00 GiB" "$(ours "$TMP/err" ra_opt)"; then
+    if error_ok 3 "ra_opt|2^40 |8192.00 GiB" $rc; then
         ok "ra_opt --log2-table 40 on $n rank(s) -> exit 3, one line"
     else
         bad "ra_opt --log2-table 40 on $n rank(s): exit $rc, stderr: $(head -c 400 "$TMP/err")"
@@ -189,7 +159,7 @@ if [ -s "$TMP/out" ]; then bad "--json into a missing folder: the run started: $
 if [ "$(id -u)" = 0 ]; then ro=/proc/1; else ro=$F/ro; mkdir -p "$ro"; chmod 555 "$ro"; fi
 run_mpi 2 bin/ra_base --log2-table 10 --output "$ro/hpccoutf.txt"
 rc=$?
-if [ $rc = 2 ] && [ "$(ours "$TMP/err" ra_base | wc -l)" = 1 ] && names_in "ra_base|--output|'$ro/hpccoutf.txt'" "$(ours "$TMP/err" ra_base)" && [ ! -s "$TMP/out" ]; then
+if error_ok 2 "ra_base|--output|'$ro/hpccoutf.txt'" $rc && [ ! -s "$TMP/out" ]; then
     ok "--output into an unwritable folder -> exit 2 before the run: $(ours "$TMP/err" ra_base)"
 else
     bad "--output unwritable folder: exit $rc, stderr: $(head -c 300 "$TMP/err"), stdout: $(head -c 100 "$TMP/out")"
@@ -215,13 +185,13 @@ fi
 start=$(date +%s)
 run_mpi 2 bin/ra_calibrate --log2-table 16 --link-bw 1e9 --output /dev/full
 rc=$?
-if [ $rc = 3 ] && names_in "ra_calibrate|--output|'/dev/full'" "$(ours "$TMP/err" ra_calibrate)" && ! grep -q '^wrote' "$TMP/out"; then
+if error_ok 3 "ra_calibrate|--output|'/dev/full'" $rc && ! grep -q '^wrote' "$TMP/out"; then
     ok "ra_calibrate --output /dev/full -> exit 3, no 'wrote' line ($(($(date +%s) - start))s)"
 else
     bad "ra_calibrate --output /dev/full: rc=$rc stderr: $(head -c 300 "$TMP/err") stdout: $(grep wrote "$TMP/out")"
 fi
 run_mpi 2 bin/ra_calibrate --log2-table 16 --output "$F/none/c.params"
-if [ $? = 2 ] && names_in "ra_calibrate|--output|'$F/none/c.params'" "$(ours "$TMP/err" ra_calibrate)" && [ ! -s "$TMP/out" ]; then
+if error_ok 2 "ra_calibrate|--output|'$F/none/c.params'" $? && [ ! -s "$TMP/out" ]; then
     ok "ra_calibrate --output into a missing folder -> exit 2 before measuring"
 else
     bad "ra_calibrate missing folder: stderr: $(head -c 300 "$TMP/err")"

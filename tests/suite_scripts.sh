@@ -72,12 +72,10 @@ else
     bad "hpcc_submission.sh: rc=$rc problems:$probs"
     sed 's/^/    /' "$TMP/subout" | tail -15
 fi
-run_scripts/hpcc_submission.sh -n 0 >"$TMP/o" 2>&1
-rc=$?
-[ $rc = 2 ] && [ "$(wc -l <"$TMP/o")" = 1 ] && grep -q "^hpcc_submission.sh: .* -n '0' .*\b1\.\.1048576$" "$TMP/o" && ok "hpcc_submission.sh -n 0: one line, exit 2" || bad "hpcc_submission.sh -n 0: rc=$rc $(cat "$TMP/o")"
-LAUNCHER=qsub run_scripts/hpcc_submission.sh -n 2 -k 12 -o "$TMP/sub2" >"$TMP/o" 2>&1
-rc=$?
-[ $rc = 2 ] && grep -q "^hpcc_submission.sh: .*LAUNCHER='qsub'.*\bmpirun\b.*\bsrun$" "$TMP/o" && ok "LAUNCHER=qsub rejected naming mpirun|srun" || bad "LAUNCHER=qsub: rc=$rc $(cat "$TMP/o")"
+# (refused inputs: tests/lib.sh's expect_error, the tokens, not the sentence)
+expect_error "hpcc_submission.sh -n 0" 2 "hpcc_submission.sh|-n|'0'|1..1048576" 0 run_scripts/hpcc_submission.sh -n 0
+expect_error "LAUNCHER=qsub rejected naming mpirun|srun" 2 "hpcc_submission.sh|LAUNCHER|'qsub'|mpirun|srun" 0 \
+    env LAUNCHER=qsub run_scripts/hpcc_submission.sh -n 2 -k 12 -o "$TMP/sub2"
 
 # compare.sh on a tiny table: its rows and ratios; with HPCC installed (the
 # Debian hpcc, Open MPI) also HPCC's own row, and our hpccoutf.txt against
@@ -86,7 +84,7 @@ rc=$?
 # the same once numbers and times are set aside.
 timeout -k 10 300 run_scripts/compare.sh -n 2 -k 14 --keep "$TMP/cmp" >"$TMP/cmpout" 2>&1
 rc=$?
-want="ceiling \(sum over ranks\) |star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ceiling: [0-9.]+$|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|ratio star/ceiling: [0-9.]+$|# ceiling: [a-z]+ kernel at depth [0-9]+, the best of its trials$|fingerprint \(both\): [0-9a-f]{16}, errors 0$|# model: ra_calibrate --quick at 2 ranks, table 2\^14|ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
+want="ceiling \(sum over ranks\) |star \(sum over ranks\) |ra_base |ra_opt \(2\) |ratio ra_opt/ceiling: [0-9.]+$|ratio ra_opt/ra_base: [0-9.]+$|ratio ra_opt/star: [0-9.]+$|ratio ra_base/star: [0-9.]+$|ratio star/ceiling: [0-9.]+$|ceiling_kernel: [a-z]+$|ceiling_depth: [0-9]+$|fingerprint: [0-9a-f]{16}$|errors: 0$|# model: |ra_base +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$|ra_opt \(2\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[a-z]+$"
 have_hpcc=0
 if command -v hpcc >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1; then
     have_hpcc=1
@@ -221,7 +219,7 @@ RA_BIN=$SB run_scripts/sweep.sh -o "$TMP/sweep/low.csv" -p 2 -k 12 -a ra_opt >"$
 rc=$?
 bcol=$(head -1 "$TMP/sweep/low.csv" | tr ',' '\n' | grep -nx bound_exceeded | cut -d: -f1)
 if [ $rc = 0 ] && [ "$(awk -F, -v c="$bcol" 'NR > 1 && $c == 1' "$TMP/sweep/low.csv" | wc -l)" = 1 ] &&
-    [ "$(grep -c '^sweep.sh: warning: ra_opt np=2 2^12 .* above its [a-z]* bound of ' "$TMP/lo1e")" = 1 ]; then
+    [ "$(grep -c '^sweep.sh: warning: ' "$TMP/lo1e")" = 1 ]; then
     ok "sweep.sh under bounds below the measurement: bound_exceeded 1 and one warning: $(grep -m1 warning "$TMP/lo1e" | cut -c1-120)"
 else
     bad "sweep.sh under low bounds: rc $rc, column $bcol, $(tail -2 "$TMP/sweep/low.csv"); $(head -3 "$TMP/lo1e")"
@@ -230,7 +228,7 @@ RA_BIN=$SB timeout -k 10 600 run_scripts/compare.sh -n 2 -k 12 --no-hpcc >"$TMP/
 rc=$?
 rows=$(awk '/^# run +predicted/ { m = 1; next } m && /^ra_/ { n++ } END { print n + 0 }' "$TMP/cmplow")
 if [ $rc = 0 ] && [ "$rows" -ge 2 ] && [ "$(grep -c '^inconsistent: ' "$TMP/cmplow")" = "$rows" ] &&
-    [ "$(grep -c '^compare.sh: warning: .* above its [a-z]* bound of ' "$TMP/cmplowe")" = "$rows" ] &&
+    [ "$(grep -c '^compare.sh: warning: ' "$TMP/cmplowe")" = "$rows" ] &&
     [ "$(sed -n 's/^bound_exceeded: //p' "$TMP/cmplow")" = "$rows" ]; then
     ok "compare.sh under bounds below the measurement: all $rows model rows flagged (inconsistent: lines, warnings, bound_exceeded: $rows)"
 else
@@ -252,9 +250,7 @@ if [ $rc4 = 1 ] && [ $rc5 = 1 ] &&
 else
     bad "sweep.sh failing run: rc=$rc4/$rc5 $(tail -2 "$TMP/sw5")"
 fi
-run_scripts/sweep.sh -o "$TMP/sweep/x.csv" -k "12 99" >"$TMP/o" 2>&1
-rc=$?
-[ $rc = 2 ] && grep -q "^sweep.sh: .* -k .*'99'.*\b1\.\.62$" "$TMP/o" && ok "sweep.sh -k 99: one line naming 1..62, exit 2" || bad "sweep.sh -k 99: rc=$rc $(cat "$TMP/o")"
+expect_error "sweep.sh -k 99: one line naming 1..62" 2 "sweep.sh|-k|'99'|1..62" 0 run_scripts/sweep.sh -o "$TMP/sweep/x.csv" -k "12 99"
 
 # Plots: PNGs when gnuplot is here; the install line when it is not.
 if command -v gnuplot >/dev/null 2>&1; then
@@ -265,24 +261,23 @@ if command -v gnuplot >/dev/null 2>&1; then
         [ -s "$TMP/plots/$p.png" ] && [ "$(head -c 4 "$TMP/plots/$p.png" | tail -c 3)" = PNG ] &&
             [ "$(stat -c %s "$TMP/plots/$p.png")" -gt 10000 ] && pngs=$((pngs + 1))
     done
-    [ $rc = 0 ] && [ $pngs = 2 ] && ! grep -q "no bounds\|measurements only" "$TMP/pl" &&
+    # (without bounds plot.sh says so on a "# plot.sh: " notice line)
+    [ $rc = 0 ] && [ $pngs = 2 ] && ! grep -q '^# plot.sh: ' "$TMP/pl" &&
         ok "plot.sh: gups_vs_procs.png and traffic_per_update.png, with torusmodel bounds from the sweep's calibration" ||
         bad "plot.sh: rc=$rc pngs=$pngs $(cat "$TMP/pl")"
 else
     echo "# gnuplot not installed: PNG check skipped (apt-get install gnuplot-nox)"
 fi
-GNUPLOT=no-such-gnuplot run_scripts/plot.sh "$csv" -o "$TMP/plots2" >"$TMP/o" 2>&1
-rc=$?
-[ $rc = 3 ] && grep -q "apt-get install -y gnuplot-nox" "$TMP/o" && ok "plot.sh without gnuplot: says to apt-get install gnuplot-nox, exit 3" || bad "plot.sh without gnuplot: rc=$rc $(cat "$TMP/o")"
-run_scripts/plot.sh "$TMP/sub/summary.txt" >"$TMP/o" 2>&1
-[ $? = 2 ] && [ "$(wc -l <"$TMP/o")" = 1 ] && grep -qF "plot.sh: error: '$TMP/sub/summary.txt' " "$TMP/o" && ok "plot.sh on a non-CSV: one line, exit 2" || bad "plot.sh on a non-CSV: $(cat "$TMP/o")"
+expect_error "plot.sh without gnuplot: names apt-get install -y gnuplot-nox, exit 3" 3 "plot.sh|gnuplot|apt-get install -y gnuplot-nox" 0 \
+    env GNUPLOT=no-such-gnuplot run_scripts/plot.sh "$csv" -o "$TMP/plots2"
+expect_error "plot.sh on a non-CSV" 2 "plot.sh|'$TMP/sub/summary.txt'|sweep.sh" 0 run_scripts/plot.sh "$TMP/sub/summary.txt"
 
 # --papi: counters where the machine has them, else one notice and exit 0.
 built=$(bin/ra_opt --version | sed -n 's/^papi: //p')
 for b in ra_base ra_opt; do
     run_mpi 2 bin/$b --log2-table 14 --papi --quiet
     rc=$?
-    notices=$(grep -c 'notice: --papi' "$TMP/err")
+    notices=$(grep -c "^$b: notice: --papi" "$TMP/err")
     if [ "$(key papi_events)" = none ]; then
         # No counters (this VM; or a build without PAPI): exactly one notice.
         [ $rc = 0 ] && [ "$notices" = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && [ "$(key errors)" = 0 ] &&
@@ -296,11 +291,9 @@ for b in ra_base ra_opt; do
 done
 run_mpi 2 bin/ra_opt --log2-table 14 --papi PAPI_TOT_CYC,NO_SUCH_EVENT --quiet
 rc=$?
-[ $rc = 0 ] && [ "$(grep -c notice "$TMP/err")" = 1 ] && ok "--papi with an unknown event: one notice, exit 0" || bad "--papi unknown event: rc=$rc $(cat "$TMP/err")"
-run_mpi 2 bin/ra_opt --log2-table 14 --papi 'PAPI TOT' --quiet
-rc=$?
-# (Open MPI adds its own abort banner to stderr: count our line only.)
-[ $rc = 2 ] && [ "$(grep -c "^ra_opt: " "$TMP/err")" = 1 ] && grep -q "bad value 'PAPI TOT' for --papi: allowed PAPI event names" "$TMP/err" && ok "--papi 'PAPI TOT': one line, exit 2" || bad "--papi bad list: rc=$rc $(cat "$TMP/err")"
+[ $rc = 0 ] && [ "$(grep -c '^ra_opt: notice: ' "$TMP/err")" = 1 ] && ok "--papi with an unknown event: one notice, exit 0" || bad "--papi unknown event: rc=$rc $(cat "$TMP/err")"
+# (Open MPI adds its own abort banner to stderr: expect_error counts our line only.)
+expect_error "--papi 'PAPI TOT': one line" 2 "ra_opt|'PAPI TOT'|--papi|PAPI_TOT_CYC" 2 bin/ra_opt --log2-table 14 --papi 'PAPI TOT' --quiet
 
 # make install: binaries, libtorus.a, headers, scripts that find the binaries.
 inst=$TMP/inst
@@ -395,13 +388,14 @@ rc4=$?
 RA_BIN=$FB FAKE_FAIL=ra_opt run_scripts/hpcc_submission.sh -n 2 -k 13 -t 0.05 -o "$sub" >"$TMP/k5" 2>&1
 rc5=$?
 failed=$(find "$sub" -maxdepth 1 -name 'failed-*' | head -1)
+# (the notice names it, its random tail maybe cut short: ra_show)
 k5=changed
 [ "$(tree_sums "$sub" | grep -v ' \./failed-')" = "$S" ] && k5=same
 run_scripts/hpcc_submission.sh -n 2 -k 13 -t 0.05 -o "$sub" >"$TMP/k6" 2>&1
 rc6=$?
 if [ $rc1 = 0 ] && [ $rc2 = 3 ] && [ $k2 = same ] && [ $rc3 = 2 ] && [ $k3 = same ] && [ $rc4 = 3 ] && [ ! -e "$Q/sub new" ] &&
     [ $rc5 = 1 ] && [ $k5 = same ] && [ -n "$failed" ] && grep -q '^MPIRandomAccess_N=8192$' "$failed/optimized/hpccoutf.txt" &&
-    grep -q "failed run's files are in" "$TMP/k5" && [ $rc6 = 0 ] && grep -q '^MPIRandomAccess_N=8192$' "$sub/optimized/hpccoutf.txt" &&
+    grep "^hpcc_submission.sh: " "$TMP/k5" | grep -qF -- "$(basename "${failed%.*}")" && [ $rc6 = 0 ] && grep -q '^MPIRandomAccess_N=8192$' "$sub/optimized/hpccoutf.txt" &&
     grep -q '^MPIRandomAccess_N=8192$' "$sub/baseline/hpccoutf.txt" && [ -z "$(find "$sub" -name '.ra-*')" ]; then
     ok "hpcc_submission.sh -o \"out dir 'q'/sub\": a re-run refused at launch (-k 40) or by --dry-run=2 (-O '--dims 3x3') keeps all $(printf '%s\n' "$S" | wc -l) files byte-identical (sha256), a new folder is not made; a failed run (exit 1) goes to failed-*/, a verified one replaces them"
 else
@@ -421,7 +415,13 @@ rc1=$?
 logs="$Q/sw/s-logs"
 nlogs=$(find "$logs" -name '*.txt' | wc -l)
 logof() { grep -l -- "$1" "$logs"/*.txt 2>/dev/null | head -1; }
-flog=$(grep -o 'see .*-logs/[^:]*\.txt' "$TMP/w1" | head -1 | sed 's/^see //')
+# the failing run's log: the one log holding a line of ra_opt's (its
+# error), which the sweep's FAILED line names
+flog=$(grep -l '^ra_opt: ' "$logs"/*.txt 2>/dev/null)
+[ "$(printf '%s\n' "$flog" | grep -c .)" = 1 ] && grep -qF -- "$flog" "$TMP/w1" || flog=""
+# map_refused LOG: the error row's exit code and the log's one line of
+# ra_opt's, naming the mapping file and its line
+map_refused() { error_ok 2 "ra_opt|'$TMP/maps/m2'|line 1" "$(awk -F, 'NR > 1 && $33 == "error" { print $11 }' "$scsv")" "$1"; }
 S=$(tree_sums "$Q/sw")
 run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 99 -a ra_opt >"$TMP/w2" 2>&1
 rc2=$?
@@ -430,7 +430,7 @@ run_scripts/sweep.sh --no-calibrate -o "$scsv" -p 2 -k 12 -a ra_opt -- --bogus >
 rc3=$?
 same_tree "$Q/sw" "$S" && w3=same || w3=changed
 if [ "$(old_name "$v_fail")" = "$(old_name "$v_pass")" ] && [ "$(old_name ra_opt:--dims=2x1)" = "$(old_name ra_opt:--dims:2x1)" ] &&
-    [ $rc1 = 1 ] && [ "$nlogs" = 4 ] && [ -s "$flog" ] && grep -q 'more than 1 coordinates' "$flog" &&
+    [ $rc1 = 1 ] && [ "$nlogs" = 4 ] && [ -s "$flog" ] && map_refused "$flog" &&
     [ "$(awk -F, 'NR > 1 && $33 == "passed"' "$scsv" | wc -l)" = 3 ] && [ "$(awk -F, 'NR > 1 && $33 == "error"' "$scsv" | wc -l)" = 1 ] &&
     [ $rc2 = 2 ] && [ $w2 = same ] && [ $rc3 = 2 ] && [ $w3 = same ]; then
     ok "sweep.sh: variants the old log names merged (--map=.../maps/m2 vs .../maps_m2, --dims=2x1 vs --dims:2x1) get 4 logs (slug + SHA-256 of the run id); the failing one's log ($(basename "$flog" | cut -c1-40)...) keeps its error; refused re-runs (-k 99, -- --bogus) leave CSV and logs byte-identical"
@@ -451,8 +451,8 @@ P=$(tree_sums "$Q/cal/c-params")
 RA_BIN=$FB FAKE_FAIL=ra_calibrate run_scripts/sweep.sh -o "$ccsv" -p 1 -k 12 -a "ra_base ra_opt" >"$TMP/w6" 2>&1
 rc6=$?
 if [ $rc4 = 1 ] && [ "$(awk -F, 'NR > 1 && $11 == 0' "$scsv")" = "$passing" ] &&
-    [ "$(tree_sums "$logs" | grep -v -F "$(basename "$flog")")" = "$plogs" ] && grep -q 'more than 1 coordinates' "$flog" &&
-    [ $rc5 = 0 ] && [ -n "$P" ] && [ $rc6 = 0 ] && [ "$(tree_sums "$Q/cal/c-params")" = "$P" ] && grep -q 'the earlier .* kept' "$TMP/w6" &&
+    [ "$(tree_sums "$logs" | grep -v -F "$(basename "$flog")")" = "$plogs" ] && map_refused "$flog" &&
+    [ $rc5 = 0 ] && [ -n "$P" ] && [ $rc6 = 0 ] && [ "$(tree_sums "$Q/cal/c-params")" = "$P" ] && grep -q '^# calibration at ' "$TMP/w6" &&
     [ "$(awk -F, 'NR > 1 && $11 == 0 && $45 + 0 > 0' "$ccsv" | wc -l)" = 2 ]; then
     ok "sweep.sh: a retried failing run leaves the passing rows and logs byte-identical; a failed calibration under \"out dir 'q'\" keeps the earlier params files (both rows predicted)"
 else

@@ -397,6 +397,8 @@ int main(int argc, char **argv)
     CHECK(PMPI_Allreduce(tot, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     if (me == 0) {
         printf("pmpi_reduce: %ld pairs, %ld calls, %ld mismatches\n", pairs, calls, sum[0]);
+        /* the same as keys: what tests/suite_pmpi.sh reads */
+        printf("pairs: %ld\ncalls: %ld\nmismatches: %ld\n", pairs, calls, sum[0]);
         if (fell_repro && fell_type)
             printf("expect allreduce fell_through %ld (datatype %ld, repro %ld)\n", fell_repro + fell_type, fell_type,
                    fell_repro);

@@ -263,6 +263,37 @@ static void t_papi_keys(void)
     free(buf);
 }
 
+/* r's key block (json 0) or JSON (1), as a string to free */
+static char *written(const ra_result *r, int json)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    if (json)
+        ra_report_json(out, r, 1);
+    else
+        ra_report_keys(out, r);
+    fclose(out);
+    return text;
+}
+
+/* The node layout the preamble's "# ranks:" line says in words, as keys in
+ * the key block and the JSON (the suites read these, not the sentence). */
+static void t_node_layout_keys(void)
+{
+    ra_result r[2];
+    ra_hpcc_env env;
+    two_results(r, &env);
+    r[0].nodes = 2;
+    r[0].per_node = 3;
+    strcpy(r[0].nodes_source, "TORUS_NODES");
+    char *keys = written(&r[0], 0), *json = written(&r[0], 1);
+    ASSERT_STR_CONTAINS(keys, "\nnodes: 2\nranks_per_node: 3\nnodes_source: TORUS_NODES\n");
+    ASSERT_STR_CONTAINS(json, "\"nodes\": 2,\n      \"ranks_per_node\": 3,\n      \"nodes_source\": \"TORUS_NODES\",\n");
+    free(keys);
+    free(json);
+}
+
 static const test_case cases[] = {
     {"summary_every_key_in_order", t_summary_every_key_in_order},
     {"section_in_hpcc_wording", t_section_in_hpcc_wording},
@@ -270,6 +301,7 @@ static const test_case cases[] = {
     {"success_one_percent_rule", t_success_one_percent_rule},
     {"star_and_single_sections", t_star_and_single_sections},
     {"papi_keys", t_papi_keys},
+    {"node_layout_keys", t_node_layout_keys},
 };
 
 int main(int argc, char **argv)

@@ -159,6 +159,7 @@ typedef struct row {
 typedef struct run_info {
     int ranks, nodes, per_node;
     const char *node_note; /* torus_node_note: "" or " (emulated: TORUS_NODES)" (MPI runs only) */
+    const char *node_source; /* torus_node_source, or "simulated" (--json's nodes_source) */
     char shape[128], shape_src[160];
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[64];

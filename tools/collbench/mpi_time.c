@@ -547,6 +547,7 @@ int cb_setup_mpi(bench *b, char *err, size_t errlen)
     b->ri->nodes = ni.nnodes;
     b->ri->per_node = ni.max_per_node;
     b->ri->node_note = torus_node_note(&ni);
+    b->ri->node_source = torus_node_source(&ni);
     b->node_of = malloc((size_t)b->n * sizeof *b->node_of);
     if (!torus_all_ok(MPI_COMM_WORLD, b->node_of != NULL)) {
         snprintf(err, errlen, "out of memory for the node table");

@@ -183,7 +183,10 @@ static void emit_json(writer *w, const run_info *ri)
 {
     wput(w, "{\"tool\": \"collbench\", \"version\": \"%s\", \"mode\": ", HPCC_RA_VERSION);
     json_str(w, ri->mode);
-    wput(w, ", \"ranks\": %d, \"nodes\": %d, \"rounds\": %d, \"shape\": ", ri->ranks, ri->nodes, ri->rounds);
+    wput(w, ", \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"nodes_source\": ", ri->ranks, ri->nodes,
+         ri->per_node);
+    json_str(w, ri->node_source ? ri->node_source : "simulated");
+    wput(w, ", \"rounds\": %d, \"shape\": ", ri->rounds);
     json_str(w, ri->shape);
     wput(w, ", \"shape_source\": ");
     json_str(w, ri->shape_src);

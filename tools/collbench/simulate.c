@@ -614,6 +614,7 @@ int cb_simulate_main(const opts *o, run_info *ri, char *err, size_t errlen)
     ri->ranks = n;
     ri->nodes = n;
     ri->per_node = 1;
+    ri->node_source = "simulated";
     ri->mode = "simulate:bgl";
     ri->rounds = 1;
     torus_shape_format(&s, ri->shape, sizeof ri->shape);
