@@ -29,9 +29,7 @@ static int alltoall_run(pm_comm *pc, const pm_type *st, const pm_type *rt, size_
                         int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     const torus_coll_route *r = pm__route(pc, PM_ALLTOALL, block);
-    struct torus_flat *f = NULL;
-    if (r->kind == TORUS_ROUTE_FLAT && !(f = pm__flat(pc)))
-        r = pm__route(pc, PM_ALLTOALL, block); /* no area: the ranges were rebuilt without it */
+    struct torus_flat *f = pm__flat_routed(pc, PM_ALLTOALL, block, &r);
     if (r->kind == TORUS_ROUTE_LIBRARY) {
         pm__fell(PM_ALLTOALL, pm__why_library(r));
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);

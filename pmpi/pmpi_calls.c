@@ -75,13 +75,11 @@ static pm_why common(MPI_Comm comm, int count, MPI_Datatype dt, const pm_type **
 /* Barrier on pc, usable, by route r. */
 static int barrier_run(pm_comm *pc, const torus_coll_route *r, MPI_Comm comm)
 {
+    struct torus_flat *f = pm__flat_routed(pc, PM_BARRIER, 0, &r);
     if (r->kind == TORUS_ROUTE_LIBRARY) {
         pm__fell(PM_BARRIER, pm__why_library(r));
         return PMPI_Barrier(comm);
     }
-    struct torus_flat *f = NULL;
-    if (r->kind == TORUS_ROUTE_FLAT && !(f = pm__flat(pc)))
-        return barrier_run(pc, pm__route(pc, PM_BARRIER, 0), comm); /* no area: the ranges were rebuilt */
     pm_mark m = pm__start(pc);
     int rc = f ? torus_flat_barrier(f) : torus_coll_barrier_on(pc->c, r);
     pm__ran(PM_BARRIER, 0, f ? pm__flat_name : torus_coll_last(pc->c, TORUS_COLL_BARRIER), m, pc);
@@ -120,14 +118,10 @@ static int bcast_run(pm_comm *pc, const torus_coll_route *r, const pm_type *t, v
                      MPI_Datatype dt, int root)
 {
     size_t bytes = (size_t)count * (size_t)t->size;
-    struct torus_flat *f = NULL;
-    if (r->kind == TORUS_ROUTE_FLAT && !(f = pm__flat(pc))) {
-        /* no area: the ranges were rebuilt without it */
-        r = pm__route(pc, PM_BCAST, bytes);
-        if (r->kind == TORUS_ROUTE_LIBRARY) {
-            pm__fell(PM_BCAST, pm__why_library(r));
-            return PMPI_Bcast(buf, count, dt, root, pc->comm);
-        }
+    struct torus_flat *f = pm__flat_routed(pc, PM_BCAST, bytes, &r);
+    if (r->kind == TORUS_ROUTE_LIBRARY) { /* no area after all: the library's range */
+        pm__fell(PM_BCAST, pm__why_library(r));
+        return PMPI_Bcast(buf, count, dt, root, pc->comm);
     }
     pm_mark m = pm__start(pc);
     unsigned char *d = pm__direct(buf, count, t), *packed = NULL;
@@ -211,13 +205,13 @@ static int allreduce_run(pm_comm *pc, const torus_coll_route *r, const pm_type *
                          int count, MPI_Datatype dt, torus_dtype et, torus_op top)
 {
     size_t bytes = (size_t)count * (size_t)t->size, n = bytes / torus_dtype_size(et);
-    struct torus_flat *f = NULL;
+    struct torus_flat *f = pm__flat_routed(pc, PM_ALLREDUCE, bytes, &r);
     torus_coll_route torus_only;
-    if (r->kind == TORUS_ROUTE_FLAT && !(f = pm__flat(pc))) {
-        /* no area: the ranges were rebuilt without it; a library range
-         * now (a rank on several nodes' rows) runs its torus algorithm,
-         * this call having been decided torus-side on every rank */
-        torus_only = *pm__route(pc, PM_ALLREDUCE, bytes);
+    if (!f && r->kind != TORUS_ROUTE_TORUS) {
+        /* no area after all, and the rebuilt ranges say library (the
+         * rows for ranks on several nodes): this call, decided on every
+         * rank to stay with the adapter, runs the route's torus algorithm */
+        torus_only = *r;
         torus_only.kind = TORUS_ROUTE_TORUS;
         r = &torus_only;
     }

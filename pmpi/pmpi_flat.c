@@ -106,13 +106,17 @@ static int set_up(pm_comm *pc)
     return 0;
 }
 
-torus_flat *pm__flat(pm_comm *pc)
+torus_flat *pm__flat_routed(pm_comm *pc, pm_op op, size_t bytes, const torus_coll_route **r)
 {
+    if ((*r)->kind != TORUS_ROUTE_FLAT)
+        return NULL;
     if (!pc->flat_state) {
         pc->flat_state = set_up(pc) ? -1 : 1;
         if (pc->flat_state < 0)
             pm__route_build(pc); /* the ranges without the area, alike on every rank */
     }
+    if (!pc->flat)
+        *r = pm__route(pc, op, bytes);
     return pc->flat;
 }
 

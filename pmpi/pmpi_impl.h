@@ -259,8 +259,6 @@ void pm__route_init(int never, int flat);
 /* Fills pc's ranges and lib_all (pc->why, n, c, node_of and flat_state
  * set; again after a failed flat set-up). */
 void pm__route_build(pm_comm *pc);
-/* The TORUS_COLL_LIB_* of the MPI library under the adapter. */
-int pm__library_below(void);
 /* The route of an ask range's call (kept in pc->asked). */
 const torus_coll_route *pm__route_ask(pm_comm *pc, pm_op op, size_t bytes);
 /* Bytes a rank's slot of the shared area needs for pc's flat ranges. */
@@ -294,12 +292,13 @@ static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
 
 /* The algorithm name the stats print for a call run on the shared area. */
 extern const char pm__flat_name[];
-/* pc's shared area for a call routed there, set up at the first such
- * call (collective over pc->comm: every rank takes the same route and
- * reaches it in the same call); NULL when the set-up failed on some rank,
- * which every rank then knows: pc's ranges are built again without the
- * area, and the caller looks its route up again. */
-struct torus_flat *pm__flat(pm_comm *pc);
+/* pc's shared area when *r (the route of op at `bytes`) sends the call
+ * there, set up at the first such call (collective over pc->comm: every
+ * rank takes the same route and reaches it in the same call); else NULL.
+ * When the set-up failed on some rank, which every rank then knows, pc's
+ * ranges are built again without the area and *r becomes the call's
+ * route from them. */
+struct torus_flat *pm__flat_routed(pm_comm *pc, pm_op op, size_t bytes, const torus_coll_route **r);
 /* Unmaps pc's area (pc dies; no message). */
 void pm__flat_free(pm_comm *pc);
 

@@ -31,7 +31,6 @@
  * takes the same route.
  */
 #include "pmpi_impl.h"
-#include "kit_mpi.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -46,10 +45,6 @@ void pm__route_init(int never, int flat)
     flat_setting = flat;
 }
 
-int pm__library_below(void)
-{
-    return kit_mpi_built_for();
-}
 
 /* Step 1. */
 static int calls_of(const pm_comm *pc)
@@ -75,16 +70,16 @@ static void ranges_of(pm_comm *pc, pm_op op, int calls)
     uint64_t last = op == PM_BARRIER || op == PM_ALLTOALLV ? 0 : UINT64_MAX;
     pm_seg *s = pc->seg[op];
     int n = 0;
+    /* the area holds at most PM_FLAT_MAX bytes a slot: above, the torus algorithm */
+    uint64_t flat_max = op == PM_ALLTOALL ? PM_FLAT_MAX / (uint64_t)pc->n : PM_FLAT_MAX;
     for (uint64_t b = 0;;) {
         torus_coll_route r;
         torus_coll_route_of(pc->c, top, b, uniform, calls, &r);
-        /* the area holds at most PM_FLAT_MAX bytes a slot: above, the torus algorithm */
-        uint64_t flat_max = op == PM_ALLTOALL ? PM_FLAT_MAX / (uint64_t)pc->n : PM_FLAT_MAX;
         if (r.kind == TORUS_ROUTE_FLAT && b > flat_max)
             r.kind = TORUS_ROUTE_TORUS; /* r.alg is the torus choice */
         if (r.kind == TORUS_ROUTE_FLAT && r.hi > flat_max)
             r.hi = flat_max;
-        if (op == PM_BARRIER || op == PM_ALLTOALLV || r.hi > last)
+        if (r.hi > last)
             r.hi = last;
         if (n && same(&s[n - 1].r, &r)) {
             s[n - 1].r.hi = r.hi;

@@ -35,6 +35,7 @@
  */
 #include "pmpi_impl.h"
 #include "kit_cli.h"
+#include "kit_mpi.h"
 #include "kit_settings.h"
 
 #include <pthread.h>
@@ -449,7 +450,7 @@ static int build_on(pm_comm *pc)
     }
     torus_mpi_bind(pc->tm, &pc->tp);
     torus_coll_config cfg = {.map = &pc->map, .me = pc->me, .tp = &pc->tp, .node_of = pc->node_of,
-                             .library = pm__library_below()};
+                             .library = kit_mpi_built_for()};
     int rc = torus_coll_create(&pc->c, &cfg, err, sizeof err);
     if (!rc) /* MPI_Alltoallv's counts match pairwise: empty blocks need no message */
         torus_coll_skip_empty(pc->c, 1);

@@ -73,23 +73,29 @@ static void why_add(why *w, const row *best, int first)
     w->rmax = best->ratio > w->rmax ? best->ratio : w->rmax;
 }
 
-static void why_note(torus_coll_table *t, const run_info *ri, const why *w)
+/* What every note of this run ends with: the CPU, the library's name and
+ * version (its version string's first words) and the date (read once). */
+static void run_tail(const run_info *ri, char *out, size_t len)
 {
-    char cpu[96], lib[48], note[512], ratio[64] = ""; /* the note keeps TORUS_COLL_NOTE_MAX bytes */
+    char cpu[96];
     if (kit_cpuinfo("model name", cpu, sizeof cpu) || !cpu[0])
         snprintf(cpu, sizeof cpu, "unknown CPU");
-    /* the library's name and version: its version string's first words */
-    snprintf(lib, sizeof lib, "%.*s", (int)strcspn(ri->mpi, ",\n\r\t"), ri->mpi);
+    snprintf(out, len, "%s; %.*s; %s", cpu, (int)strcspn(ri->mpi, ",\n\r\t"), ri->mpi, ri->date);
+}
+
+static void why_note(torus_coll_table *t, const run_info *ri, const why *w, const char *tail)
+{
+    char note[512], ratio[64] = ""; /* the note keeps TORUS_COLL_NOTE_MAX bytes */
     if (w->rmin >= 0)
         snprintf(ratio, sizeof ratio, ", %.2f-%.2fx the library's time", w->rmin, w->rmax);
-    snprintf(note, sizeof note, "collbench --tune %d ranks (%d a node), %zu-%zu B%s; %s; %s; %s", ri->ranks,
-             ri->per_node, w->lo, w->hi, ratio, cpu, lib, ri->date);
+    snprintf(note, sizeof note, "collbench --tune %d ranks (%d a node), %zu-%zu B%s; %s", ri->ranks, ri->per_node,
+             w->lo, w->hi, ratio, tail);
     torus_coll_table_set_note(t, torus_coll_table_rows(t) - 1, note);
 }
 
 /* The rows of kind in ri, winner per size, appended to t as ranges, each
  * with its note.  Returns the rows added, or -1 with err. */
-static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *err, size_t errlen)
+static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, const char *tail, char *err, size_t errlen)
 {
     torus_coll_table_row tr;
     memset(&tr, 0, sizeof tr);
@@ -128,7 +134,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
         if (have) {
             if (torus_coll_table_add(t, &tr, err, errlen))
                 return -1;
-            why_note(t, ri, &w);
+            why_note(t, ri, &w, tail);
             added++;
             tr.min_bytes = prev + 1;
         }
@@ -142,7 +148,7 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
         tr.max_bytes = UINT64_MAX;
         if (torus_coll_table_add(t, &tr, err, errlen))
             return -1;
-        why_note(t, ri, &w);
+        why_note(t, ri, &w, tail);
         added++;
     }
     return added;
@@ -153,8 +159,9 @@ static int tune_kind(torus_coll_table *t, const run_info *ri, int kind, char *er
  * above).  0, or an exit code with the one line in err. */
 int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
 {
-    char e2[600];
+    char e2[600], tail[300];
     int kinds[4] = {K_BARRIER, K_BCAST, K_ALLREDUCE, o->kinds[K_ALLTOALL] ? K_ALLTOALL : K_ALLTOALLV}, added = 0;
+    run_tail(ri, tail, sizeof tail);
     torus_coll_table *merged = torus_coll_table_new();
     if (!merged) {
         snprintf(err, errlen, "--tune: out of memory");
@@ -164,7 +171,7 @@ int cb_tune_end(const opts *o, const run_info *ri, char *err, size_t errlen)
         if (!o->kinds[kinds[k]])
             continue;
         torus_coll_table_drop(tune_tab, cb_kind_op[kinds[k]], ri->ranks);
-        int a = tune_kind(merged, ri, kinds[k], e2, sizeof e2);
+        int a = tune_kind(merged, ri, kinds[k], tail, e2, sizeof e2);
         if (a < 0) {
             snprintf(err, errlen, "--tune: %s", e2);
             torus_coll_table_free(merged);
