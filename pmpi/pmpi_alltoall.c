@@ -130,6 +130,10 @@ PM_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
 PM_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                             void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
+    /* a communicator whose every alltoallv is the library's: handed over
+     * before a count is read (see MPI_Bcast) */
+    if (PM_LIKELY(pm__is_on()) && pm__library_all(comm, PM_ALLTOALLV))
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     pm_comm *pc = NULL;
     const pm_type *st = NULL, *rt = NULL;
     int in_place = sbuf == MPI_IN_PLACE;

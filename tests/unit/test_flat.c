@@ -163,6 +163,40 @@ static void t_barrier(void)
     }
 }
 
+/* A barrier after a bcast lets the rank it expects to be the next root
+ * out first (the last root and its step): still nobody leaves before
+ * everybody entered, the root fixed, moving by one, or drawn at random,
+ * and the data of every bcast right. */
+static int root_mode;
+static int bcast_barrier_body(torus_flat *f, int me, int n)
+{
+    int errs = 0;
+    uint64_t x = 777;
+    unsigned char buf[64];
+    for (int k = 1; k <= 300; k++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int root = root_mode == 0 ? n - 1 : root_mode == 1 ? k % n : (int)(x >> 40) % n;
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = pattern(k, me, i);
+        errs += torus_flat_bcast(f, buf, sizeof buf, root) != 0;
+        for (size_t i = 0; i < sizeof buf; i++)
+            errs += buf[i] != pattern(k, root, i);
+        atomic_fetch_add(&arrived, 1);
+        errs += torus_flat_barrier(f) != 0;
+        errs += atomic_load(&arrived) < k * n;
+    }
+    return errs;
+}
+
+static void t_barrier_after_bcast(void)
+{
+    for (root_mode = 0; root_mode < 3; root_mode++)
+        for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+            atomic_store(&arrived, 0);
+            ASSERT_EQ_INT(on_threads(ranks[i], bcast_barrier_body), 0);
+        }
+}
+
 /* The four ops back to back in one order every rank draws alike: a slot
  * is rewritten only after every reader of its last contents is done. */
 static int mixed_body(torus_flat *f, int me, int n)
@@ -282,6 +316,7 @@ static const test_case cases[] = {
     {"allreduce_rank_order_same_bits", t_allreduce},
     {"alltoall_blocks", t_alltoall},
     {"barrier_waits_for_all", t_barrier},
+    {"barrier_after_bcast_waits_for_all", t_barrier_after_bcast},
     {"mixed_ops_reuse_slots", t_mixed},
     {"fixed_root_runs_ahead", t_fixed_root_runs_ahead},
     {"refuses_what_does_not_fit", t_refuses},
