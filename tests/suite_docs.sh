@@ -267,3 +267,32 @@ for l in $layers; do
     done
 done
 if [ -z "$unnamed" ]; then ok "docs/architecture.md names every one of the $nfiles C files of the layers (the algorithms by their pattern)"; else bad "C files docs/architecture.md does not name:$unnamed"; fi
+
+# docs/mpi-adapter.md's table of the shared area's rows says what
+# torus/coll/select.table's `flat` rows say: for each row, a line of the
+# table with its ranks and op that names its top size (1024 B as 1 KiB).
+fa_bad=""
+fa_n=0
+while read -r op ranks bytes; do
+    fa_n=$((fa_n + 1))
+    case $op in
+    barrier) name=MPI_Barrier ;;
+    bcast) name=MPI_Bcast ;;
+    allreduce) name=MPI_Allreduce ;;
+    *) name=MPI_Alltoall ;;
+    esac
+    line=$(grep -E "^\| $ranks \| .*\`$name\`" docs/mpi-adapter.md | head -1)
+    hi=${bytes##*-}
+    size=""
+    if [ "$hi" != any ]; then
+        if [ $((hi % 1024)) = 0 ]; then size="$((hi / 1024)) KiB"; else size="$hi B"; fi
+    fi
+    if [ -z "$line" ] || { [ -n "$size" ] && ! printf '%s\n' "$line" | grep -qE "(^|[ -])$size([ ,|(]|$)"; }; then
+        fa_bad="$fa_bad $op/$ranks/$bytes"
+    fi
+done < <(awk '!/^#/ && $NF == "flat" {print $1, $2, $9}' torus/coll/select.table)
+if [ "$fa_n" -gt 0 ] && [ -z "$fa_bad" ]; then
+    ok "docs/mpi-adapter.md's shared-area table matches select.table's $fa_n flat rows"
+else
+    bad "docs/mpi-adapter.md's shared-area table lacks select.table's flat rows (op/ranks/bytes):${fa_bad:- none found}"
+fi
