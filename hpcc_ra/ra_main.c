@@ -450,12 +450,13 @@ static int parse_options(driver *d, int argc, char **argv)
 
 /* Every rank runs the same configuration or none runs (kit_agree.h):
  * before anything else, the options and settings each rank was given. */
-static int agree(driver *d, const char *text)
+static int agree(driver *d, const char *text, int said)
 {
     char err[600];
     if (kit_agree(d->run.comm, text, err, sizeof err) == 0)
         return KIT_EXIT_OK;
-    say0(d->run.rank, "%s", err);
+    if (!said)
+        say0(d->run.rank, "%s", err);
     return KIT_EXIT_USAGE;
 }
 
@@ -466,7 +467,7 @@ static int agree_derived(driver *d)
     uint64_t updates = d->cfg.updates ? d->cfg.updates : 4 * d->run.table_size;
     snprintf(text, sizeof text, "derived log2_table=%d\nderived updates=%llu\n", d->run.log2_table,
              (unsigned long long)updates);
-    return agree(d, text);
+    return agree(d, text, 0);
 }
 
 /* Finds, once, which ranks share this rank's node (and so its memory):
@@ -774,7 +775,9 @@ int ra_main(int argc, char **argv, const ra_algorithm *algo)
     }
     KIT_MPI_CHECK(MPI_Comm_rank(d->run.comm, &d->run.rank));
     KIT_MPI_CHECK(MPI_Comm_size(d->run.comm, &d->run.nprocs));
-    int acode = agree(d, canon);
+    /* a rank 0 that printed its own error (an option it alone was given,
+     * MPMD) leaves out the disagreement: one line */
+    int acode = agree(d, canon, code != KIT_EXIT_OK && code != STEP_DONE && kit_launch_first());
     if (acode != KIT_EXIT_OK || code != KIT_EXIT_OK) {
         MPI_Finalize();
         if (acode != KIT_EXIT_OK)

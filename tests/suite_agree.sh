@@ -143,6 +143,27 @@ else
     bad "agree: the disagreement line does not name --log2-table 12 / 13: $(head -2 "$TMP/err")"
 fi
 
+# an option only rank 0 was given that it refuses: its own one line (the
+# bad value and what is allowed), not that line and the disagreement; only
+# rank 1 refusing: rank 0's disagreement line (rank 1 prints nothing)
+for bin in ra_opt ra_base collbench ra_calibrate; do
+    case $bin in
+    collbench) bad_opt="--op bogus" good_opt="--op barrier" name="bogus|--op" ;;
+    ra_calibrate) bad_opt="--reps 0" good_opt="--reps 1" name="'0'|--reps" ;;
+    *) bad_opt="--log2-table 99" good_opt="--log2-table 12" name="'99'|--log2-table" ;;
+    esac
+    agree_mpmd "$bin" "" "$bad_opt" "$good_opt"
+    cp "$TMP/err" "$TMP/err0"
+    rc0=$(cat "$TMP/rc")
+    agree_mpmd "$bin" "" "$good_opt" "$bad_opt"
+    if error_ok 2 "$bin|$name" "$rc0" "$TMP/err0" && ! grep -q 'disagree' "$TMP/err0" &&
+        error_ok 2 "$bin|rank 0|rank 1" "$(cat "$TMP/rc")" "$TMP/err"; then
+        ok "agree $bin: $bad_opt on rank 0 alone -> exit 2, its own one line; on rank 1 alone -> exit 2, one disagreement line"
+    else
+        bad "agree $bin: $bad_opt on one rank of two: rank 0's: exit $rc0, $(ours "$TMP/err0" "$bin" | head -3); rank 1's: exit $(cat "$TMP/rc"), $(ours "$TMP/err" "$bin" | head -3)"
+    fi
+done
+
 # --mem 64K and --mem=65536 are the same configuration
 agree_mpmd ra_base "--quiet" "--mem 64K" "--mem=65536"
 if [ "$(cat "$TMP/rc")" = 0 ] && [ "$(key status)" = passed ]; then

@@ -218,7 +218,9 @@ int main(int argc, char **argv)
     KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     /* every rank runs the same configuration or none runs (kit_agree.h) */
     if (kit_agree(MPI_COMM_WORLD, canon, err, sizeof err))
-        return finish(me, KIT_EXIT_USAGE, err);
+        /* a rank 0 that printed its own error already (an option it alone
+         * was given, MPMD) says nothing more: one line */
+        return finish(me, KIT_EXIT_USAGE, first && stop > 0 ? "" : err);
     if (stop >= 0) {
         MPI_Finalize();
         return stop == 0 && first ? kit_stdout_end(0) : stop;

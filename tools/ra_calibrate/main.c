@@ -26,7 +26,8 @@ static int cal_setup(cal *c, int *argc, char ***argv, int stop)
     /* every rank runs the same configuration or none runs (kit_agree.h) */
     char aerr[600];
     if (kit_agree(MPI_COMM_WORLD, canon, aerr, sizeof aerr)) {
-        if (!rank)
+        /* not after rank 0's own error (an option it alone was given): one line */
+        if (!rank && !(stop > 0 && kit_launch_first()))
             fprintf(stderr, "ra_calibrate: error: %s\n", aerr);
         MPI_Finalize();
         return KIT_EXIT_USAGE;
