@@ -34,7 +34,7 @@
 # usage: run_scripts/bench_adapter.sh [-n RANKS] [-r ROUNDS] [-m MAX_BYTES] [--ops LIST] [--root fixed|moving|both] [--ab] [--split] [--imb PATH] [--lib FILE] [--keep DIR]
 #   -n RANKS [2], -r ROUNDS [5], -m MAX_BYTES [1048576], --ops a comma-separated
 #   subset of Bcast,Allreduce,Reduce,Alltoall,Barrier [all].  MPI=mpich|openmpi
-#   picks the build (build/<mpi>*/tests/pmpi_imb, lib/<mpi>/libtorus_pmpi.so)
+#   picks the build (build/<mpi>*/tests/pmpi_imb but build/<mpi>-san, lib/<mpi>/libtorus_pmpi.so)
 #   [the flavour of bin/]; MPIRUN= the launcher.  --keep DIR keeps every
 #   round's raw output there.  Exit 2 on a bad option, 3 when the build or
 #   a run is missing or fails.
@@ -76,8 +76,10 @@ RA_BIN=$ROOT/bin RA_HERE=$ROOT/run_scripts
 MPI=${MPI:-$(ra_flavour)}
 case "$MPI" in mpich | openmpi) ;; *) ra_bad MPI "$MPI" "mpich or openmpi" ;; esac
 MPIRUN=${MPIRUN:-mpirun.$MPI}
-# shellcheck disable=SC2012
-IMB=$(ls -t "$ROOT"/build/"$MPI"*/tests/pmpi_imb 2>/dev/null | head -1 || true)
+# the newest build of this MPI but a sanitizer's (build/<mpi>-san: its
+# timings are ASan's, and it would not load beside the plain library)
+# shellcheck disable=SC2010,SC2012
+IMB=$(ls -t "$ROOT"/build/"$MPI"*/tests/pmpi_imb 2>/dev/null | grep -v -- '-san/' | head -1 || true)
 LIB=$ROOT/lib/$MPI/libtorus_pmpi.so
 if [ -n "$LIB_ARG" ]; then
     [ -f "$LIB_ARG" ] || ra_bad --lib "$LIB_ARG" "a shared library (file) to preload"
