@@ -35,6 +35,19 @@ fields=$(awk '
     }' "$hdr")
 nf=0 bad=0
 files=("$dir"/pmpi/*.c)
+# refuse OWNER PATTERN WHAT: one line per match of grep -E PATTERN in a
+# pmpi file other than pmpi_OWNER.c, saying WHAT it does
+refuse() {
+    local c hit
+    for c in "${files[@]}"; do
+        [ "$(basename "$c")" = "pmpi_$1.c" ] && continue
+        while IFS= read -r hit; do
+            [ -n "$hit" ] || continue
+            echo "check-owners: pmpi/$(basename "$c"):${hit%%:*}: $3"
+            bad=$((bad + 1))
+        done < <(grep -nE "$2" "$c")
+    done
+}
 while IFS=$'\t' read -r f owner; do
     [ -n "$f" ] || continue
     nf=$((nf + 1))
@@ -45,23 +58,9 @@ while IFS=$'\t' read -r f owner; do
     fi
     # the field, an element or a member of it (pc->seg[op][i].hi = ...)
     sub="pc->$f\b(\[[^]]*\]|\.[a-z_]+)*"
-    pat="${sub}[[:space:]]*([-+*/|&^]|<<|>>)?=[^=]|${sub}[[:space:]]*(\+\+|--)|(\+\+|--)${sub}|&${sub}"
-    for c in "${files[@]}"; do
-        [ "$(basename "$c")" = "pmpi_$owner.c" ] && continue
-        while IFS= read -r hit; do
-            [ -n "$hit" ] || continue
-            echo "check-owners: pmpi/$(basename "$c"):${hit%%:*}: writes pm_comm.$f, owned by pmpi/pmpi_$owner.c"
-            bad=$((bad + 1))
-        done < <(grep -nE "$pat" "$c")
-    done
+    refuse "$owner" "${sub}[[:space:]]*([-+*/|&^]|<<|>>)?=[^=]|${sub}[[:space:]]*(\+\+|--)|(\+\+|--)${sub}|&${sub}" \
+        "writes pm_comm.$f, owned by pmpi/pmpi_$owner.c"
 done <<<"$fields"
-for c in "${files[@]}"; do
-    [ "$(basename "$c")" = pmpi_state.c ] && continue
-    while IFS= read -r hit; do
-        [ -n "$hit" ] || continue
-        echo "check-owners: pmpi/$(basename "$c"):${hit%%:*}: names pm__settings_store (pmpi_state.c's; read pm__settings())"
-        bad=$((bad + 1))
-    done < <(grep -n 'pm__settings_store' "$c")
-done
+refuse state 'pm__settings_store' "names pm__settings_store (pmpi_state.c's; read pm__settings())"
 echo "check-owners: fields $nf, files ${#files[@]}, bad $bad"
 [ "$bad" = 0 ] && [ "$nf" -gt 0 ]
