@@ -307,7 +307,7 @@ static inline __attribute__((always_inline)) int allreduce_named(const void *sbu
          * predefined type of one element read in place (a null buffer
          * goes the full way, as pm__direct sends it to packing) */
         const torus_coll_route *r;
-        if ((pc = pm__comm_ok(comm)) && !pm__repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
+        if ((pc = pm__comm_ok(comm)) && !pm__settings()->repro_library && sbuf && rbuf && (top = pm__op_of(op)) >= 0 &&
             (s->lib_ops >> top & 1) &&
             (r = pm__route(pc, PM_ALLREDUCE, (size_t)count * (size_t)s->t.size))->kind == TORUS_ROUTE_LIBRARY &&
             !r->from_file) {

@@ -30,12 +30,24 @@
 #include "torus_flat.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 const char pm__flat_name[] = "flat";
+
+/* A communicator's shared area (pc->area), made by its set-up: the flat
+ * collectives' state over the mapping.  Only this file sees the fields. */
+struct pm_flat {
+    struct torus_flat *f;
+    void *map;
+    size_t len;
+};
+/* pc->area after a set-up that failed on some rank (every rank then holds
+ * it): the area is not possible for pc; NULL: not set up yet. */
+static pm_flat unusable;
 
 static void progress(void *ctx)
 {
@@ -64,11 +76,13 @@ static int one_node(const pm_comm *pc)
     return one;
 }
 
-static int set_up(pm_comm *pc)
+/* pc's area, set up (collective over pc->comm); NULL on every rank when
+ * it failed on any. */
+static pm_flat *set_up(const pm_comm *pc)
 {
     static atomic_uint serial;
     if (!one_node(pc))
-        return -1;
+        return NULL;
     size_t cap = pm__route_flat_bytes(pc), len = (size_t)pc->n * torus_flat_slot_bytes(cap);
     char name[64] = "";
     int fd = -1;
@@ -92,38 +106,62 @@ static int set_up(pm_comm *pc)
     if (fd >= 0)
         close(fd);
     torus_flat *f = map != MAP_FAILED ? torus_flat_create(pc->n, pc->me, cap, map, progress, NULL) : NULL;
-    int ok = f != NULL, all = 0;
+    pm_flat *a = f ? malloc(sizeof *a) : NULL;
+    int ok = a != NULL, all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, pc->comm);
     if (pc->me == 0 && name[0])
         shm_unlink(name);
     if (!all) {
+        free(a);
         torus_flat_destroy(f);
         if (map != MAP_FAILED)
             munmap(map, len);
-        return -1;
+        return NULL;
     }
-    pc->flat = f, pc->flat_map = map, pc->flat_len = len;
-    return 0;
+    *a = (pm_flat){.f = f, .map = map, .len = len};
+    return a;
+}
+
+/* pm__flat_routed's first call on pc, or one after a failed set-up: out
+ * of line, so that the calls after a set-up only test and return. */
+static __attribute__((noinline)) torus_flat *routed_slow(pm_comm *pc, pm_op op, size_t bytes,
+                                                        const torus_coll_route **r)
+{
+    pm_flat *a = pc->area;
+    if (!a && (a = set_up(pc))) {
+        pc->area = a;
+        return a->f;
+    }
+    if (!a) {
+        pc->area = &unusable;
+        pm__route_build(pc); /* the ranges without the area, alike on every rank */
+    }
+    *r = pm__route(pc, op, bytes);
+    return NULL;
 }
 
 torus_flat *pm__flat_routed(pm_comm *pc, pm_op op, size_t bytes, const torus_coll_route **r)
 {
     if ((*r)->kind != TORUS_ROUTE_FLAT)
         return NULL;
-    if (!pc->flat_state) {
-        pc->flat_state = set_up(pc) ? -1 : 1;
-        if (pc->flat_state < 0)
-            pm__route_build(pc); /* the ranges without the area, alike on every rank */
-    }
-    if (!pc->flat)
-        *r = pm__route(pc, op, bytes);
-    return pc->flat;
+    const pm_flat *a = pc->area;
+    if (PM_LIKELY(a && a->f))
+        return a->f;
+    return routed_slow(pc, op, bytes, r);
+}
+
+int pm__flat_failed(const pm_comm *pc)
+{
+    return pc->area == &unusable;
 }
 
 void pm__flat_free(pm_comm *pc)
 {
-    torus_flat_destroy(pc->flat);
-    if (pc->flat_map)
-        munmap(pc->flat_map, pc->flat_len);
-    pc->flat = NULL, pc->flat_map = NULL;
+    pm_flat *a = pc->area;
+    pc->area = NULL;
+    if (!a || a == &unusable)
+        return;
+    torus_flat_destroy(a->f);
+    munmap(a->map, a->len);
+    free(a);
 }

@@ -100,67 +100,88 @@ typedef struct pm_seg {
     torus_coll_route r;
 } pm_seg;
 
+/* What pmpi_neighbor.c keeps for a communicator's neighbourhood calls and
+ * what pmpi_flat.c keeps for its shared area: each defined in its file
+ * alone, reached through that file's functions. */
+typedef struct pm_neighbor pm_neighbor;
+typedef struct pm_flat pm_flat;
+
 /* One communicator's torus state, cached as an attribute of the user's
- * communicator and destroyed when that is freed (or at MPI_Finalize). */
+ * communicator and destroyed when that is freed (or at MPI_Finalize).
+ * Every pmpi file reads it; each field has one owner, the only file that
+ * writes it: [state] pmpi_state.c (built by the first call, then read
+ * only), [route] pmpi_route.c (pm__route_build, pm__route_ask),
+ * [neighbor] pmpi_neighbor.c, [flat] pmpi_flat.c.  The order keeps what
+ * the fast paths read (why, lib_all, the first ranges) together. */
 typedef struct pm_comm {
-    MPI_Comm comm;     /* the user's communicator (key of the attribute) */
-    pm_why why;        /* PM_OK: usable; else why every call falls through */
-    /* bit op: every call of op with bytes goes to the library as it came
-     * (a compiled mpi row covers every size) and no call is counted: the
-     * fast paths' first test, before any decoding (pm__route_build) */
+    MPI_Comm comm;     /* [state] the user's communicator (key of the attribute) */
+    pm_why why;        /* [state] PM_OK: usable; else why every call falls through */
+    /* [route] bit op: every call of op with bytes goes to the library as
+     * it came (a compiled mpi row covers every size) and no call is
+     * counted: the fast paths' first test, before any decoding */
     unsigned lib_all;
-    /* each op's route by byte range (pm__route; not neighbour calls) */
+    /* [route] each op's route by byte range (pm__route; not neighbour calls) */
     pm_seg seg[PM_NEIGHBOR_ALLTOALLV][PM_NSEG];
     int nseg[PM_NEIGHBOR_ALLTOALLV];
-    torus_coll_route asked; /* an ask range's route of the current call */
+    int calls;         /* [route] what the rows may send a call to (torus_coll_route_of's calls) */
+    torus_coll_route asked; /* [route] an ask range's route of the current call */
+    /* [state] */
     int n, me;
     torus_map map;
     int *node_of;
     torus_mpi *tm;     /* the transport, on its own private duplicate of comm */
     torus_transport tp;
     torus_coll *c;
-    size_t *v;         /* 4n: alltoallv byte counts and displacements */
-    void *tmp[PM_NSCRATCH]; /* scratch kept between calls */
+    size_t *v;         /* 4n: alltoallv byte counts and displacements (the calls fill them) */
+    void *tmp[PM_NSCRATCH]; /* scratch kept between calls (pm__scratch) */
     size_t tmp_cap[PM_NSCRATCH];
-    /* MPI_Neighbor_alltoallv on a distributed graph (pmpi_neighbor.c):
-     * the graph, read once, and the multisend plan of the last pattern */
-    int graph;         /* 0 not read yet, 1 a distributed graph, -1 none */
-    int indeg, outdeg;
-    int *srcs, *dests;
-    size_t *nv;        /* byte counts and displacements of this call */
-    torus_multisend *plan;
-    /* the node's shared area (pmpi_flat.c), set up at the first call
-     * routed there: flat_state 0 not yet, 1 set up, -1 not possible
-     * (ranks on more than one node, no shared memory) */
-    int flat_state;
-    struct torus_flat *flat;
-    void *flat_map;
-    size_t flat_len;
-    struct pm_comm *prev, *next;
+    /* [neighbor] MPI_Neighbor_alltoallv's graph and plan, made at the
+     * first neighbourhood call (pm__graph), freed by pm__neighbor_free */
+    pm_neighbor *nb;
+    /* [flat] the node's shared area, set up at the first call routed
+     * there (pm__flat_routed), freed by pm__flat_free */
+    pm_flat *area;
+    struct pm_comm *prev, *next; /* [state] the list of live states */
 } pm_comm;
 
 /* ---- pmpi_state.c ------------------------------------------------------- */
 
-/* MPI_THREAD_MULTIPLE was provided to this rank: the state shared between
- * communicators (the registry of live states, the datatype table, the kept
- * persistent requests, the stats) is guarded; under the other levels one
- * thread at a time is in MPI and the guards cost nothing.  Rank-local: it
- * never steers a decision, so ranks may differ in it. */
-extern int pm__threaded;
+/* The adapter's settings, read once at MPI_Init (pmpi_state.c, their one
+ * writer).  Written before the program can start threads that call MPI
+ * (or under the first call's lock), read-only after. */
+typedef struct pm_settings {
+    /* MPI_THREAD_MULTIPLE was provided to this rank: the state shared
+     * between communicators (the registry of live states, the datatype
+     * table, the kept persistent requests, the stats) is guarded; under
+     * the other levels one thread at a time is in MPI and the guards cost
+     * nothing.  Rank-local: it never steers a decision, so ranks may
+     * differ in it. */
+    int threaded;
+    /* MPI_COMM_WORLD's node layout once its state is built (stats print
+     * it): nodes, most ranks on one, and where it came from
+     * (torus_node_source); nodes 0 until then. */
+    int nodes, per_node;
+    const char *node_src;
+    /* TORUS_COLL_REPRO=library: floating sums and products go to the library. */
+    int repro_library;
+    /* TORUS_COLL_PERSISTENT=start: persistent inits are intercepted and
+     * run at MPI_Start (pmpi_persist.c); otherwise they are the library's. */
+    int persist_start;
+    /* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
+    const char *ms_algorithm;
+} pm_settings;
+/* The settings' storage: named by pmpi_state.c alone, which writes it;
+ * every other file reads through pm__settings().  Inline, one load of the
+ * field and no call: MPI_Allreduce's fast path reads repro_library. */
+extern pm_settings pm__settings_store;
+static inline const pm_settings *pm__settings(void)
+{
+    return &pm__settings_store;
+}
 /* The adapter's one (recursive) lock around that shared state, taken only
- * when pm__threaded; pm__lock says whether it took it, for pm__unlock. */
+ * when threaded; pm__lock says whether it took it, for pm__unlock. */
 int pm__lock(void);
 void pm__unlock(int locked);
-/* MPI_COMM_WORLD's node layout once its state is built (stats print it):
- * nodes, most ranks on one, and where it came from (torus_node_source);
- * pm__nodes 0 until then. */
-extern int pm__nodes, pm__per_node;
-extern const char *pm__node_src;
-/* TORUS_COLL_REPRO=library: floating sums and products go to the library. */
-extern int pm__repro_library;
-/* TORUS_COLL_PERSISTENT=start: persistent inits are intercepted and run
- * at MPI_Start (pmpi_persist.c); otherwise they are the library's. */
-extern int pm__persist_start;
 
 /* PM_OK when the adapter is on; else the reason every call falls through.
  * Reads the environment and creates the attribute keys on first use. */
@@ -170,6 +191,7 @@ pm_why pm__ready(void);
  * first thing in MPI_Finalize.  The fast path of every call tests it
  * alone (a plain load on x86) and leaves everything else (the first-call
  * set-up, TORUS_COLL=off, after MPI_Finalize) to the full path. */
+/* A global, not behind a function: every exported call reads it inline first. */
 extern atomic_int pm__on;
 static inline int pm__is_on(void)
 {
@@ -186,6 +208,7 @@ pm_why pm__mode(void);
  * rank reaches it in the same call).  PM_OK with *out set, or why not.
  * MPI_COMM_WORLD's, once built, without a call (pm__world); the others
  * through their attribute (pm__comm_lookup). */
+/* A global: every call on MPI_COMM_WORLD reads it inline (pm__comm_cached). */
 extern pm_comm *_Atomic pm__world;
 pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out);
 /* The adapter's set-up on a program's communicator makes communicators of
@@ -211,6 +234,8 @@ typedef struct pm_last {
     pm_comm *pc;
     unsigned gen;
 } pm_last;
+/* Globals: every call on another communicator reads both inline
+ * (pm__comm_cached). */
 extern _Thread_local pm_last pm__last PM_TLS;
 extern atomic_uint pm__gen;
 /* comm's state when it is already built: MPI_COMM_WORLD's (published
@@ -256,8 +281,8 @@ int pm__result(pm_comm *pc, const char *opname, int rc);
  * apply (not under TORUS_COLL_LIBRARY=never or a TORUS_COLL_TABLE file)
  * and whether the shared area may be used (TORUS_COLL_FLAT). */
 void pm__route_init(int never, int flat);
-/* Fills pc's ranges and lib_all (pc->why, n, c, node_of and flat_state
- * set; again after a failed flat set-up). */
+/* Fills pc's ranges, calls and lib_all (pc->why, n, c and node_of set;
+ * again after a failed flat set-up, pm__flat_failed). */
 void pm__route_build(pm_comm *pc);
 /* The route of an ask range's call (kept in pc->asked). */
 const torus_coll_route *pm__route_ask(pm_comm *pc, pm_op op, size_t bytes);
@@ -290,7 +315,8 @@ static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
 
 /* ---- pmpi_flat.c -------------------------------------------------------- */
 
-/* The algorithm name the stats print for a call run on the shared area. */
+/* The algorithm name the stats print for a call run on the shared area.
+ * A global: a constant every call run there names inline (pm__ran). */
 extern const char pm__flat_name[];
 /* pc's shared area when *r (the route of op at `bytes`) sends the call
  * there, set up at the first such call (collective over pc->comm: every
@@ -299,12 +325,14 @@ extern const char pm__flat_name[];
  * ranges are built again without the area and *r becomes the call's
  * route from them. */
 struct torus_flat *pm__flat_routed(pm_comm *pc, pm_op op, size_t bytes, const torus_coll_route **r);
-/* Unmaps pc's area (pc dies; no message). */
+/* 1 when pc's area could not be set up (on some rank, so on all): the
+ * route must not send a call there. */
+int pm__flat_failed(const pm_comm *pc);
+/* Unmaps pc's area and frees what pmpi_flat.c keeps in pc (pc dies; no
+ * message). */
 void pm__flat_free(pm_comm *pc);
 
-/* TORUS_COLL_MULTISEND (NULL: multisend's own choice). */
-extern const char *pm__ms_algorithm;
-/* Frees what pmpi_neighbor.c keeps in pc (called when pc dies). */
+/* Frees what pmpi_neighbor.c keeps in pc, pc->nb (called when pc dies). */
 void pm__neighbor_free(pm_comm *pc);
 /* Reads pc's distributed graph once: PM_OK, or PM_WHY_TOPOLOGY. */
 pm_why pm__graph(pm_comm *pc);
@@ -361,6 +389,7 @@ typedef struct pm_named {
     MPI_Datatype lib_dt;
     pm_type t;
 } pm_named;
+/* A global: every call with a predefined type reads it inline (pm__named_fast). */
 extern pm_named pm__slots[PM_NSLOTS];
 
 static inline unsigned pm__slot_of(MPI_Datatype dt)
@@ -466,7 +495,8 @@ int pm__allreduce_library(pm_comm *pc, const void *sbuf, void *rbuf, int count, 
 /* ---- pmpi_stats.c ------------------------------------------------------- */
 
 /* Collecting per-call time and messages costs two clock reads: only with
- * TORUS_COLL_STATS=1. */
+ * TORUS_COLL_STATS=1.  A global: every call tests it inline (pm__fell,
+ * pm__empty) on its way to the library or back. */
 extern int pm__timing;
 
 /* A started intercepted call (stats only). */

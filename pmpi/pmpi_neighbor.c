@@ -30,56 +30,84 @@
 
 #include <stdlib.h>
 
-const char *pm__ms_algorithm;
+/* What a communicator keeps for its neighbourhood calls (pc->nb, made at
+ * its first one): the graph, read once, and the multisend plan of the
+ * last pattern.  Only this file sees the fields. */
+struct pm_neighbor {
+    int graph;         /* 0 not read yet, 1 a distributed graph, -1 none */
+    int indeg, outdeg;
+    int *srcs, *dests;
+    size_t *nv;        /* byte counts and displacements of this call */
+    torus_multisend *plan;
+};
+
+/* The graph's arrays and the plan (nb stays, its verdict with it). */
+static void arrays_free(pm_neighbor *nb)
+{
+    if (nb->plan)
+        torus_multisend_free(&nb->plan);
+    free(nb->srcs);
+    free(nb->dests);
+    free(nb->nv);
+    nb->srcs = nb->dests = NULL;
+    nb->nv = NULL;
+}
 
 void pm__neighbor_free(pm_comm *pc)
 {
-    if (pc->plan)
-        torus_multisend_free(&pc->plan);
-    free(pc->srcs);
-    free(pc->dests);
-    free(pc->nv);
-    pc->srcs = pc->dests = NULL;
-    pc->nv = NULL;
+    if (!pc->nb)
+        return;
+    arrays_free(pc->nb);
+    free(pc->nb);
+    pc->nb = NULL;
 }
 
-pm_why pm__graph(pm_comm *pc)
+/* Reads pc's graph into nb (graph 0): PM_OK, or PM_WHY_TOPOLOGY. */
+static pm_why graph_read(const pm_comm *pc, pm_neighbor *nb)
 {
-    if (pc->graph)
-        return pc->graph > 0 ? PM_OK : PM_WHY_TOPOLOGY;
-    pc->graph = -1;
+    nb->graph = -1;
     int topo = MPI_UNDEFINED, weighted = 0;
     if (PMPI_Topo_test(pc->comm, &topo) != MPI_SUCCESS || topo != MPI_DIST_GRAPH)
         return PM_WHY_TOPOLOGY;
-    PMPI_Dist_graph_neighbors_count(pc->comm, &pc->indeg, &pc->outdeg, &weighted);
-    size_t in = (size_t)pc->indeg, out = (size_t)pc->outdeg;
-    pc->srcs = malloc((in + 1) * sizeof *pc->srcs);
-    pc->dests = malloc((out + 1) * sizeof *pc->dests);
-    pc->nv = malloc(2 * (in + out + 1) * sizeof *pc->nv);
+    PMPI_Dist_graph_neighbors_count(pc->comm, &nb->indeg, &nb->outdeg, &weighted);
+    size_t in = (size_t)nb->indeg, out = (size_t)nb->outdeg;
+    nb->srcs = malloc((in + 1) * sizeof *nb->srcs);
+    nb->dests = malloc((out + 1) * sizeof *nb->dests);
+    nb->nv = malloc(2 * (in + out + 1) * sizeof *nb->nv);
     /* the weights are read only because MPI wants somewhere to put them */
     int *sw = weighted ? malloc((in + 1) * sizeof *sw) : MPI_UNWEIGHTED;
     int *dw = weighted ? malloc((out + 1) * sizeof *dw) : MPI_UNWEIGHTED;
-    int ok = pc->srcs && pc->dests && pc->nv && sw && dw;
+    int ok = nb->srcs && nb->dests && nb->nv && sw && dw;
     if (ok)
-        ok = PMPI_Dist_graph_neighbors(pc->comm, pc->indeg, pc->srcs, sw, pc->outdeg, pc->dests, dw) == MPI_SUCCESS;
+        ok = PMPI_Dist_graph_neighbors(pc->comm, nb->indeg, nb->srcs, sw, nb->outdeg, nb->dests, dw) == MPI_SUCCESS;
     if (weighted) {
         free(sw);
         free(dw);
     }
-    for (int i = 0; ok && i < pc->indeg; i++)
-        ok = pc->srcs[i] >= 0 && pc->srcs[i] < pc->n;
-    for (int i = 0; ok && i < pc->outdeg; i++)
-        ok = pc->dests[i] >= 0 && pc->dests[i] < pc->n;
+    for (int i = 0; ok && i < nb->indeg; i++)
+        ok = nb->srcs[i] >= 0 && nb->srcs[i] < pc->n;
+    for (int i = 0; ok && i < nb->outdeg; i++)
+        ok = nb->dests[i] >= 0 && nb->dests[i] < pc->n;
     if (!ok) {
-        free(pc->srcs);
-        free(pc->dests);
-        free(pc->nv);
-        pc->srcs = pc->dests = NULL;
-        pc->nv = NULL;
+        arrays_free(nb);
         return PM_WHY_TOPOLOGY;
     }
-    pc->graph = 1;
+    nb->graph = 1;
     return PM_OK;
+}
+
+pm_why pm__graph(pm_comm *pc)
+{
+    pm_neighbor *nb = pc->nb;
+    if (!nb) {
+        /* no room for the record: no graph this call, asked again next */
+        if (!(nb = calloc(1, sizeof *nb)))
+            return PM_WHY_TOPOLOGY;
+        pc->nb = nb;
+    }
+    if (nb->graph)
+        return nb->graph > 0 ? PM_OK : PM_WHY_TOPOLOGY;
+    return graph_read(pc, nb);
 }
 
 int pm__neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
@@ -95,10 +123,11 @@ int pm__neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
     if (!why)
         why = pm__graph(pc);
     pm_side ss = {0}, rs = {0};
+    pm_neighbor *nb = why ? NULL : pc->nb;
     if (!why) {
-        ss.cnt = pc->nv, ss.off = ss.cnt + pc->outdeg, rs.cnt = ss.off + pc->outdeg, rs.off = rs.cnt + pc->indeg;
-        if (pm__side(pc, &ss, PM_SCRATCH_SEND, sbuf, pc->outdeg, scounts, sdispls, st) ||
-            pm__side(pc, &rs, PM_SCRATCH_RECV, rbuf, pc->indeg, rcounts, rdispls, rt))
+        ss.cnt = nb->nv, ss.off = ss.cnt + nb->outdeg, rs.cnt = ss.off + nb->outdeg, rs.off = rs.cnt + nb->indeg;
+        if (pm__side(pc, &ss, PM_SCRATCH_SEND, sbuf, nb->outdeg, scounts, sdispls, st) ||
+            pm__side(pc, &rs, PM_SCRATCH_RECV, rbuf, nb->indeg, rcounts, rdispls, rt))
             why = PM_WHY_ARGS;
     }
     if (why) {
@@ -107,27 +136,27 @@ int pm__neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
     }
     pm_mark m = pm__start(pc);
     if (ss.packed)
-        pm__side_pack(pc, &ss, sbuf, pc->outdeg, scounts, sdispls, stype, st);
-    torus_multisend_spec spec = {.ndest = pc->outdeg, .dests = pc->dests, .scounts = ss.cnt, .sdispls = ss.off,
-                                 .nsrc = pc->indeg, .srcs = pc->srcs, .rcounts = rs.cnt, .rdispls = rs.off};
-    int changed = !pc->plan || torus_multisend_check(pc->plan, &spec) != 0, any = changed;
+        pm__side_pack(pc, &ss, sbuf, nb->outdeg, scounts, sdispls, stype, st);
+    torus_multisend_spec spec = {.ndest = nb->outdeg, .dests = nb->dests, .scounts = ss.cnt, .sdispls = ss.off,
+                                 .nsrc = nb->indeg, .srcs = nb->srcs, .rcounts = rs.cnt, .rdispls = rs.off};
+    int changed = !nb->plan || torus_multisend_check(nb->plan, &spec) != 0, any = changed;
     PMPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, pc->comm);
     pm__agreed(PM_NEIGHBOR_ALLTOALLV);
     int rc = 0;
     if (any) {
-        if (pc->plan)
-            torus_multisend_free(&pc->plan);
-        rc = torus_multisend_init(pc->c, &spec, pm__ms_algorithm, &pc->plan);
+        if (nb->plan)
+            torus_multisend_free(&nb->plan);
+        rc = torus_multisend_init(pc->c, &spec, pm__settings()->ms_algorithm, &nb->plan);
         pm__planned();
         m.msgs = pm__start(pc).msgs; /* the stats' msgs: the exchange's; a plan's set-up is in "plans" */
     }
     if (!rc)
-        rc = torus_multisend_start(pc->plan, ss.base, rs.base);
+        rc = torus_multisend_start(nb->plan, ss.base, rs.base);
     if (!rc)
-        rc = torus_multisend_wait(pc->plan);
+        rc = torus_multisend_wait(nb->plan);
     if (!rc && rs.packed)
-        pm__side_unpack(pc, &rs, rbuf, pc->indeg, rcounts, rdispls, rtype, rt);
-    pm__ran(PM_NEIGHBOR_ALLTOALLV, ss.total, rc ? NULL : torus_multisend_algorithm(pc->plan), m, pc);
+        pm__side_unpack(pc, &rs, rbuf, nb->indeg, rcounts, rdispls, rtype, rt);
+    pm__ran(PM_NEIGHBOR_ALLTOALLV, ss.total, rc ? NULL : torus_multisend_algorithm(nb->plan), m, pc);
     return pm__result(pc, "MPI_Neighbor_alltoallv", rc);
 }
 

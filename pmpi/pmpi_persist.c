@@ -102,7 +102,7 @@ PM_EXPORT int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MP
 {
     pm_comm *pc = NULL;
     pm_why why = pm__ready();
-    if (!why && !pm__persist_start)
+    if (!why && !pm__settings()->persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !pm__type(dt) || !request))
         why = PM_WHY_ARGS;
@@ -132,7 +132,7 @@ PM_EXPORT int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Da
     torus_op top = TORUS_OP_SUM;
     torus_dtype et = TORUS_UINT64;
     pm_why why = pm__ready();
-    if (!why && !pm__persist_start)
+    if (!why && !pm__settings()->persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || count < 0 || !(t = pm__type(dt)) || op == MPI_OP_NULL || !request))
         why = PM_WHY_ARGS;
@@ -166,7 +166,7 @@ PM_EXPORT int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
 {
     pm_comm *pc = NULL;
     pm_why why = pm__ready();
-    if (!why && !pm__persist_start)
+    if (!why && !pm__settings()->persist_start)
         why = PM_WHY_PERSISTENT;
     if (!why && (comm == MPI_COMM_NULL || !pm__type(stype) || !pm__type(rtype) || !request))
         why = PM_WHY_ARGS;

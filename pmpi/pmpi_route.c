@@ -46,10 +46,10 @@ void pm__route_init(int never, int flat)
 }
 
 
-/* Step 1. */
+/* Step 1 (kept in pc->calls: an ask range's call reads it). */
 static int calls_of(const pm_comm *pc)
 {
-    int flat = flat_setting && pc->flat_state >= 0 && pc->node_of;
+    int flat = flat_setting && !pm__flat_failed(pc) && pc->node_of;
     for (int r = 1; flat && r < pc->n; r++)
         flat = pc->node_of[r] == pc->node_of[0];
     return TORUS_ROUTE_FILE_CALLS | (compiled_calls ? TORUS_ROUTE_COMPILED_CALLS : 0) |
@@ -108,7 +108,7 @@ void pm__route_build(pm_comm *pc)
     memset(pc->nseg, 0, sizeof pc->nseg);
     if (pc->why != PM_OK || !pc->c)
         return;
-    int calls = calls_of(pc);
+    int calls = pc->calls = calls_of(pc);
     for (int op = 0; op < PM_NEIGHBOR_ALLTOALLV; op++)
         ranges_of(pc, (pm_op)op, calls);
     /* Step 3: not while calls are counted (the fast path counts nothing),
@@ -122,14 +122,14 @@ void pm__route_build(pm_comm *pc)
             if (!empty_only && (s->r.kind != TORUS_ROUTE_LIBRARY || s->r.from_file || s->ask))
                 all = 0;
         }
-        if (all && !(op == PM_ALLREDUCE && pm__repro_library))
+        if (all && !(op == PM_ALLREDUCE && pm__settings()->repro_library))
             pc->lib_all |= 1u << op;
     }
 }
 
 const torus_coll_route *pm__route_ask(pm_comm *pc, pm_op op, size_t bytes)
 {
-    torus_coll_route_of(pc->c, pm__coll_op(op), bytes, op == PM_ALLTOALL, calls_of(pc), &pc->asked);
+    torus_coll_route_of(pc->c, pm__coll_op(op), bytes, op == PM_ALLTOALL, pc->calls, &pc->asked);
     return &pc->asked;
 }
 

@@ -44,11 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pm__threaded;
-int pm__nodes, pm__per_node;
-const char *pm__node_src = "";
-int pm__repro_library;
-int pm__persist_start;
+pm_settings pm__settings_store = {.node_src = ""};
 
 /* PM_OK once set up and on; PM_WHY_OFF under TORUS_COLL=off, PM_WHY_SETUP
  * when the keys could not be made; PM_WHY_ARGS before MPI_Init and after
@@ -84,7 +80,7 @@ static void lk_make(void)
 
 int pm__lock(void)
 {
-    if (!pm__threaded)
+    if (!pm__settings_store.threaded)
         return 0;
     if (pthread_once(&lk_once, lk_make) || !lk_ok || pthread_mutex_lock(&lk)) {
         /* unguarded shared state under threads could corrupt the job's
@@ -311,7 +307,7 @@ static void init(int collective)
     char msg[700];
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
-    pm__threaded = level == MPI_THREAD_MULTIPLE;
+    pm__settings_store.threaded = level == MPI_THREAD_MULTIPLE;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_n);
     int bad = check_settings(msg, sizeof msg);
     if (collective) {
@@ -331,8 +327,8 @@ static void init(int collective)
         torus_coll_table_off();
     }
     pm__timing = set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on");
-    pm__repro_library = set_is("TORUS_COLL_REPRO", "library");
-    pm__persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
+    pm__settings_store.repro_library = set_is("TORUS_COLL_REPRO", "library");
+    pm__settings_store.persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
     pm__route_init(set_is("TORUS_COLL_LIBRARY", "never"), !set_is("TORUS_COLL_FLAT", "off"));
     if (set_is("TORUS_COLL", "off") || set_is("TORUS_COLL", "0")) {
         mode = PM_WHY_OFF;
@@ -343,7 +339,7 @@ static void init(int collective)
         dims_env = NULL;
     const char *ms = kit_setting("TORUS_COLL_MULTISEND");
     if (ms && *ms && strcmp(ms, "auto"))
-        pm__ms_algorithm = ms;
+        pm__settings_store.ms_algorithm = ms;
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS ||
         pm__types_init()) {
         mode = PM_WHY_SETUP;
@@ -439,9 +435,9 @@ static int build_on(pm_comm *pc)
     }
     PMPI_Allgather(&ni.node, 1, MPI_INT, pc->node_of, 1, MPI_INT, pc->comm);
     if (pc->comm == MPI_COMM_WORLD) {
-        pm__nodes = ni.nnodes;
-        pm__per_node = ni.max_per_node;
-        pm__node_src = torus_node_source(&ni);
+        pm__settings_store.nodes = ni.nnodes;
+        pm__settings_store.per_node = ni.max_per_node;
+        pm__settings_store.node_src = torus_node_source(&ni);
     }
     torus_node_free(&ni);
     if (torus_mpi_create(&pc->tm, pc->comm, &pc->map, pc->me, 1, 0, err, sizeof err)) {

@@ -47,7 +47,7 @@ static void bump(counter *c, uint64_t v)
 {
     if (!pm__timing) /* nobody will read them: nothing on the call's path */
         return;
-    if (pm__threaded)
+    if (pm__settings()->threaded)
         atomic_fetch_add_explicit(c, v, memory_order_relaxed);
     else
         atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v, memory_order_relaxed);
@@ -193,9 +193,10 @@ void pm__print_stats(pm_why mode)
         return;
     fprintf(stderr, "torus_pmpi: stats over %d ranks%s (each figure the largest over ranks)\n", n,
             mode == PM_WHY_OFF ? ", TORUS_COLL=off" : "");
-    if (pm__nodes)
-        fprintf(stderr, "torus_pmpi: nodes: %d, %d ranks per node at most (from %s)\n", pm__nodes, pm__per_node,
-                pm__node_src);
+    const pm_settings *set = pm__settings();
+    if (set->nodes)
+        fprintf(stderr, "torus_pmpi: nodes: %d, %d ranks per node at most (from %s)\n", set->nodes, set->per_node,
+                set->node_src);
     for (int op = 0; op < PM_NOPS; op++) {
         const uint64_t *s = all[op];
         char line[1024];

@@ -428,7 +428,7 @@ pm_why pm__reduction(const pm_type *t, torus_op op, torus_dtype *dt)
         return PM_WHY_DATATYPE;
     if (!torus_coll_reduce_defined((torus_dtype)cls, op))
         return PM_WHY_TYPE_OP;
-    if (pm__repro_library && (op == TORUS_OP_SUM || op == TORUS_OP_PROD) && floating(cls))
+    if (pm__settings()->repro_library && (op == TORUS_OP_SUM || op == TORUS_OP_PROD) && floating(cls))
         return PM_WHY_REPRO;
     *dt = (torus_dtype)cls;
     return PM_OK;

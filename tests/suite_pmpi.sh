@@ -34,6 +34,30 @@ pm_expect() {
     ok "$desc: $line"
 }
 
+# Each field of a communicator's state is written by its owner file alone
+# (tests/check_owners.sh reads the owners from pmpi_impl.h), and a copy
+# with a write from the wrong file, and a read of the settings' storage,
+# is refused with those lines.
+if out=$(bash tests/check_owners.sh . 2>&1) && grep -qE '^check-owners: fields [1-9][0-9]*, files [1-9][0-9]*, bad 0$' <<<"$out"; then
+    ok "pm_comm's fields written by their owners only: $out"
+else
+    bad "pm_comm's owners: $out"
+fi
+mkdir -p "$TMP/owners"
+cp -r pmpi "$TMP/owners/"
+printf 'static void wrong_owner(pm_comm *pc) { pc->seg[0][0].hi = 1; pc->area = 0; }\n' >>"$TMP/owners/pmpi/pmpi_calls.c"
+printf 'static int wrong_reader(void) { return pm__settings_store.threaded; }\n' >>"$TMP/owners/pmpi/pmpi_stats.c"
+out=$(bash tests/check_owners.sh "$TMP/owners" 2>&1)
+rc=$?
+if [ $rc = 1 ] && grep -q 'pmpi_calls.c:[0-9]*: writes pm_comm.seg, owned by pmpi/pmpi_route.c' <<<"$out" &&
+    grep -q 'pmpi_calls.c:[0-9]*: writes pm_comm.area, owned by pmpi/pmpi_flat.c' <<<"$out" &&
+    grep -q 'pmpi_stats.c:[0-9]*: names pm__settings_store' <<<"$out" && grep -q ', bad 3$' <<<"$out"; then
+    ok "check_owners refuses writes from the wrong file: $(tail -1 <<<"$out")"
+else
+    bad "check_owners missed a wrong write (exit $rc): $out"
+fi
+rm -rf "$TMP/owners"
+
 # The exact stats below count what the torus library runs: with the
 # compiled rows off (select.table's mpi rows hand small calls on 2-rank
 # communicators to the library, "faster"), so that a row tuned later
