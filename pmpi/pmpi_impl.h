@@ -270,6 +270,9 @@ static inline pm_why pm__comm(MPI_Comm comm, pm_comm **out)
  * that cannot get it stops the job (exit 3): the other ranks are already
  * inside the collective, so it cannot fall through alone. */
 void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what);
+/* Stops the job (exit 3) with one line: this rank is out of memory for
+ * bytes of what, inside a call the other ranks are already in. */
+_Noreturn void pm__no_memory(const pm_comm *pc, size_t bytes, const char *what);
 
 /* After a torus call: 0 -> MPI_SUCCESS; an error -> one line on stderr and
  * the communicator's error handler (fatal by default). */

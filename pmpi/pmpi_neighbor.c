@@ -77,9 +77,11 @@ static pm_why graph_read(const pm_comm *pc, pm_neighbor *nb)
     /* the weights are read only because MPI wants somewhere to put them */
     int *sw = weighted ? malloc((in + 1) * sizeof *sw) : MPI_UNWEIGHTED;
     int *dw = weighted ? malloc((out + 1) * sizeof *dw) : MPI_UNWEIGHTED;
-    int ok = nb->srcs && nb->dests && nb->nv && sw && dw;
-    if (ok)
-        ok = PMPI_Dist_graph_neighbors(pc->comm, nb->indeg, nb->srcs, sw, nb->outdeg, nb->dests, dw) == MPI_SUCCESS;
+    /* the other ranks run the plan: this one cannot fall through alone */
+    if (!nb->srcs || !nb->dests || !nb->nv || !sw || !dw)
+        pm__no_memory(pc, (in + out + 1) * (sizeof(int) + 2 * sizeof(size_t)), "MPI_Neighbor_alltoallv's graph");
+    int ok =
+        PMPI_Dist_graph_neighbors(pc->comm, nb->indeg, nb->srcs, sw, nb->outdeg, nb->dests, dw) == MPI_SUCCESS;
     if (weighted) {
         free(sw);
         free(dw);
@@ -100,9 +102,9 @@ pm_why pm__graph(pm_comm *pc)
 {
     pm_neighbor *nb = pc->nb;
     if (!nb) {
-        /* no room for the record: no graph this call, asked again next */
+        /* the other ranks run the plan: this one cannot fall through alone */
         if (!(nb = calloc(1, sizeof *nb)))
-            return PM_WHY_TOPOLOGY;
+            pm__no_memory(pc, sizeof *nb, "MPI_Neighbor_alltoallv's graph");
         pc->nb = nb;
     }
     if (nb->graph)

@@ -538,16 +538,20 @@ pm_why pm__comm_lookup(MPI_Comm comm, pm_comm **out)
     return pc->why;
 }
 
+_Noreturn void pm__no_memory(const pm_comm *pc, size_t bytes, const char *what)
+{
+    fprintf(stderr, "torus_pmpi: rank %d: out of memory for %zu bytes (%s)\n", pc->me, bytes, what);
+    PMPI_Abort(pc->comm, KIT_EXIT_RESOURCE);
+    _Exit(KIT_EXIT_RESOURCE); /* MPI_Abort does not return; if it did, still stop */
+}
+
 void *pm__scratch(pm_comm *pc, int slot, size_t bytes, const char *what)
 {
     if (bytes <= pc->tmp_cap[slot])
         return pc->tmp[slot];
     void *p = realloc(pc->tmp[slot], bytes);
-    if (!p) {
-        fprintf(stderr, "torus_pmpi: rank %d: out of memory for %zu bytes of scratch (%s)\n", pc->me, bytes, what);
-        PMPI_Abort(pc->comm, KIT_EXIT_RESOURCE);
-        return NULL;
-    }
+    if (!p)
+        pm__no_memory(pc, bytes, what);
     pc->tmp[slot] = p;
     pc->tmp_cap[slot] = bytes;
     return p;
