@@ -70,16 +70,17 @@ static pm_why graph_read(const pm_comm *pc, pm_neighbor *nb)
     if (PMPI_Topo_test(pc->comm, &topo) != MPI_SUCCESS || topo != MPI_DIST_GRAPH)
         return PM_WHY_TOPOLOGY;
     PMPI_Dist_graph_neighbors_count(pc->comm, &nb->indeg, &nb->outdeg, &weighted);
-    size_t in = (size_t)nb->indeg, out = (size_t)nb->outdeg;
-    nb->srcs = malloc((in + 1) * sizeof *nb->srcs);
-    nb->dests = malloc((out + 1) * sizeof *nb->dests);
-    nb->nv = malloc(2 * (in + out + 1) * sizeof *nb->nv);
+    size_t in = (size_t)nb->indeg + 1, out = (size_t)nb->outdeg + 1; /* + 1: never malloc(0) */
+    nb->srcs = malloc(in * sizeof(int));
+    nb->dests = malloc(out * sizeof(int));
+    nb->nv = malloc(2 * (in + out) * sizeof(size_t));
     /* the weights are read only because MPI wants somewhere to put them */
-    int *sw = weighted ? malloc((in + 1) * sizeof *sw) : MPI_UNWEIGHTED;
-    int *dw = weighted ? malloc((out + 1) * sizeof *dw) : MPI_UNWEIGHTED;
+    int *sw = weighted ? malloc(in * sizeof(int)) : MPI_UNWEIGHTED;
+    int *dw = weighted ? malloc(out * sizeof(int)) : MPI_UNWEIGHTED;
     /* the other ranks run the plan: this one cannot fall through alone */
     if (!nb->srcs || !nb->dests || !nb->nv || !sw || !dw)
-        pm__no_memory(pc, (in + out + 1) * (sizeof(int) + 2 * sizeof(size_t)), "MPI_Neighbor_alltoallv's graph");
+        pm__no_memory(pc, (in + out) * ((weighted ? 2 : 1) * sizeof(int) + 2 * sizeof(size_t)),
+                      "MPI_Neighbor_alltoallv's graph");
     int ok =
         PMPI_Dist_graph_neighbors(pc->comm, nb->indeg, nb->srcs, sw, nb->outdeg, nb->dests, dw) == MPI_SUCCESS;
     if (weighted) {

@@ -45,7 +45,6 @@ void pm__route_init(int never, int flat)
     flat_setting = flat;
 }
 
-
 /* Step 1 (kept in pc->calls: an ask range's call reads it). */
 static int calls_of(const pm_comm *pc)
 {

@@ -17,7 +17,7 @@
 # takes System V shared memory (UCX_TLS=sysv,cma,self: kernel IPC memory,
 # not a file in /dev/shm), not TCP: under UCX_TLS=tcp,self, UCX 1.13's TCP
 # transport left ranks in MPI_Finalize after a finished run, 3 of 40 runs
-# of ra_base and of ra_opt alike (docs/running.md); Open MPI runs its TCP
+# of ra_base and of ra_opt alike (docs/reliability.md); Open MPI runs its TCP
 # BTL (--mca btl self,tcp).  Sourced by tests/run_tests.sh.
 
 res_pre="LD_PRELOAD=$PWD/lib/$MPI/libtorus_pmpi.so"

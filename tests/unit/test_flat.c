@@ -7,6 +7,7 @@
  */
 #include "torus_flat.h"
 
+#include "kit_mix.h"
 #include "test.h"
 
 #include <omp.h>
@@ -171,10 +172,10 @@ static int root_mode;
 static int bcast_barrier_body(torus_flat *f, int me, int n)
 {
     int errs = 0;
-    uint64_t x = 777;
+    uint64_t seed = 777;
     unsigned char buf[64];
     for (int k = 1; k <= 300; k++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t x = kit_splitmix64_next(&seed);
         int root = root_mode == 0 ? n - 1 : root_mode == 1 ? k % n : (int)(x >> 40) % n;
         for (size_t i = 0; i < sizeof buf; i++)
             buf[i] = pattern(k, me, i);
@@ -202,10 +203,10 @@ static void t_barrier_after_bcast(void)
 static int mixed_body(torus_flat *f, int me, int n)
 {
     int errs = 0;
-    uint64_t x = 12345;
+    uint64_t seed = 12345;
     unsigned char buf[CAP], out[CAP];
     for (int call = 0; call < 1000; call++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t x = kit_splitmix64_next(&seed);
         int op = (int)(x >> 60) % 4, root = (int)(x >> 40) % n;
         size_t bytes = (size_t)(x >> 20) % (CAP / (size_t)n + 1);
         for (size_t i = 0; i < bytes; i++)

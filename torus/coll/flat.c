@@ -167,6 +167,14 @@ static uint64_t wait_for(const torus_flat *f, _Atomic uint64_t *w, uint64_t k)
     return v;
 }
 
+/* A call that is not a bcast begins: the next call's number, and no
+ * guess of a next root for a barrier (only a bcast makes one). */
+static void begin(torus_flat *f)
+{
+    f->k++;
+    f->lead = -1;
+}
+
 /* Step 1: nobody reads this rank's buffer k mod G from call k-G any more
  * (the done counts read last time answer most calls without a load). */
 static void wait_done(const torus_flat *f)
@@ -195,8 +203,7 @@ static void wait_all(const torus_flat *f)
 int torus_flat_barrier(torus_flat *f)
 {
     int lead = f->lead;
-    f->k++;
-    f->lead = -1;
+    begin(f);
     wait_done(f);
     if (lead < 0) {
         publish(f, 0);
@@ -239,8 +246,7 @@ int torus_flat_allreduce(torus_flat *f, const void *s, void *d, size_t count, to
     size_t bytes = count * torus_dtype_size(t);
     if (!fn || bytes > f->cap)
         return TORUS_COLL_EARG;
-    f->k++;
-    f->lead = -1;
+    begin(f);
     wait_done(f);
     memcpy(data(f, f->me), s, bytes);
     publish(f, 0);
@@ -259,8 +265,7 @@ int torus_flat_alltoall(torus_flat *f, const void *s, void *d, size_t block)
 {
     if (block && (size_t)f->n > f->cap / block)
         return TORUS_COLL_EARG;
-    f->k++;
-    f->lead = -1;
+    begin(f);
     wait_done(f);
     memcpy(data(f, f->me), s, (size_t)f->n * block);
     publish(f, 0);
