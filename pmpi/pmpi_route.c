@@ -31,6 +31,7 @@
  * takes the same route.
  */
 #include "pmpi_impl.h"
+#include "torus_flat.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -69,8 +70,9 @@ static void ranges_of(pm_comm *pc, pm_op op, int calls)
     uint64_t last = op == PM_BARRIER || op == PM_ALLTOALLV ? 0 : UINT64_MAX;
     pm_seg *s = pc->seg[op];
     int n = 0;
-    /* the area holds at most PM_FLAT_MAX bytes a slot: above, the torus algorithm */
-    uint64_t flat_max = op == PM_ALLTOALL ? PM_FLAT_MAX / (uint64_t)pc->n : PM_FLAT_MAX;
+    /* the area holds at most PM_FLAT_MAX bytes a slot: above, the torus
+     * algorithm; a bcast goes through it in pieces, at any size */
+    uint64_t flat_max = op == PM_BCAST ? UINT64_MAX : op == PM_ALLTOALL ? PM_FLAT_MAX / (uint64_t)pc->n : PM_FLAT_MAX;
     for (uint64_t b = 0;;) {
         torus_coll_route r;
         torus_coll_route_of(pc->c, top, b, uniform, calls, &r);
@@ -140,7 +142,9 @@ size_t pm__route_flat_bytes(const pm_comm *pc)
             const torus_coll_route *r = &pc->seg[op][i].r;
             if (r->kind != TORUS_ROUTE_FLAT)
                 continue;
-            size_t need = op == PM_ALLTOALL ? (size_t)r->hi * (size_t)pc->n : (size_t)r->hi;
+            size_t need = op == PM_ALLTOALL ? (size_t)r->hi * (size_t)pc->n
+                          : op == PM_BCAST && r->hi > TORUS_FLAT_PIECE ? TORUS_FLAT_PIECE
+                                                                       : (size_t)r->hi;
             cap = need > cap ? need : cap;
         }
     return cap;

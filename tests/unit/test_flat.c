@@ -1,7 +1,8 @@
 /*
  * test_flat.c - the shared-area collectives (torus/coll/flat.c) with one
  * thread per rank over plain memory: every root, size and op, results
- * checked bit for bit, calls of different ops back to back (the slot
+ * checked bit for bit, a bcast larger than a buffer (in pieces), calls
+ * of different ops back to back (the slot
  * reuse protocol), a fixed root running ahead of slow readers, and the
  * arguments it refuses.
  */
@@ -58,13 +59,15 @@ static long on_threads(int n, body_fn body)
     return got == n ? errs : -1;
 }
 
+/* Sizes to five buffers and a bit: a bcast larger than a buffer goes in
+ * pieces, one call number each; every tenth call a whole number of them. */
 static int bcast_body(torus_flat *f, int me, int n)
 {
     int errs = 0;
-    unsigned char buf[CAP];
+    static _Thread_local unsigned char buf[5 * CAP + 3];
     for (int call = 0; call < 300; call++) {
         int root = call % n;
-        size_t bytes = (size_t)(call * 37) % (CAP + 1);
+        size_t bytes = call % 10 ? (size_t)(call * 37) % sizeof buf : (size_t)(call / 10 % 6) * CAP;
         for (size_t i = 0; i < bytes; i++)
             buf[i] = me == root ? pattern(call, root, i) : 0;
         errs += torus_flat_bcast(f, buf, bytes, root) != 0;
@@ -204,11 +207,12 @@ static int mixed_body(torus_flat *f, int me, int n)
 {
     int errs = 0;
     uint64_t seed = 12345;
-    unsigned char buf[CAP], out[CAP];
+    unsigned char buf[3 * CAP], out[CAP];
     for (int call = 0; call < 1000; call++) {
         uint64_t x = kit_splitmix64_next(&seed);
         int op = (int)(x >> 60) % 4, root = (int)(x >> 40) % n;
-        size_t bytes = (size_t)(x >> 20) % (CAP / (size_t)n + 1);
+        /* a bcast also in pieces (to three buffers) */
+        size_t bytes = (size_t)(x >> 20) % (op == 1 ? sizeof buf + 1 : CAP / (size_t)n + 1);
         for (size_t i = 0; i < bytes; i++)
             buf[i] = pattern(call, me, i);
         if (op == 0)
@@ -301,13 +305,20 @@ static void t_refuses(void)
     ASSERT_TRUE(f != NULL);
     unsigned char b[CAP + 8] = {0};
     ASSERT_EQ_INT(torus_flat_cap(f), CAP);
-    ASSERT_EQ_INT(torus_flat_bcast(f, b, CAP + 1, 0), TORUS_COLL_EARG);
     ASSERT_EQ_INT(torus_flat_bcast(f, b, 8, 1), TORUS_COLL_EARG);
     ASSERT_EQ_INT(torus_flat_allreduce(f, b, b, CAP / 8 + 1, TORUS_DOUBLE, TORUS_OP_SUM), TORUS_COLL_EARG);
     ASSERT_EQ_INT(torus_flat_allreduce(f, b, b, 1, TORUS_DOUBLE, TORUS_OP_BXOR), TORUS_COLL_EARG);
     ASSERT_EQ_INT(torus_flat_alltoall(f, b, b, CAP + 1), TORUS_COLL_EARG);
     /* a refused call is no call: the next one still works */
     ASSERT_EQ_INT(torus_flat_bcast(f, b, CAP, 0), 0);
+    /* larger than a buffer: in pieces, not refused */
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, CAP + 8, 0), 0);
+    torus_flat_destroy(f);
+    /* an area without data buffers (a barrier's only): no piece holds a byte */
+    f = torus_flat_create(1, 0, 0, area, NULL, NULL);
+    ASSERT_TRUE(f != NULL);
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, 1, 0), TORUS_COLL_EARG);
+    ASSERT_EQ_INT(torus_flat_bcast(f, b, 0, 0), 0);
     torus_flat_destroy(f);
     free(area);
 }

@@ -32,6 +32,12 @@
  *      allreduce reduces slot 0, 1, ... n-1 in rank order (the same bits on
  *      every rank), alltoall copies its block of each slot;
  *   4. it publishes k in its done line.
+ * A bcast of more than a piece (TORUS_FLAT_PIECE, or cap when smaller)
+ *   goes as consecutive calls of a piece each, steps 1-4 for every one:
+ *   the root copies piece i+1 into the next buffer while its readers copy
+ *   piece i out, runs up to G-1 pieces ahead of them, and the area stays
+ *   the size of the small calls' however large the bcast (every rank cuts
+ *   the same pieces: MPI makes a bcast's bytes match on every rank).
  * A barrier publishes no data; it has two forms.  Every rank publishes
  *   and waits for all (one line transfer, the last to arrive leaving
  *   first), unless the last call was a bcast: then one rank, the one
@@ -48,10 +54,12 @@
  *   alike, is the same on every rank.
  * Cost: one cache-line transfer per published line, the n-1 reads of step
  *   3 in parallel: T = about 1 line transfer + the copies for a call of 48
- *   bytes or less (a message costs a library 0.2-0.9 us at 2 ranks here, a
- *   line transfer about 0.05-0.2 us).  Each rank reads n-1 slots: the calls
- *   are for small n and small data (the adapter's rows,
- *   pmpi/pmpi_flat.c).  A sequence word and a done line are written only
+ *   bytes or less; a bcast of m pieces of P bytes about (m + 1) copies of
+ *   P and m line transfers, where a single buffer would take two copies
+ *   of the whole one after the other (a message costs a library 0.2-0.9
+ *   us at 2 ranks here, a line transfer about 0.05-0.2 us).  Each rank
+ *   reads n-1 slots: the calls are for small n and small data (the
+ *   adapter's rows, pmpi/pmpi_flat.c).  A sequence word and a done line are written only
  *   by their rank, so no line has two writers.
  * A waiting rank spins TORUS_FLAT_SPIN polls (a load each, some 20-40 us:
  * a peer copying 16-64 KiB takes microseconds, and a waiter that went to
@@ -219,10 +227,9 @@ int torus_flat_barrier(torus_flat *f)
     return 0;
 }
 
-int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
+/* Steps 1-4 of one bcast call of at most cap bytes. */
+static void bcast_piece(torus_flat *f, unsigned char *buf, size_t bytes, int root)
 {
-    if (bytes > f->cap || root < 0 || root >= f->n)
-        return TORUS_COLL_EARG;
     f->k++;
     if (f->me == root) {
         wait_done(f);
@@ -232,11 +239,25 @@ int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
         wait_for(f, seq_of(f, root), f->k);
         memcpy(buf, data(f, root), bytes);
     }
+    publish(f, 1);
+}
+
+int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
+{
+    if (root < 0 || root >= f->n || (bytes > f->cap && !f->cap))
+        return TORUS_COLL_EARG;
+    /* more than a buffer: pieces of cap bytes, each a call of its own (the
+     * count is the same on every rank: MPI makes the bytes match) */
+    size_t at = 0, most = f->cap < TORUS_FLAT_PIECE ? f->cap : TORUS_FLAT_PIECE;
+    do {
+        size_t piece = bytes - at < most ? bytes - at : most;
+        bcast_piece(f, (unsigned char *)buf + at, piece, root);
+        at += piece;
+    } while (at < bytes);
     if (f->root >= 0)
         f->step = (root - f->root + f->n) % f->n;
     f->root = root;
     f->lead = (root + f->step) % f->n;
-    publish(f, 1);
     return 0;
 }
 

@@ -29,6 +29,14 @@
  * 2 ranks for the 64 KiB bcast row). */
 #define TORUS_FLAT_GENERATIONS 4
 
+/* A bcast of more bytes goes through the area in pieces of this many (or
+ * of the slot's cap, when smaller), each a call of its own: the root
+ * copies piece i+1 into the next buffer while its readers copy piece i
+ * out, and the area stays the size of the small calls'. */
+#ifndef TORUS_FLAT_PIECE
+#define TORUS_FLAT_PIECE ((size_t)64 << 10)
+#endif
+
 typedef struct torus_flat torus_flat;
 
 /* Bytes of one rank's slot for `cap` data bytes (the area is n of them). */
