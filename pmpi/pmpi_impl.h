@@ -498,8 +498,10 @@ int pm__allreduce_library(pm_comm *pc, const void *sbuf, void *rbuf, int count, 
 /* ---- pmpi_stats.c ------------------------------------------------------- */
 
 /* Collecting per-call time and messages costs two clock reads: only with
- * TORUS_COLL_STATS=1.  A global: every call tests it inline (pm__fell,
- * pm__empty) on its way to the library or back. */
+ * TORUS_COLL_STATS set (1 or on: PM_STATS_HUMAN; kv: PM_STATS_KV, the
+ * same figures as key=value lines).  A global: every call tests it inline
+ * (pm__fell, pm__empty) on its way to the library or back. */
+enum { PM_STATS_OFF = 0, PM_STATS_HUMAN, PM_STATS_KV };
 extern int pm__timing;
 
 /* A started intercepted call (stats only). */
@@ -513,7 +515,7 @@ typedef struct pm_mark {
 void pm__count_fell(pm_op op, pm_why why);
 void pm__count_empty(pm_op op);
 int pm__counted_empty(pm_op op);
-/* A call went to the library for why: counted under TORUS_COLL_STATS=1,
+/* A call went to the library for why: counted under TORUS_COLL_STATS set,
  * else one test of a flag and no call on the way to the library. */
 static inline void pm__fell(pm_op op, pm_why why)
 {
@@ -535,8 +537,9 @@ static inline void pm__empty(pm_op op)
  * collective ran. */
 void pm__planned(void);
 void pm__agreed(pm_op op);
-/* At MPI_Finalize with TORUS_COLL_STATS=1: rank 0 of MPI_COMM_WORLD prints
- * one line per operation and a summary (collective over MPI_COMM_WORLD). */
+/* At MPI_Finalize with TORUS_COLL_STATS set: rank 0 of MPI_COMM_WORLD
+ * prints one line per operation and a summary, in the form pm__timing says
+ * (collective over MPI_COMM_WORLD). */
 void pm__print_stats(pm_why mode);
 
 #endif

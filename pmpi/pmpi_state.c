@@ -2,7 +2,7 @@
  * pmpi_state.c - the adapter's settings and its per-communicator state.
  *
  * Settings come from the environment, read once right after MPI_Init:
- * TORUS_COLL=on|off, TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1|0,
+ * TORUS_COLL=on|off, TORUS_COLL_DIMS=shape, TORUS_COLL_STATS=1|0|kv,
  * TORUS_COLL_REPRO=torus|library (the numeric policy, pmpi_types.c),
  * TORUS_COLL_MULTISEND=name (MPI_Neighbor_alltoallv's plans) and the
  * library's own TORUS_COLL_<OP>=name, checked here so that a bad value
@@ -326,7 +326,9 @@ static void init(int collective)
                             "table is used\n");
         torus_coll_table_off();
     }
-    pm__timing = set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on");
+    pm__timing = set_is("TORUS_COLL_STATS", "kv")                                          ? PM_STATS_KV
+                 : set_is("TORUS_COLL_STATS", "1") || set_is("TORUS_COLL_STATS", "on") ? PM_STATS_HUMAN
+                                                                                       : PM_STATS_OFF;
     pm__settings_store.repro_library = set_is("TORUS_COLL_REPRO", "library");
     pm__settings_store.persist_start = set_is("TORUS_COLL_PERSISTENT", "start");
     pm__route_init(set_is("TORUS_COLL_LIBRARY", "never"), !set_is("TORUS_COLL_FLAT", "off"));

@@ -35,6 +35,40 @@ jkey() {
         sed -e 's/^"[^"]*": //' -e 's/^"\(.*\)"$/\1/'
 }
 
+# The MPI adapter's stats under TORUS_COLL_STATS=kv (pmpi/pmpi_stats.c),
+# one line per operation and a summary in $TMP/err:
+#   torus_pmpi_stats: op=allreduce calls=14 torus=12 alg.empty=2 ... fell_through=2 why.user_op=1 why.repro=1
+#   torus_pmpi_stats: op=summary calls=.. torus=.. fell_through=.. most=user_op most_n=30 ranks=4
+# (not named stat: the suites are sourced into one shell, where stat(1)
+# is used)
+# pm_kv_line OP [FILE] : the whole line of OP
+pm_kv_line() { grep -m1 "^torus_pmpi_stats: op=$1 " "${2:-$TMP/err}"; }
+# pm_stat OP KEY [FILE] : KEY's value on OP's line; 0 for an alg. or why.
+# key it lacks (only nonzero counts are printed); empty when OP has no line
+pm_stat() {
+    local line
+    line=$(pm_kv_line "$1" "${3:-}") || return 0
+    awk -v k="$2" '{ for (i = 2; i <= NF; i++) { e = index($i, "="); if (substr($i, 1, e - 1) == k) { print substr($i, e + 1); exit } }
+        if (k ~ /^(alg|why)\./) print 0 }' <<<"$line"
+}
+# pm_expect DESC OP KEY=ERE... : OP's line in $TMP/err has every KEY with a
+# value the whole of which matches ERE (pm_stat's value: 0 for an absent
+# alg./why. count); one ok or bad
+pm_expect() {
+    local desc=$1 op=$2 line kv k got
+    shift 2
+    line=$(pm_kv_line "$op")
+    for kv in "$@"; do
+        k=${kv%%=*}
+        got=$(pm_stat "$op" "$k")
+        if [ -z "$line" ] || ! [[ "$got" =~ ^(${kv#*=})$ ]]; then
+            bad "$desc: $op: $k=${got:-(none)}, want /${kv#*=}/: ${line:-(no stats line)}"
+            return
+        fi
+    done
+    ok "$desc: $line"
+}
+
 # expect_run DESC EXPECTED_FP : checks the last run's exit code, errors, pending and fingerprint
 expect_exact() {
     local desc=$1 want=$2 rc=$3

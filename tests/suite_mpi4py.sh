@@ -23,13 +23,11 @@ elif ! "$M4_PY" -c 'import mpi4py' 2>/dev/null; then
 elif [ ! -f "$M4_LIB" ]; then
     bad "mpi4py: $M4_LIB not built (make all MPI=$MPI)"
 else
-    # m4_line OP : OP's stats line in $TMP/err
-    m4_line() { grep -m1 "^torus_pmpi: $1: calls " "$TMP/err"; }
     for n in 2 3; do
         run_mpi $n "$M4_PY" "$M4_PROG"
         rc_plain=$?
         plain=$(grep '^mpi4py ' "$TMP/out")
-        run_mpi $n env LD_PRELOAD="$M4_LIB" TORUS_COLL_STATS=1 "$M4_PY" "$M4_PROG"
+        run_mpi $n env LD_PRELOAD="$M4_LIB" TORUS_COLL_STATS=kv "$M4_PY" "$M4_PROG"
         rc_pre=$?
         pre=$(grep '^mpi4py ' "$TMP/out")
         if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && [[ "$pre" == *" thread multiple checks "*" errors 0 digest "* ]] &&
@@ -46,16 +44,16 @@ else
         # "faster"; under Open MPI its barrier, bcast and alltoall there),
         # so at 2 ranks an op may have gone to the library entirely
         for op in barrier bcast allreduce alltoall alltoallv neighbor_alltoallv; do
-            line=$(m4_line $op)
-            torus=$(sed -n 's/.* torus \([0-9]*\) .*/\1/p' <<<"$line")
-            fell=$(sed -n 's/.*fell_through \([0-9]*\).*/\1/p' <<<"$line")
-            reasons=$(sed -n 's/.*fell_through [0-9]* (\(.*\))$/\1/p' <<<"$line")
-            rest=${reasons#intercomm [0-9]*}
-            rest=${rest#, }
+            # (tests/lib.sh's pm_stat: the TORUS_COLL_STATS=kv line's keys)
+            line=$(pm_kv_line $op)
+            torus=$(pm_stat $op torus)
+            fell=$(pm_stat $op fell_through)
+            faster=$(pm_stat $op why.faster)
+            inter=$(pm_stat $op why.intercomm)
+            other=$((${fell:-0} - ${inter:-0} - ${faster:-0}))
             want_torus=1
-            [ $n = 2 ] && [[ "$rest" == faster* ]] && want_torus=0
-            if [ -n "$line" ] && [ "${torus:-0}" -ge $want_torus ] &&
-                { [ "${fell:-x}" = 0 ] || [[ "$rest" =~ ^(faster\ [0-9]+)?$ ]]; }; then
+            [ $n = 2 ] && [ "${faster:-0}" -gt 0 ] && want_torus=0
+            if [ -n "$line" ] && [ "${torus:-0}" -ge $want_torus ] && [ "$other" = 0 ]; then
                 ok "mpi4py n=$n: the adapter ran $op: $line"
             else
                 bad "mpi4py n=$n: $op: ${line:-(no stats line)}"

@@ -44,13 +44,10 @@ layout() {
         echo "$(key nodes)/$(key ranks_per_node)/$(key nodes_source)"
     fi
 }
-# pm_nodes : the adapter's notice of the layout ("torus_pmpi: nodes: K, ...",
-# pmpi/ prints no keys): its prefix, then K and where the layout came from
+# pm_nodes : the layout the adapter used, from its TORUS_COLL_STATS=kv
+# summary (tests/lib.sh's pm_stat): nodes and where the layout came from
 pm_nodes() {
-    local l k
-    l=$(grep -m1 '^torus_pmpi: nodes: ' "$TMP/err") || return
-    read -r _ _ k _ <<<"$l"
-    echo "${k%,}/$(printf '%s\n' "$l" | grep -oE 'TORUS_NODES|TORUS_HOSTFILE|MPI_COMM_TYPE_SHARED' | head -1)"
+    echo "$(pm_stat summary nodes)/$(pm_stat summary nodes_source)"
 }
 
 ref=$("$BUILD/tests/ra_seq" $NODES_K lfsr)
@@ -95,14 +92,14 @@ for k in 2 4; do
     run_nodes $n $k "$BUILD/tests/pmpi_check" $st
     rc_plain=$?
     cp "$TMP/out" "$TMP/nodes_plain"
-    run_nodes $n $k LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 "$BUILD/tests/pmpi_check" $st
+    run_nodes $n $k LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv "$BUILD/tests/pmpi_check" $st
     rc_pre=$?
     if [ $rc_plain = 0 ] && [ $rc_pre = 0 ] && cmp -s "$TMP/nodes_plain" "$TMP/out" &&
         [ "$(pm_nodes)" = "$k/TORUS_NODES" ] &&
-        grep '^torus_pmpi: barrier: calls ' "$TMP/err" | grep -qE '[(,] ?node_aware [1-9]'; then
+        [ "$(pm_stat barrier alg.node_aware)" -gt 0 ] 2>/dev/null; then
         ok "pmpi_check $st n=$n as $k nodes: the same digests with and without the adapter, nodes $(pm_nodes), barrier node_aware"
     else
-        bad "pmpi_check n=$n TORUS_NODES=$k: rc $rc_plain/$rc_pre, $(grep -m1 '^torus_pmpi: nodes' "$TMP/err"), $(grep -m1 '^torus_pmpi: barrier' "$TMP/err") $(grep -v '^torus_pmpi' "$TMP/err" | head -c 300)"
+        bad "pmpi_check n=$n TORUS_NODES=$k: rc $rc_plain/$rc_pre, nodes $(pm_nodes), $(pm_kv_line barrier) $(grep -v '^torus_pmpi' "$TMP/err" | head -c 300)"
     fi
 done
 

@@ -74,13 +74,14 @@ fi
 if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     run_mpi 2 "$PM_CHECK" 8
     cp "$TMP/out" "$TT/plain"
-    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$TT/swing.table" "$PM_CHECK" 8
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_TABLE="$TT/swing.table" "$PM_CHECK" 8
     rc=$?
-    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
-    if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && printf '%s\n' "$line" | grep -q '(.*swing [1-9]' &&
-        ! printf '%s\n' "$line" | grep -q recursive_doubling; then
+    # (tests/lib.sh's pm_stat: the TORUS_COLL_STATS=kv line's keys)
+    line=$(pm_kv_line allreduce)
+    if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && [ "$(pm_stat allreduce alg.swing)" -gt 0 ] 2>/dev/null &&
+        [ "$(pm_stat allreduce alg.recursive_doubling)" = 0 ]; then
         ok "TORUS_COLL_TABLE under the adapter: the same digests, stats: $line"
-        swung=$(printf '%s\n' "$line" | sed -n 's/.*swing \([0-9]*\).*/\1/p')
+        swung=$(pm_stat allreduce alg.swing)
     else
         bad "TORUS_COLL_TABLE under the adapter: rc $rc, stats: ${line:-none}; $(head -c 300 "$TMP/err")"
     fi
@@ -89,13 +90,13 @@ if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
     # (TORUS_COLL_LIBRARY=never: at 2 ranks the compiled rows of select.table
     # would hand small allreduces to the library, out of this check's sight)
     printf 'torus-coll-table 1\nallreduce 2 0 any any any any any nosuch\n' >"$TT/bad.table"
-    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_LIBRARY=never TORUS_COLL_TABLE="$TT/bad.table" "$PM_CHECK" 8
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_LIBRARY=never TORUS_COLL_TABLE="$TT/bad.table" "$PM_CHECK" 8
     rc=$?
     n=$(grep -c 'TORUS_COLL_TABLE' "$TMP/err")
-    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
+    line=$(pm_kv_line allreduce)
     if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && [ "$n" = 1 ] &&
-        grep -q "^torus_pmpi: TORUS_COLL_TABLE: .*bad.table:2: unknown allreduce algorithm 'nosuch': allowed .*swing.*; the compiled table is used$" "$TMP/err" &&
-        printf '%s\n' "$line" | grep -q recursive_doubling; then
+        names_in "torus_pmpi|TORUS_COLL_TABLE|bad.table:2|'nosuch'|swing" "$(grep -m1 TORUS_COLL_TABLE "$TMP/err")" &&
+        [ "$(pm_stat allreduce alg.recursive_doubling)" -gt 0 ] 2>/dev/null; then
         ok "a bad TORUS_COLL_TABLE under the adapter: one line, the compiled table, the same digests"
     else
         bad "a bad TORUS_COLL_TABLE under the adapter: rc $rc, $n lines: $(grep TORUS_COLL_TABLE "$TMP/err" | head -3); stats ${line:-none}"
@@ -123,14 +124,15 @@ fi
 # row's ranks 2 does not fit, stay the torus library's), with the same
 # results
 if [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
-    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$TT/mpi.table" "$PM_CHECK" 8
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_TABLE="$TT/mpi.table" "$PM_CHECK" 8
     rc=$?
-    line=$(grep -m1 '^torus_pmpi: allreduce: calls ' "$TMP/err")
-    n=$(printf '%s\n' "$line" | sed -n 's/.*fell_through [0-9]* (.*table \([0-9]*\)).*/\1/p')
-    bline=$(grep -m1 '^torus_pmpi: bcast: calls ' "$TMP/err")
+    line=$(pm_kv_line allreduce)
+    n=$(pm_stat allreduce why.table)
+    bline=$(pm_kv_line bcast)
+    # (no allreduce ran a torus algorithm: only nonzero alg. keys are printed)
     if [ $rc = 0 ] && cmp -s "$TT/plain" "$TMP/out" && [ -n "$n" ] && [ "$n" -gt 0 ] &&
-        [ "$n" = "${swung:-none}" ] && ! printf '%s\n' "$line" | grep -Eq '(doubling|rabenseifner|swing|ring) [0-9]' &&
-        ! printf '%s\n' "$bline" | grep -q 'table'; then
+        [ "$n" = "${swung:-none}" ] && ! grep -Eq ' alg\.[a-z_]*(doubling|rabenseifner|swing|ring)=' <<<"$line" &&
+        [ "$(pm_stat bcast why.table)" = 0 ]; then
         ok "TORUS_COLL_TABLE row saying mpi under the adapter: the same digests, stats: $line"
     else
         bad "TORUS_COLL_TABLE row saying mpi under the adapter: rc $rc, stats: ${line:-none}; bcast ${bline:-none}; $(head -c 300 "$TMP/err")"
@@ -193,13 +195,9 @@ prec_ref() {
     [ -s "$f.err" ] && return 0
     { echo 'torus-coll-table 1'; while [ $# -gt 0 ]; do echo "$1 $n 0 any any any any any $2"; shift 2; done; } \
         >"$f.table"
-    run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$f.table" "$PM_CHECK" 8
+    run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_TABLE="$f.table" "$PM_CHECK" 8
     cp "$TMP/out" "$f.out"
     cp "$TMP/err" "$f.err"
-}
-# stat_count FILE OP ALG: the calls of OP the adapter ran as ALG
-stat_count() {
-    grep -m1 "^torus_pmpi: $2: calls " "$1" | sed -n "s/.*[( ]$3 \([0-9]*\)[,)].*/\1/p"
 }
 # prec_case LABEL N "OP ALG [OP ALG]" ROW... : ROWs (| between words) form
 # the table; --tune at N ranks for the ops, each timed with its ALG only
@@ -245,17 +243,18 @@ prec_case() {
     # the adapter: as many calls run the tuned algorithm as with its row alone
     if [ -z "$why" ] && [ -f "$PM_LIB" ] && [ -x "$PM_CHECK" ]; then
         prec_ref "$n" $pairs
-        run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=1 TORUS_COLL_TABLE="$f" "$PM_CHECK" 8
+        run_mpi "$n" env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_TABLE="$f" "$PM_CHECK" 8
         rc=$?
         cmp -s "$TMP/out" "$TT/prec-ref-$n.out" || why="adapter rc $rc, results differ from the tuned row's alone"
         set -- $pairs
         while [ -z "$why" ] && [ $# -gt 0 ]; do
             op=$1 alg=$2
             shift 2
-            got=$(stat_count "$TMP/err" "$op" "$alg")
-            want=$(stat_count "$TT/prec-ref-$n.err" "$op" "$alg")
+            # the calls of op the adapter ran as alg (tests/lib.sh's pm_stat)
+            got=$(pm_stat "$op" "alg.$alg")
+            want=$(pm_stat "$op" "alg.$alg" "$TT/prec-ref-$n.err")
             [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] ||
-                why="adapter ran $op as $alg ${got:-0} times, want ${want:-?}: $(grep -m1 "^torus_pmpi: $op: calls " "$TMP/err")"
+                why="adapter ran $op as $alg ${got:-0} times, want ${want:-?}: $(pm_kv_line "$op")"
         done
     fi
     if [ -z "$why" ]; then

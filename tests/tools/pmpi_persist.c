@@ -7,7 +7,7 @@
  * have, and one digest of all of them is printed, so a run with and one
  * without libtorus_pmpi.so print the same lines.  One MPI_Allreduce_init
  * with a user-defined op is the library's (the adapter's stats count it
- * as fell_through user_op 1).
+ * as why.user_op=1).
  *
  *   pmpi_persist [ROUNDS]   (default 5)
  *

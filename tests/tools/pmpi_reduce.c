@@ -27,9 +27,10 @@
  *   pmpi_reduce SEED TRIALS   TRIALS trials of every (type, op) pair
  *
  * Rank 0 prints "pmpi_reduce: P pairs, N calls, 0 mismatches" and "expect
- * allreduce fell_through N (...)": the calls the policy hands to the
- * library (MPI_LOGICAL: no kernel, "datatype"; under
- * TORUS_COLL_REPRO=library the floating sums and products, "repro").
+ * op=allreduce fell_through=N why.REASON=N ..." (the keys of the adapter's
+ * TORUS_COLL_STATS=kv line): the calls the policy hands to the library
+ * (MPI_LOGICAL: no kernel, "datatype"; under TORUS_COLL_REPRO=library the
+ * floating sums and products, "repro").
  * Exit 1 on a mismatch.
  */
 #include "kit_mix.h"
@@ -399,14 +400,13 @@ int main(int argc, char **argv)
         printf("pmpi_reduce: %ld pairs, %ld calls, %ld mismatches\n", pairs, calls, sum[0]);
         /* the same as keys: what tests/suite_pmpi.sh reads */
         printf("pairs: %ld\ncalls: %ld\nmismatches: %ld\n", pairs, calls, sum[0]);
-        if (fell_repro && fell_type)
-            printf("expect allreduce fell_through %ld (datatype %ld, repro %ld)\n", fell_repro + fell_type, fell_type,
-                   fell_repro);
-        else if (fell_repro || fell_type)
-            printf("expect allreduce fell_through %ld (%s %ld)\n", fell_repro + fell_type,
-                   fell_repro ? "repro" : "datatype", fell_repro + fell_type);
-        else
-            printf("expect allreduce fell_through 0\n");
+        /* the keys of the adapter's TORUS_COLL_STATS=kv line, nonzero reasons only */
+        printf("expect op=allreduce fell_through=%ld", fell_repro + fell_type);
+        if (fell_type)
+            printf(" why.datatype=%ld", fell_type);
+        if (fell_repro)
+            printf(" why.repro=%ld", fell_repro);
+        printf("\n");
     }
     free(in), free(mine), free(lib), free(again), free(mag);
     CHECK(MPI_Finalize());

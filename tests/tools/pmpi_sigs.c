@@ -34,8 +34,9 @@
  * different layout per rank (Open MPI 4.1 delivers wrong data or a
  * truncation error) or count 0 against a zero-size type (Open MPI hangs).
  * Rank 0 prints "pmpi_sigs MODE: N checks, 0 errors" and, for the suite to
- * hold the adapter's stats to, "expect OP fell_through N (REASON N)" for
- * the calls that must go to the library (intercommunicator, user ops).
+ * hold the adapter's stats to, "expect op=OP fell_through=N why.REASON=N"
+ * (the keys of its TORUS_COLL_STATS=kv line) for the calls that must go to
+ * the library (intercommunicator, user ops).
  * Exit 1 on any wrong element.
  */
 #include "pmpi_repr.h"
@@ -791,12 +792,13 @@ int main(int argc, char **argv)
         static const char *const names[E_NOPS] = {"bcast", "allreduce", "alltoall"};
         for (int o = 0; o < E_NOPS; o++) {
             long i = exall[o], u = exall[E_NOPS + o];
-            if (i && u)
-                printf("expect %s fell_through %ld (intercomm %ld, user_op %ld)\n", names[o], i + u, i, u);
-            else if (i || u)
-                printf("expect %s fell_through %ld (%s %ld)\n", names[o], i + u, i ? "intercomm" : "user_op", i + u);
-            else
-                printf("expect %s fell_through 0\n", names[o]);
+            /* the keys of the adapter's TORUS_COLL_STATS=kv line, nonzero reasons only */
+            printf("expect op=%s fell_through=%ld", names[o], i + u);
+            if (i)
+                printf(" why.intercomm=%ld", i);
+            if (u)
+                printf(" why.user_op=%ld", u);
+            printf("\n");
         }
     }
     CHECK(MPI_Finalize());
