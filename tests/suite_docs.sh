@@ -279,7 +279,8 @@ if [ -z "$unnamed" ]; then ok "docs/architecture.md names every one of the $nfil
 
 # docs/mpi-adapter.md's table of the shared area's rows says what
 # torus/coll/select.table's `flat` rows say: for each row, a line of the
-# table with its ranks and op that names its top size (1024 B as 1 KiB).
+# table with its ranks and op that names its top size (1024 B as 1 KiB),
+# or says "any size" for a row without one.
 fa_bad=""
 fa_n=0
 while read -r op ranks bytes; do
@@ -296,7 +297,9 @@ while read -r op ranks bytes; do
     if [ "$hi" != any ]; then
         if [ $((hi % 1024)) = 0 ]; then size="$((hi / 1024)) KiB"; else size="$hi B"; fi
     fi
-    if [ -z "$line" ] || { [ -n "$size" ] && ! printf '%s\n' "$line" | grep -qE "(^|[ -])$size([ ,|(]|$)"; }; then
+    # a row to `any` must say so (a barrier's has no figure at all)
+    if [ -z "$line" ] || { [ -n "$size" ] && ! printf '%s\n' "$line" | grep -qE "(^|[ -])$size([ ,|(]|$)"; } ||
+        { [ -z "$size" ] && [ "$bytes" != any ] && ! printf '%s\n' "$line" | grep -q "any size"; }; then
         fa_bad="$fa_bad $op/$ranks/$bytes"
     fi
 done < <(awk '!/^#/ && $NF == "flat" {print $1, $2, $9}' torus/coll/select.table)

@@ -275,11 +275,14 @@ static void compiled_table_is_the_file(void)
     ctx_make(&m, "2", TORUS_COLL_LIB_MPICH);
     ctx_make(&o, "2", TORUS_COLL_LIB_OPENMPI);
     ctx_make(&s, "2", TORUS_COLL_LIB_NONE);
-    /* one node: the shared area below its bounds, then the library's rows */
+    /* one node: the shared area below its bounds (a bcast has none: in
+     * pieces), then the library's rows */
     ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 1, 0, all).kind, TORUS_ROUTE_FLAT);
-    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 65536, 0, all).kind, TORUS_ROUTE_FLAT);
-    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 65537, 0, all).kind, TORUS_ROUTE_LIBRARY);
-    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 524288, 0, all).kind, TORUS_ROUTE_TORUS);
+    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 65537, 0, all).kind, TORUS_ROUTE_FLAT);
+    ASSERT_EQ_INT(route(&o, TORUS_COLL_BCAST, 1 << 30, 0, all).kind, TORUS_ROUTE_FLAT);
+    /* without the area, MPICH's bcast below 512 KiB, ours above */
+    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 65537, 0, lib).kind, TORUS_ROUTE_LIBRARY);
+    ASSERT_EQ_INT(route(&m, TORUS_COLL_BCAST, 524288, 0, lib).kind, TORUS_ROUTE_TORUS);
     ASSERT_EQ_INT(route(&m, TORUS_COLL_ALLREDUCE, 16385, 0, all).kind, TORUS_ROUTE_TORUS);
     ASSERT_EQ_INT(route(&o, TORUS_COLL_ALLREDUCE, 16385, 0, all).kind, TORUS_ROUTE_LIBRARY);
     ASSERT_EQ_INT(route(&m, TORUS_COLL_ALLTOALLV, 65536, 1, all).kind, TORUS_ROUTE_LIBRARY);
