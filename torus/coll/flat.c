@@ -59,8 +59,8 @@
  *   of the whole one after the other (a message costs a library 0.2-0.9
  *   us at 2 ranks here, a line transfer about 0.05-0.2 us).  Each rank
  *   reads n-1 slots: the calls are for small n and small data (the
- *   adapter's rows, pmpi/pmpi_flat.c).  A sequence word and a done line are written only
- *   by their rank, so no line has two writers.
+ *   adapter's rows, pmpi/pmpi_flat.c).  A sequence word and a done line
+ *   are written only by their rank, so no line has two writers.
  * A waiting rank spins TORUS_FLAT_SPIN polls (a load each, some 20-40 us:
  * a peer copying 16-64 KiB takes microseconds, and a waiter that went to
  * a system call meanwhile answers late; against 1000 polls no difference
@@ -246,8 +246,9 @@ int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
 {
     if (root < 0 || root >= f->n || (bytes > f->cap && !f->cap))
         return TORUS_COLL_EARG;
-    /* more than a buffer: pieces of cap bytes, each a call of its own (the
-     * count is the same on every rank: MPI makes the bytes match) */
+    /* more than a piece (TORUS_FLAT_PIECE, or cap when smaller): one call
+     * per piece (the count is the same on every rank: MPI makes the bytes
+     * match) */
     size_t at = 0, most = f->cap < TORUS_FLAT_PIECE ? f->cap : TORUS_FLAT_PIECE;
     do {
         size_t piece = bytes - at < most ? bytes - at : most;

@@ -53,8 +53,9 @@ void torus_flat_destroy(torus_flat *f);
  * an alltoall. */
 size_t torus_flat_cap(const torus_flat *f);
 
-/* The collectives; 0, or TORUS_COLL_EARG when the data does not fit a slot or
- * (allreduce) MPI defines no (t, op). */
+/* The collectives; 0, or TORUS_COLL_EARG when the data does not fit a slot
+ * (a bcast: when the slot holds no data at all, cap 0; a larger one goes
+ * in pieces) or (allreduce) MPI defines no (t, op). */
 int torus_flat_barrier(torus_flat *f);
 int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root);
 /* d = s of rank 0 op s of rank 1 op ... in rank order on every rank (the
