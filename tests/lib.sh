@@ -48,8 +48,12 @@ pm_kv_line() { grep -m1 "^torus_pmpi_stats: op=$1 " "${2:-$TMP/err}"; }
 pm_stat() {
     local line
     line=$(pm_kv_line "$1" "${3:-}") || return 0
+    pm_kv_get "$line" "$2"
+}
+# pm_kv_get LINE KEY : KEY's value on one kv line (0 for an absent alg. or why. key)
+pm_kv_get() {
     awk -v k="$2" '{ for (i = 2; i <= NF; i++) { e = index($i, "="); if (substr($i, 1, e - 1) == k) { print substr($i, e + 1); exit } }
-        if (k ~ /^(alg|why)\./) print 0 }' <<<"$line"
+        if (k ~ /^(alg|why)\./) print 0 }' <<<"$1"
 }
 # pm_expect DESC OP KEY=ERE... : OP's line in $TMP/err has every KEY with a
 # value the whole of which matches ERE (pm_stat's value: 0 for an absent
@@ -60,7 +64,7 @@ pm_expect() {
     line=$(pm_kv_line "$op")
     for kv in "$@"; do
         k=${kv%%=*}
-        got=$(pm_stat "$op" "$k")
+        got=$(pm_kv_get "$line" "$k")
         if [ -z "$line" ] || ! [[ "$got" =~ ^(${kv#*=})$ ]]; then
             bad "$desc: $op: $k=${got:-(none)}, want /${kv#*=}/: ${line:-(no stats line)}"
             return

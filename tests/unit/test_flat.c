@@ -64,7 +64,7 @@ static long on_threads(int n, body_fn body)
 static int bcast_body(torus_flat *f, int me, int n)
 {
     int errs = 0;
-    static _Thread_local unsigned char buf[5 * CAP + 3];
+    unsigned char buf[5 * CAP + 3];
     for (int call = 0; call < 300; call++) {
         int root = call % n;
         size_t bytes = call % 10 ? (size_t)(call * 37) % sizeof buf : (size_t)(call / 10 % 6) * CAP;

@@ -244,7 +244,7 @@ static void bcast_piece(torus_flat *f, unsigned char *buf, size_t bytes, int roo
 
 int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
 {
-    if (root < 0 || root >= f->n || (bytes > f->cap && !f->cap))
+    if (root < 0 || root >= f->n || (bytes && !f->cap)) /* no buffer holds a byte */
         return TORUS_COLL_EARG;
     /* more than a piece (TORUS_FLAT_PIECE, or cap when smaller): one call
      * per piece (the count is the same on every rank: MPI makes the bytes
