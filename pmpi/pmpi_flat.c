@@ -20,7 +20,10 @@
  * Every page of the segment is taken at set-up (posix_fallocate), so a
  * full /dev/shm is a failure here, not a SIGBUS at the first call.  When a
  * rank fails, every rank learns it in the allreduce and the
- * communicator's calls go the torus library's way.
+ * communicator's calls go the torus library's way.  Then every rank
+ * tries to read and write each peer's memory (torus_flat_probe), and a
+ * second allreduce says whether all could: only then do large bcasts go
+ * process to process (torus_flat.h, TORUS_FLAT_DIRECT), else in pieces.
  *
  * While it waits, a rank lets its MPI library progress (an MPI_Iprobe on
  * MPI_COMM_SELF after flat.c's spin), as the library's own wait would: a
@@ -118,6 +121,11 @@ static pm_flat *set_up(const pm_comm *pc)
             munmap(map, len);
         return NULL;
     }
+    /* every end exists now: can each rank reach every other's memory?
+     * (all or none: the copies of a direct bcast go both ways) */
+    int direct = torus_flat_probe(f), every = 0;
+    PMPI_Allreduce(&direct, &every, 1, MPI_INT, MPI_MIN, pc->comm);
+    torus_flat_direct(f, every);
     *a = (pm_flat){.f = f, .map = map, .len = len};
     return a;
 }

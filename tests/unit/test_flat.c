@@ -3,15 +3,25 @@
  * thread per rank over plain memory: every root, size and op, results
  * checked bit for bit, a bcast larger than a buffer (in pieces), calls
  * of different ops back to back (the slot
- * reuse protocol), a fixed root running ahead of slow readers, and the
- * arguments it refuses.
+ * reuse protocol), a fixed root running ahead of slow readers, large
+ * bcasts process to process and in pieces, and the arguments it refuses.
  */
+#define _GNU_SOURCE /* syscall numbers */
 #include "torus_flat.h"
 
 #include "kit_mix.h"
 #include "test.h"
 
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <omp.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +46,11 @@ static unsigned char pattern(int call, int rank, size_t i)
     return (unsigned char)(call * 31 + rank * 7 + i * 13 + 1);
 }
 
+/* Large bcasts process to process (torus_flat_direct) in the runs that
+ * follow: 1 after every thread's probe (threads of one process reach each
+ * other's memory), 0 through the area. */
+static int direct;
+
 /* Runs body(f, me, n, errs) on n threads sharing one area; the errors the
  * threads counted, or -1 when a thread could not be set up. */
 typedef int (*body_fn)(torus_flat *f, int me, int n);
@@ -51,6 +66,12 @@ static long on_threads(int n, body_fn body)
 #pragma omp atomic
             got++;
             torus_flat *f = torus_flat_create(n, me, CAP, area, NULL, NULL);
+            if (direct) {
+#pragma omp barrier
+                errs += !f || !torus_flat_probe(f); /* every end made: probe them */
+                if (f)
+                    torus_flat_direct(f, 1);
+            }
             errs += f ? body(f, me, n) : 1;
             torus_flat_destroy(f);
         }
@@ -294,6 +315,110 @@ static void t_fixed_root_runs_ahead(void)
     ASSERT_TRUE(atomic_load(&max_lead) >= 2);
 }
 
+/* Bcasts of TORUS_FLAT_DIRECT bytes and more, every root, among small
+ * calls of every kind (their slots and sequence words around the direct
+ * ones), odd sizes too: each reader gets every byte, the root's buffer
+ * is untouched. */
+enum { LARGE_CALLS = 24 };
+static int large_body(torus_flat *f, int me, int n)
+{
+    const size_t most = 2 * TORUS_FLAT_DIRECT + 4099;
+    unsigned char *buf = malloc(most), small[CAP], out[CAP];
+    int errs = !buf;
+    for (int call = 0; buf && call < LARGE_CALLS; call++) {
+        int root = (call * 5 + 1) % n;
+        size_t bytes = call % 3 == 0 ? TORUS_FLAT_DIRECT : most - (size_t)call * 977;
+        for (size_t i = 0; i < bytes; i++)
+            buf[i] = me == root ? pattern(call, root, i) : 0;
+        errs += torus_flat_bcast(f, buf, bytes, root) != 0;
+        for (size_t i = 0; i < bytes; i++)
+            errs += buf[i] != pattern(call, root, i);
+        memset(small, me + 1, sizeof small);
+        errs += call % 2 ? torus_flat_barrier(f) != 0
+                         : torus_flat_allreduce(f, small, out, CAP / (size_t)n / 8 * 8, TORUS_UINT8, TORUS_OP_BXOR) != 0;
+        errs += torus_flat_bcast(f, small, 100, root) != 0;
+    }
+    free(buf);
+    /* every large one went process to process, or none */
+    return errs + (torus_flat_direct_count(f) != (direct ? LARGE_CALLS : 0));
+}
+
+static void t_large_bcast_direct(void)
+{
+    static const int some[] = {2, 3, 5};
+    for (int d = 1; d >= 0; d--) { /* process to process, then in pieces */
+        direct = d;
+        for (size_t i = 0; i < sizeof some / sizeof *some; i++)
+            ASSERT_EQ_INT(on_threads(some[i], large_body), 0);
+        ASSERT_EQ_INT(on_threads(2, mixed_body), 0);
+        ASSERT_EQ_INT(on_threads(3, bcast_body), 0);
+    }
+    direct = 0;
+}
+
+/* A kernel that refuses the direct copies after the ranks agreed on
+ * them (a seccomp filter answering EPERM, in a child process: the filter
+ * cannot be taken back): every bcast still arrives whole, in pieces, on
+ * 2 plain threads (OpenMP's pool does not survive a fork). */
+static void *area_of_child;
+static void *child_rank(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    torus_flat *f = torus_flat_create(2, me, CAP, area_of_child, NULL, NULL);
+    long errs = !f;
+    if (f) {
+        torus_flat_direct(f, 1);
+        errs += large_body(f, me, 2); /* direct is 0 here: it counts that none went so */
+        errs += torus_flat_direct_count(f) != 0;
+    }
+    torus_flat_destroy(f);
+    return (void *)(intptr_t)errs;
+}
+
+static int refused_child(void)
+{
+    struct sock_filter deny[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    };
+    struct sock_fprog prog = {sizeof deny / sizeof *deny, deny};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+        return 10;
+    area_of_child = area_for(2);
+    torus_flat *probe = area_of_child ? torus_flat_create(2, 0, CAP, area_of_child, NULL, NULL) : NULL;
+    if (!probe || torus_flat_probe(probe)) /* the probe sees the refusal */
+        return 11;
+    torus_flat_destroy(probe);
+    memset(area_of_child, 0, 2 * torus_flat_slot_bytes(CAP));
+    pthread_t t[2];
+    long errs = 0;
+    for (int r = 0; r < 2; r++)
+        if (pthread_create(&t[r], NULL, child_rank, (void *)(intptr_t)r))
+            return 12;
+    for (int r = 0; r < 2; r++) {
+        void *e;
+        pthread_join(t[r], &e);
+        errs += (long)(intptr_t)e;
+    }
+    return errs ? 1 : 0;
+}
+
+static void t_direct_refused_falls_back(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ASSERT_TRUE(pid >= 0);
+    if (pid == 0)
+        _exit(refused_child());
+    int status = -1;
+    ASSERT_TRUE(waitpid(pid, &status, 0) == pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ_INT(WEXITSTATUS(status), 0);
+}
+
 static void t_refuses(void)
 {
     void *area = area_for(2);
@@ -331,6 +456,8 @@ static const test_case cases[] = {
     {"barrier_after_bcast_waits_for_all", t_barrier_after_bcast},
     {"mixed_ops_reuse_slots", t_mixed},
     {"fixed_root_runs_ahead", t_fixed_root_runs_ahead},
+    {"large_bcast_direct", t_large_bcast_direct},
+    {"direct_refused_falls_back", t_direct_refused_falls_back},
     {"refuses_what_does_not_fit", t_refuses},
 };
 

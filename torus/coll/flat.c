@@ -38,6 +38,19 @@
  *   piece i out, runs up to G-1 pieces ahead of them, and the area stays
  *   the size of the small calls' however large the bcast (every rank cuts
  *   the same pieces: MPI makes a bcast's bytes match on every rank).
+ * A bcast of TORUS_FLAT_DIRECT bytes or more, when every rank agreed at
+ *   set-up that it can reach every other's memory (torus_flat_probe), goes
+ *   process to process instead (bcast_direct): one call number, every rank
+ *   publishes its buffer's address in its sequence line, the root writes
+ *   the first n-th into each reader's buffer (process_vm_writev) while
+ *   each reader reads the rest from the root's (process_vm_readv), each
+ *   rank publishes in its done line whether its copies went, and the root
+ *   publishes its done, with the verdict, after every reader's.  One copy
+ *   of each byte, cut between the two cores at 2 ranks, against two
+ *   copies through the area; the root waits for its readers here (its
+ *   buffer is read until then), as a library's rendezvous send does.
+ *   When a copy failed anywhere, every rank learns it from the verdict
+ *   and the bcast goes again in pieces (the root's buffer is untouched).
  * A barrier publishes no data; it has two forms.  Every rank publishes
  *   and waits for all (one line transfer, the last to arrive leaving
  *   first), unless the last call was a bcast: then one rank, the one
@@ -56,8 +69,10 @@
  *   3 in parallel: T = about 1 line transfer + the copies for a call of 48
  *   bytes or less; a bcast of m pieces of P bytes about (m + 1) copies of
  *   P and m line transfers, where a single buffer would take two copies
- *   of the whole one after the other (a message costs a library 0.2-0.9
- *   us at 2 ranks here, a line transfer about 0.05-0.2 us).  Each rank
+ *   of the whole one after the other; a direct bcast of B bytes at n ranks
+ *   about (n-1)/n copies of B on each rank, at once, two system calls and
+ *   three line transfers (a message costs a library 0.2-0.9 us at 2 ranks
+ *   here, a line transfer about 0.05-0.2 us).  Each rank
  *   reads n-1 slots: the calls are for small n and small data (the
  *   adapter's rows, pmpi/pmpi_flat.c).  A sequence word and a done line
  *   are written only by their rank, so no line has two writers.
@@ -69,22 +84,32 @@
  * (torus_idle): yields the core, so more ranks than cores still make
  * progress.
  */
+#define _GNU_SOURCE /* process_vm_readv, process_vm_writev */
 #include "torus_flat.h"
 
 #include "coll_impl.h"
+#include "kit_mix.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 /* DATA_AT: the data's offset in a buffer, after its sequence word, 16 so
  * that any MPI type (long double, complex) stays aligned. */
-enum { LINE = 64, DATA_AT = 16, TORUS_FLAT_SPIN = 20000 };
+enum { LINE = 64, DATA_AT = 16, ADDR_AT = 8, TORUS_FLAT_SPIN = 20000 };
 
 typedef struct done_line {
     _Atomic uint64_t done; /* the last call this rank finished reading */
-    char pad[LINE - sizeof(uint64_t)];
+    _Atomic uint64_t ok;   /* a direct bcast: the last call whose copies all succeeded */
+    _Atomic uint64_t pid;  /* for the direct copies (process_vm_readv): this rank's process */
+    _Atomic uint64_t word; /* and the address of its probe word there, */
+    _Atomic uint64_t mark; /* which holds this: no other rank's (a pid that is another
+                            * process here, in another pid namespace, fails the probe) */
+    char pad[LINE - 5 * sizeof(uint64_t)];
 } done_line;
 
 struct torus_flat {
@@ -95,6 +120,9 @@ struct torus_flat {
     int lead;       /* the barrier's releaser after a bcast, else -1 */
     int root, step; /* the last bcast's root, and the step from the one before */
     uint64_t *seen; /* the done count last read of each rank (step 1) */
+    int direct;     /* large bcasts copied process to process (all ranks agreed) */
+    uint64_t went;  /* bcasts that went so */
+    uint64_t probe; /* the word peers read and write to try the direct copies */
     void (*poke)(void *ctx);
     void *ctx;
 };
@@ -110,6 +138,17 @@ size_t torus_flat_slot_bytes(size_t cap)
     return sizeof(done_line) + TORUS_FLAT_GENERATIONS * buf_bytes(cap);
 }
 
+/* A rank's probe mark: its number, its process, the word's address and
+ * the time mixed (kit_mix.h's SplitMix64 finaliser), never 0. */
+static uint64_t mark_of(int me, const void *word)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t m = kit_mix64((uint64_t)me << 48 ^ (uint64_t)getpid() << 20 ^ (uint64_t)(uintptr_t)word ^
+                           (uint64_t)t.tv_sec * 1000000000u ^ (uint64_t)t.tv_nsec);
+    return m ? m : 1;
+}
+
 torus_flat *torus_flat_create(int n, int me, size_t cap, void *area, void (*poke)(void *ctx), void *ctx)
 {
     if (n < 1 || me < 0 || me >= n || !area || ((uintptr_t)area % LINE))
@@ -121,7 +160,12 @@ torus_flat *torus_flat_create(int n, int me, size_t cap, void *area, void (*poke
         return NULL;
     }
     *f = (torus_flat){.n = n, .me = me, .cap = cap, .buf = buf_bytes(cap), .stride = torus_flat_slot_bytes(cap),
-                      .area = area, .seen = seen, .poke = poke, .ctx = ctx, .lead = -1, .root = -1};
+                      .area = area, .seen = seen, .poke = poke, .ctx = ctx, .lead = -1, .root = -1,
+                      .probe = mark_of(me, &f->probe)};
+    done_line *d = (done_line *)(void *)(f->area + (size_t)me * f->stride);
+    atomic_store_explicit(&d->pid, (uint64_t)getpid(), memory_order_relaxed);
+    atomic_store_explicit(&d->word, (uint64_t)(uintptr_t)&f->probe, memory_order_relaxed);
+    atomic_store_explicit(&d->mark, f->probe, memory_order_release);
     return f;
 }
 
@@ -242,19 +286,111 @@ static void bcast_piece(torus_flat *f, unsigned char *buf, size_t bytes, int roo
     publish(f, 1);
 }
 
+/* Copies len bytes between this process's mine and process pid's theirs
+ * (to it when put, else from it); 1 when all went. */
+static int copy_with(pid_t pid, void *mine, uint64_t theirs, size_t len, int put)
+{
+    while (len) {
+        struct iovec l = {mine, len}, r = {(void *)(uintptr_t)theirs, len};
+        ssize_t got = put ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got <= 0)
+            return 0;
+        mine = (unsigned char *)mine + got, theirs += (uint64_t)got, len -= (size_t)got;
+    }
+    return 1;
+}
+
+/* Rank r's process, from its done line. */
+static pid_t pid_of(const torus_flat *f, int r)
+{
+    return (pid_t)atomic_load_explicit(&done_of(f, r)->pid, memory_order_acquire);
+}
+
+/* A bcast of TORUS_FLAT_DIRECT bytes or more, process to process: every
+ * rank publishes its buffer's address in its sequence line; the root
+ * writes the first `share` bytes into each reader's buffer while every
+ * reader reads the rest from the root's, so the copy is cut in two halves
+ * that run at once (at 2 ranks), each rank's done line says whether its
+ * copies went, and the root publishes its own done, with the verdict,
+ * after all readers' (it must: its buffer is read until then).  1 when
+ * every copy went; 0 on every rank when one failed (then nothing is lost:
+ * the root's buffer is whole and the caller sends it again in pieces). */
+static int bcast_direct(torus_flat *f, unsigned char *buf, size_t bytes, int root)
+{
+    f->k++;
+    wait_done(f);
+    atomic_store_explicit((_Atomic uint64_t *)(void *)(buffer(f, f->me) + ADDR_AT), (uint64_t)(uintptr_t)buf,
+                          memory_order_relaxed);
+    publish(f, 0);
+    size_t share = bytes / (size_t)f->n / LINE * LINE;
+    int ok = 1;
+    if (f->me == root) {
+        for (int r = 0; r < f->n; r++)
+            if (r != root) {
+                wait_for(f, seq_of(f, r), f->k);
+                uint64_t at = atomic_load_explicit((_Atomic uint64_t *)(void *)(buffer(f, r) + ADDR_AT),
+                                                   memory_order_relaxed);
+                ok &= copy_with(pid_of(f, r), buf, at, share, 1);
+            }
+        for (int r = 0; r < f->n; r++)
+            if (r != root) {
+                f->seen[r] = wait_for(f, &done_of(f, r)->done, f->k);
+                ok &= atomic_load_explicit(&done_of(f, r)->ok, memory_order_relaxed) == f->k;
+            }
+    } else {
+        wait_for(f, seq_of(f, root), f->k);
+        uint64_t at = atomic_load_explicit((_Atomic uint64_t *)(void *)(buffer(f, root) + ADDR_AT),
+                                           memory_order_relaxed);
+        ok = copy_with(pid_of(f, root), buf + share, at + share, bytes - share, 0);
+    }
+    if (ok)
+        atomic_store_explicit(&done_of(f, f->me)->ok, f->k, memory_order_relaxed);
+    publish(f, 1);
+    if (f->me != root) {
+        f->seen[root] = wait_for(f, &done_of(f, root)->done, f->k);
+        ok = atomic_load_explicit(&done_of(f, root)->ok, memory_order_relaxed) == f->k;
+    }
+    return ok;
+}
+
+int torus_flat_probe(torus_flat *f)
+{
+    int ok = 1;
+    for (int r = 0; r < f->n; r++) {
+        uint64_t mark = atomic_load_explicit(&done_of(f, r)->mark, memory_order_acquire), got = 0, put = mark;
+        uint64_t at = atomic_load_explicit(&done_of(f, r)->word, memory_order_relaxed);
+        ok &= mark && at && copy_with(pid_of(f, r), &got, at, sizeof got, 0) && got == mark &&
+              copy_with(pid_of(f, r), &put, at, sizeof put, 1);
+    }
+    return ok;
+}
+
+void torus_flat_direct(torus_flat *f, int on)
+{
+    f->direct = on;
+}
+
+uint64_t torus_flat_direct_count(const torus_flat *f)
+{
+    return f->went;
+}
+
 int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
 {
     if (root < 0 || root >= f->n || (bytes && !f->cap)) /* no buffer holds a byte */
         return TORUS_COLL_EARG;
+    int went = f->direct && f->n > 1 && bytes >= TORUS_FLAT_DIRECT && bcast_direct(f, buf, bytes, root);
+    f->went += (uint64_t)went;
     /* more than a piece (TORUS_FLAT_PIECE, or cap when smaller): one call
      * per piece (the count is the same on every rank: MPI makes the bytes
      * match) */
     size_t at = 0, most = f->cap < TORUS_FLAT_PIECE ? f->cap : TORUS_FLAT_PIECE;
-    do {
+    while (!went) {
         size_t piece = bytes - at < most ? bytes - at : most;
         bcast_piece(f, (unsigned char *)buf + at, piece, root);
         at += piece;
-    } while (at < bytes);
+        went = at >= bytes;
+    }
     if (f->root >= 0)
         f->step = (root - f->root + f->n) % f->n;
     f->root = root;
