@@ -130,10 +130,16 @@ static int bcast_run(pm_comm *pc, const torus_coll_route *r, const pm_type *t, v
         if (pc->me == root)
             pm__pack(pc, buf, count, dt, t, packed);
     }
+    uint64_t direct = f ? torus_flat_direct_count(f) : 0;
     int rc = f ? torus_flat_bcast(f, d, bytes, root) : torus_coll_bcast_on(pc->c, r, d, bytes, root);
     if (!rc && packed && pc->me != root)
         pm__unpack(pc, packed, buf, count, dt, t);
-    pm__ran(PM_BCAST, bytes, f ? pm__flat_name : pc->n > 1 ? torus_coll_last(pc->c, TORUS_COLL_BCAST) : NULL, m, pc);
+    const char *alg = NULL;
+    if (f)
+        alg = torus_flat_direct_count(f) != direct ? pm__flat_direct_name : pm__flat_name;
+    else if (pc->n > 1)
+        alg = torus_coll_last(pc->c, TORUS_COLL_BCAST);
+    pm__ran(PM_BCAST, bytes, alg, m, pc);
     return pm__result(pc, "MPI_Bcast", rc);
 }
 

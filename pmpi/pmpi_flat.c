@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 const char pm__flat_name[] = "flat";
+const char pm__flat_direct_name[] = "flat_direct";
 
 /* A communicator's shared area (pc->area), made by its set-up: the flat
  * collectives' state over the mapping.  Only this file sees the fields. */

@@ -321,6 +321,9 @@ static inline const pm_comm *pm__library_all(MPI_Comm comm, pm_op op)
 /* The algorithm name the stats print for a call run on the shared area.
  * A global: a constant every call run there names inline (pm__ran). */
 extern const char pm__flat_name[];
+/* ... and for a bcast there that went process to process (torus_flat.h's
+ * TORUS_FLAT_DIRECT: the stats show whether the kernel let it). */
+extern const char pm__flat_direct_name[];
 /* pc's shared area when *r (the route of op at `bytes`) sends the call
  * there, set up at the first such call (collective over pc->comm: every
  * rank takes the same route and reaches it in the same call); else NULL.

@@ -42,7 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, FLAT, SLOTS };
+enum { ALGS = 32, TRIVIAL = ALGS, EMPTY, FLAT, FLAT_DIRECT, SLOTS };
 
 /* One operation's counters, as words of a row (one row per operation):
  * a flat array reduces over the ranks in one call, and the live rows can
@@ -116,6 +116,8 @@ static int slot_of(pm_op op, const char *algorithm)
         return TRIVIAL;
     if (algorithm == pm__flat_name)
         return FLAT;
+    if (algorithm == pm__flat_direct_name)
+        return FLAT_DIRECT;
     const char *const *names = alg_names(op);
     for (int i = 0; i < ALGS && names[i]; i++)
         if (names[i] == algorithm)
@@ -217,6 +219,7 @@ static void figures(uint64_t all[PM_NOPS][W], int ranks, pm_why mode, stats_figu
                 o->alg[o->nalg++] = (named_count){i == TRIVIAL ? "trivial"
                                                   : i == EMPTY ? "empty"
                                                   : i == FLAT  ? pm__flat_name
+                                                  : i == FLAT_DIRECT ? pm__flat_direct_name
                                                                : names[i],
                                                   s[W_ALG + i]};
         for (int w = 1; w < PM_NWHY; w++)

@@ -501,6 +501,24 @@ else
         *) ok "flat n=$n, TORUS_COLL_FLAT=off, calls not counted: the same digests" ;;
         esac
     done
+    # every case at 2 ranks (pmpi_check 1: its 320 KB bcast is over
+    # TORUS_FLAT_DIRECT): the same digests as the library's, and the large
+    # bcast went process to process where the kernel lets a rank read its
+    # sibling's memory (no Yama, or ptrace_scope 0), else in pieces
+    run_mpi 2 "$PM_CHECK" 1
+    cp "$TMP/out" "$TMP/plain2all"
+    run_mpi 2 env LD_PRELOAD="$PM_LIB" TORUS_COLL_STATS=kv TORUS_COLL_LIBRARY=auto "$PM_CHECK" 1
+    rc=$?
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+    if [ $rc != 0 ] || ! cmp -s "$TMP/plain2all" "$TMP/out"; then
+        bad "flat n=2, every case: rc $rc or different digests"
+    elif [ "$scope" = 0 ]; then
+        pm_expect "flat n=2, every case: the same digests, the large bcast process to process" bcast \
+            "alg.flat_direct=[1-9][0-9]*" "alg.flat=[1-9][0-9]*" "fell_through=0"
+    else
+        pm_expect "flat n=2, every case (ptrace_scope $scope): the same digests, every bcast in pieces" bcast \
+            "alg.flat=[1-9][0-9]*" "alg.flat_direct=0" "fell_through=0"
+    fi
     shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^torus_flat' || true)
     if [ "$shm_after" = "$shm_before" ]; then
         ok "flat: no segment left in /dev/shm ($shm_after torus_flat.* before and after)"
