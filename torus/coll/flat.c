@@ -7,9 +7,11 @@
  *   intra-node paths (Open MPI's coll/sm, MPICH's release/gather trees):
  *   data written once where every peer can read it, one flag published
  *   after it.  Here flat: every rank reads the others' slots directly.
- * Layout: a rank's slot is its done line and TORUS_FLAT_GENERATIONS
+ * Layout: a rank's slot is its done line (also its process, probe word
+ *   and mark, and a direct bcast's verdict) and TORUS_FLAT_GENERATIONS
  *   buffers; call k uses buffer k mod G.  A buffer starts with its
- *   sequence word (the call whose data it holds) and the data follows in
+ *   sequence word (the call whose data it holds; a direct bcast's buffer
+ *   address follows it) and the data follows in
  *   the same line (16 bytes in, so 48 bytes ride with the flag: a reader
  *   of a small call takes one line, not a flag line and a data line).
  *   With G buffers a rank that writes in consecutive calls (a broadcasting

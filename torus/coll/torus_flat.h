@@ -3,9 +3,11 @@
  * one shared area instead of messages (flat.c has the protocol and its
  * cost).
  *
- * The area holds one slot per rank: a line with the rank's publication
- * count, a line with its done count, then TORUS_FLAT_GENERATIONS buffers
- * of `cap` bytes (rounded up to lines): call k uses buffer k mod G, so a
+ * The area holds one slot per rank: a line with its done count (and, for
+ * the bcasts that go process to process, its process, its probe word
+ * and the verdict of its copies), then TORUS_FLAT_GENERATIONS buffers,
+ * each a publication count and `cap` bytes (rounded up to lines): call k
+ * uses buffer k mod G, so a
  * rank that writes in consecutive calls waits for the readers of call
  * k-G only (flat.c).  The
  * caller maps it (MPI: a POSIX shared-memory segment every rank of the
