@@ -200,6 +200,13 @@ static _Atomic uint64_t *seq_of(const torus_flat *f, int r)
     return (_Atomic uint64_t *)(void *)buffer(f, r);
 }
 
+/* Rank r's bcast buffer address in this call's sequence line (a direct
+ * bcast's; published before the sequence word, read after it). */
+static _Atomic uint64_t *addr_of(const torus_flat *f, int r)
+{
+    return (_Atomic uint64_t *)(void *)(buffer(f, r) + ADDR_AT);
+}
+
 static unsigned char *data(const torus_flat *f, int r)
 {
     return buffer(f, r) + DATA_AT;
@@ -321,8 +328,7 @@ static int bcast_direct(torus_flat *f, unsigned char *buf, size_t bytes, int roo
 {
     f->k++;
     wait_done(f);
-    atomic_store_explicit((_Atomic uint64_t *)(void *)(buffer(f, f->me) + ADDR_AT), (uint64_t)(uintptr_t)buf,
-                          memory_order_relaxed);
+    atomic_store_explicit(addr_of(f, f->me), (uint64_t)(uintptr_t)buf, memory_order_relaxed);
     publish(f, 0);
     size_t share = bytes / (size_t)f->n / LINE * LINE;
     int ok = 1;
@@ -330,8 +336,7 @@ static int bcast_direct(torus_flat *f, unsigned char *buf, size_t bytes, int roo
         for (int r = 0; r < f->n; r++)
             if (r != root) {
                 wait_for(f, seq_of(f, r), f->k);
-                uint64_t at = atomic_load_explicit((_Atomic uint64_t *)(void *)(buffer(f, r) + ADDR_AT),
-                                                   memory_order_relaxed);
+                uint64_t at = atomic_load_explicit(addr_of(f, r), memory_order_relaxed);
                 ok &= copy_with(pid_of(f, r), buf, at, share, 1);
             }
         for (int r = 0; r < f->n; r++)
@@ -341,8 +346,7 @@ static int bcast_direct(torus_flat *f, unsigned char *buf, size_t bytes, int roo
             }
     } else {
         wait_for(f, seq_of(f, root), f->k);
-        uint64_t at = atomic_load_explicit((_Atomic uint64_t *)(void *)(buffer(f, root) + ADDR_AT),
-                                           memory_order_relaxed);
+        uint64_t at = atomic_load_explicit(addr_of(f, root), memory_order_relaxed);
         ok = copy_with(pid_of(f, root), buf + share, at + share, bytes - share, 0);
     }
     if (ok)
@@ -381,17 +385,18 @@ int torus_flat_bcast(torus_flat *f, void *buf, size_t bytes, int root)
 {
     if (root < 0 || root >= f->n || (bytes && !f->cap)) /* no buffer holds a byte */
         return TORUS_COLL_EARG;
-    int went = f->direct && f->n > 1 && bytes >= TORUS_FLAT_DIRECT && bcast_direct(f, buf, bytes, root);
-    f->went += (uint64_t)went;
-    /* more than a piece (TORUS_FLAT_PIECE, or cap when smaller): one call
-     * per piece (the count is the same on every rank: MPI makes the bytes
-     * match) */
-    size_t at = 0, most = f->cap < TORUS_FLAT_PIECE ? f->cap : TORUS_FLAT_PIECE;
-    while (!went) {
-        size_t piece = bytes - at < most ? bytes - at : most;
-        bcast_piece(f, (unsigned char *)buf + at, piece, root);
-        at += piece;
-        went = at >= bytes;
+    if (f->direct && f->n > 1 && bytes >= TORUS_FLAT_DIRECT && bcast_direct(f, buf, bytes, root)) {
+        f->went++;
+    } else {
+        /* more than a piece (TORUS_FLAT_PIECE, or cap when smaller): one
+         * call per piece (the count is the same on every rank: MPI makes
+         * the bytes match) */
+        size_t at = 0, most = f->cap < TORUS_FLAT_PIECE ? f->cap : TORUS_FLAT_PIECE;
+        do {
+            size_t piece = bytes - at < most ? bytes - at : most;
+            bcast_piece(f, (unsigned char *)buf + at, piece, root);
+            at += piece;
+        } while (at < bytes);
     }
     if (f->root >= 0)
         f->step = (root - f->root + f->n) % f->n;
